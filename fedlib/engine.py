@@ -1,0 +1,338 @@
+"""The engine: a population of clients trained together.
+
+Clients that share an architecture form a `Group` whose parameters are stacked ([n, ...]).
+One forward/backward serves the whole group:
+
+* fast path (`nn.Sequential` bodies of Conv2d / Linear / pooling / dropout / elementwise
+  layers): activations keep the clients inside the channel dimension ([B, n*C, H, W]), so a
+  convolution is one grouped convolution and a linear layer one batched matmul, with no
+  transposes between layers;
+* any other module: `torch.func.vmap` over `functional_call` (same mathematics, slower).
+
+Since the per-client losses are summed and no parameter is shared, the gradient of the sum
+is every client's own gradient. Optimizers are per client (Adam, SGD) and take a step mask,
+so a client whose batches are used up stops exactly. `train_loop` below is the plain
+per-client loop that the tests and the benchmark compare against.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.func import functional_call, vmap
+
+from .data import ClientData
+from .models import BodyHead
+
+ELEMENTWISE = (nn.ReLU, nn.Tanh, nn.Sigmoid, nn.GELU, nn.Hardtanh, nn.LeakyReLU, nn.ELU, nn.Softplus, nn.Identity)
+POOLS = (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d)
+
+
+def resolve_device(device: str | torch.device = "auto") -> torch.device:
+    if str(device) == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+# ----------------------------------------------------------------------------- stacked forward
+
+def supports_stacked(body: nn.Module) -> bool:
+    if not isinstance(body, nn.Sequential):
+        return False
+    ok = (nn.Conv2d, nn.Linear, nn.Flatten, nn.Dropout, nn.Dropout2d, nn.Sequential) + ELEMENTWISE + POOLS
+    return all(isinstance(m, ok) and (not isinstance(m, nn.Sequential) or supports_stacked(m)) for m in body)
+
+
+def _stacked_sequential(seq: nn.Sequential, params: dict, x: torch.Tensor, n: int, train: bool, conv: bool):
+    """x is [B, n*C, H, W] when `conv`, else [n, B, F]. Returns (x, conv)."""
+    for name, layer in seq.named_children():
+        if isinstance(layer, nn.Conv2d):
+            w, b = params[f"{name}.weight"], params.get(f"{name}.bias")
+            x = F.conv2d(x, w.reshape(-1, *w.shape[2:]), None if b is None else b.reshape(-1), layer.stride,
+                         layer.padding, layer.dilation, n * layer.groups)
+        elif isinstance(layer, nn.Linear):
+            w, b = params[f"{name}.weight"], params.get(f"{name}.bias")
+            x = torch.bmm(x, w.transpose(1, 2)) if b is None else torch.baddbmm(b.unsqueeze(1), x, w.transpose(1, 2))
+        elif isinstance(layer, nn.Flatten):
+            if conv:
+                x, conv = x.reshape(x.shape[0], n, -1).transpose(0, 1), False
+            else:
+                x = x.flatten(2)
+        elif isinstance(layer, nn.Dropout2d):
+            x = F.dropout2d(x, layer.p, train)  # a channel of the stacked layout is one client's channel
+        elif isinstance(layer, nn.Dropout):
+            x = F.dropout(x, layer.p, train)
+        elif isinstance(layer, nn.Sequential):
+            sub = {k[len(name) + 1:]: v for k, v in params.items() if k.startswith(name + ".")}
+            x, conv = _stacked_sequential(layer, sub, x, n, train, conv)
+        else:  # elementwise and pooling layers act per channel, so per client
+            x = layer(x)
+    return x, conv
+
+
+@dataclass
+class Group:
+    """Clients of one architecture. params[name] is [n, *shape]; `model` is the template."""
+    model: BodyHead
+    clients: torch.Tensor
+    params: dict[str, torch.Tensor]
+    buffers: dict[str, torch.Tensor] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.fast = supports_stacked(self.model.body) and not self.buffers
+
+    @property
+    def n(self) -> int:
+        return len(self.clients)
+
+    def names(self, part: str) -> list[str]:
+        return [k for k in self.params if k.startswith(part + ".")]
+
+    def body_features(self, x: torch.Tensor, train: bool, params: dict | None = None) -> torch.Tensor:
+        """x [n, B, ...] -> features [n, B, m-1]."""
+        params = self.params if params is None else params
+        n, B = x.shape[:2]
+        body = {k[5:]: v for k, v in params.items() if k.startswith("body.")}
+        if self.fast:
+            conv = x.dim() == 5
+            h = x.transpose(0, 1).reshape(B, n * x.shape[2], *x.shape[3:]) if conv else x
+            h, conv = _stacked_sequential(self.model.body, body, h, n, train, conv)
+            if conv:  # a body that ends in a conv layer: flatten per client
+                h = h.reshape(B, n, -1).transpose(0, 1)
+            return h
+        self.model.body.train(train)
+        bufs = {k[5:]: v for k, v in self.buffers.items() if k.startswith("body.")}
+        call = lambda p, b, xi: functional_call(self.model.body, {**p, **b}, (xi,))
+        return vmap(call, randomness="different" if train else "error")(body, bufs, x)
+
+    def forward(self, x: torch.Tensor, train: bool, params: dict | None = None):
+        """Returns (features [n, B, m-1], logits [n, B, classes])."""
+        params = self.params if params is None else params
+        feats = self.body_features(x, train, params)
+        return feats, torch.baddbmm(params["head.bias"].unsqueeze(1), feats, params["head.weight"].transpose(1, 2))
+
+
+class Population:
+    """All clients, as groups of equal architecture. Client ids are global (0..N-1)."""
+
+    def __init__(self, groups: list[Group], n_clients: int):
+        self.groups, self.n_clients = groups, n_clients
+
+    @staticmethod
+    def create(models: list[BodyHead], same_init: bool, unify_head: bool = True,
+               device: torch.device | str = "cpu") -> "Population":
+        """`models[i]` is client i's freshly initialised model. With `same_init`, every client of an architecture
+        starts from the first such client's weights (Table 1); with `unify_head`, every head starts equal."""
+        by_arch: dict[str, list[int]] = {}
+        for i, m in enumerate(models):
+            key = repr(m)
+            by_arch.setdefault(key, []).append(i)
+        first_head = {k: v.detach().clone() for k, v in models[0].head.state_dict().items()}
+        groups = []
+        for clients in by_arch.values():
+            members = [models[clients[0]]] * len(clients) if same_init else [models[i] for i in clients]
+            params = {k: torch.stack([dict(m.named_parameters())[k].detach() for m in members]).to(device).clone()
+                      for k, _ in members[0].named_parameters()}
+            if unify_head:
+                for k, v in first_head.items():
+                    params[f"head.{k}"][:] = v.to(device)
+            buffers = {k: torch.stack([dict(m.named_buffers())[k] for m in members]).to(device)
+                       for k, _ in members[0].named_buffers()}
+            template = models[clients[0]].to("meta")
+            groups.append(Group(template, torch.tensor(clients), params, buffers))
+        return Population(groups, len(models))
+
+    def set_all(self, name: str, value: torch.Tensor) -> None:
+        """Write the same tensor into parameter `name` of every client (a downlink that every client loads)."""
+        for g in self.groups:
+            g.params[name].copy_(value.to(g.params[name].device).expand_as(g.params[name]))
+
+    def gather(self, name: str) -> torch.Tensor:
+        """Parameter `name` of all clients in client order [N, ...] (all groups must have it, same shape)."""
+        parts = [(g.clients, g.params[name]) for g in self.groups]
+        out = parts[0][1].new_empty((self.n_clients, *parts[0][1].shape[1:]))
+        for clients, value in parts:
+            out[clients.to(out.device)] = value
+        return out
+
+
+# ----------------------------------------------------------------------------- optimizers
+
+class Adam:
+    """Adam on stacked parameters, one state per client; `active` [n] masks whole clients out of a step."""
+
+    def __init__(self, params: dict[str, torch.Tensor], lr: float, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.0):
+        self.lr, self.b1, self.b2, self.eps, self.wd = lr, betas[0], betas[1], eps, weight_decay
+        self.m = {k: torch.zeros_like(v) for k, v in params.items()}
+        self.v = {k: torch.zeros_like(v) for k, v in params.items()}
+        n = next(iter(params.values())).shape[0]
+        self.t = torch.zeros(n, device=next(iter(params.values())).device)
+
+    @torch.no_grad()
+    def step(self, params: dict, grads: dict, active: torch.Tensor | None = None) -> None:
+        all_active = active is None or bool(active.all())
+        self.t += 1 if all_active else active.float()
+        bc1, bc2 = 1 - self.b1 ** self.t, 1 - self.b2 ** self.t
+        for k, p in params.items():
+            g = grads[k] if not self.wd else grads[k] + self.wd * p
+            shape = (-1,) + (1,) * (p.dim() - 1)
+            m = self.m[k].lerp(g, 1 - self.b1)
+            v = self.v[k].mul(self.b2).addcmul_(g, g, value=1 - self.b2)
+            denom = (v.sqrt() / bc2.sqrt().view(shape)).add_(self.eps)
+            new_p = p - (self.lr / bc1).view(shape) * m / denom
+            if all_active:
+                self.m[k], self.v[k] = m, v
+                p.copy_(new_p)
+            else:
+                mask = active.view(shape)
+                self.m[k], self.v[k] = torch.where(mask, m, self.m[k]), torch.where(mask, v, self.v[k])
+                p.copy_(torch.where(mask, new_p, p))
+
+
+class SGD:
+    def __init__(self, params: dict[str, torch.Tensor], lr: float, momentum: float = 0.0, weight_decay: float = 0.0):
+        self.lr, self.mu, self.wd = lr, momentum, weight_decay
+        self.buf: dict[str, torch.Tensor] = {}
+
+    @torch.no_grad()
+    def step(self, params: dict, grads: dict, active: torch.Tensor | None = None) -> None:
+        for k, p in params.items():
+            g = grads[k] if not self.wd else grads[k] + self.wd * p
+            if self.mu:
+                buf = g.clone() if k not in self.buf else self.buf[k] * self.mu + g
+                if active is not None and k in self.buf:
+                    buf = torch.where(active.view((-1,) + (1,) * (p.dim() - 1)), buf, self.buf[k])
+                self.buf[k] = buf
+                g = buf
+            if active is not None:
+                g = g * active.view((-1,) + (1,) * (p.dim() - 1)).to(g.dtype)
+            p.sub_(self.lr * g)
+
+
+def make_optimizer(kind: str, params: dict, lr: float, **kw):
+    if kind == "adam":
+        return Adam(params, lr, **kw)
+    if kind == "sgd":
+        return SGD(params, lr, **kw)
+    raise ValueError(f"unknown optimizer {kind!r}; choose adam or sgd")
+
+
+# ----------------------------------------------------------------------------- batches
+
+def batch_schedule(counts: torch.Tensor, batch_size: int, epochs: int, g: torch.Generator):
+    """Every client shuffles its own samples each epoch and walks them in batches (the last one partial).
+    Returns idx [S, n, B] and valid [S, n, B]; client c is active in the first epochs*ceil(n_c/B) steps."""
+    n, n_max = len(counts), int(counts.max())
+    per_epoch = (counts + batch_size - 1) // batch_size  # [n]
+    steps = int((per_epoch * epochs).max())
+    keys = torch.rand(epochs, n, n_max, generator=g)
+    keys[:, torch.arange(n_max)[None, :] >= counts[:, None]] = 2.0  # padding sorts last
+    perms = keys.argsort(dim=2)  # [E, n, n_max]: a permutation of the valid samples first
+    s = torch.arange(steps)[:, None]
+    epoch = (s // per_epoch.clamp(min=1)[None, :]).clamp(max=epochs - 1)  # [S, n]
+    pos = (s % per_epoch.clamp(min=1)[None, :])[:, :, None] * batch_size + torch.arange(batch_size)  # [S, n, B]
+    valid = (pos < counts[None, :, None]) & (s < (per_epoch * epochs)[None, :])[:, :, None]
+    idx = perms[epoch[:, :, None], torch.arange(n)[None, :, None], pos.clamp(max=n_max - 1)]
+    return torch.where(valid, idx, 0), valid
+
+
+def masked_cross_entropy(logits: torch.Tensor, y: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """Per-client mean cross-entropy over the valid samples: logits [n, B, C] -> [n]."""
+    ce = F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="none").view(y.shape)
+    w = valid.to(ce.dtype)
+    return (ce * w).sum(1) / w.sum(1).clamp(min=1)
+
+
+LossFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def default_loss(feats, logits, y, valid, clients):
+    return masked_cross_entropy(logits, y, valid)
+
+
+def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: str, lr: float, epochs: int,
+          batch_size: int, g: torch.Generator, loss_fn: LossFn = default_loss, optimizer_kw: dict | None = None
+          ) -> torch.Tensor:
+    """Local training of every client in `group` on its rows of `data`. Returns the mean training loss [n].
+    `loss_fn(features, logits, y, valid, clients) -> [n]` lets an algorithm add its own terms."""
+    idx, valid = batch_schedule(data.counts, batch_size, epochs, g)
+    dev = data.x.device
+    idx, valid = idx.to(dev), valid.to(dev)
+    params = {k: v.requires_grad_(k in trainable) for k, v in group.params.items()}
+    opt_params = {k: params[k] for k in trainable}
+    opt = make_optimizer(optimizer, opt_params, lr, **(optimizer_kw or {}))
+    rows = torch.arange(group.n, device=dev)[:, None]
+    total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
+    for s in range(idx.shape[0]):
+        active = valid[s].any(1)
+        x, y = data.x[rows, idx[s]], data.y[rows, idx[s]]
+        feats, logits = group.forward(x, train=True, params=params)
+        loss = loss_fn(feats, logits, y, valid[s], group.clients)
+        grads = torch.autograd.grad(loss.sum(), list(opt_params.values()))
+        opt.step(opt_params, dict(zip(opt_params, grads)), None if bool(active.all()) else active)
+        total += loss.detach() * active
+        steps += active
+    for v in group.params.values():
+        v.requires_grad_(False)
+    return total / steps.clamp(min=1)
+
+
+@torch.no_grad()
+def features(group: Group, data: ClientData, chunk_samples: int = 4096) -> torch.Tensor:
+    """Features of every (padded) sample in eval mode: [n, n_max, m-1]."""
+    chunk = max(1, chunk_samples // group.n)
+    return torch.cat([group.body_features(data.x[:, i:i + chunk], train=False)
+                      for i in range(0, data.x.shape[1], chunk)], dim=1)
+
+
+@torch.no_grad()
+def evaluate(group: Group, data: ClientData, chunk_samples: int = 4096) -> dict[str, torch.Tensor]:
+    """Per-client correct predictions, summed loss and sample counts on `data` (eval mode)."""
+    chunk = max(1, chunk_samples // group.n)
+    valid = data.valid()
+    correct = torch.zeros(group.n, device=data.x.device)
+    loss = torch.zeros(group.n, device=data.x.device)
+    for i in range(0, data.x.shape[1], chunk):
+        _, logits = group.forward(data.x[:, i:i + chunk], train=False)
+        y, v = data.y[:, i:i + chunk], valid[:, i:i + chunk]
+        ce = F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="none").view(y.shape)
+        correct += ((logits.argmax(-1) == y) & v).sum(1)
+        loss += (ce * v).sum(1)
+    return {"correct": correct, "loss": loss, "count": data.counts.to(correct.device).float()}
+
+
+def evaluate_population(pop: Population, data: ClientData) -> dict[str, torch.Tensor]:
+    """`evaluate` for every group, assembled in client order."""
+    out = {}
+    for g in pop.groups:
+        res = evaluate(g, data.select(g.clients))
+        for k, v in res.items():
+            out.setdefault(k, torch.zeros(pop.n_clients, device=v.device))[g.clients.to(v.device)] = v
+    return out
+
+
+# ----------------------------------------------------------------------------- the reference loop
+
+def train_loop(model: BodyHead, x: torch.Tensor, y: torch.Tensor, idx: torch.Tensor, valid: torch.Tensor, *,
+               trainable: list[str], optimizer: str, lr: float) -> None:
+    """One client alone, the way common FL libraries do it: its own module and torch optimizer, one small batch
+    at a time. `idx`, `valid` [S, B] are this client's rows of `batch_schedule`."""
+    model.train()
+    named = dict(model.named_parameters())
+    for k, p in named.items():
+        p.requires_grad_(k in trainable)
+    ps = [named[k] for k in trainable]
+    opt = torch.optim.Adam(ps, lr) if optimizer == "adam" else torch.optim.SGD(ps, lr)
+    for s in range(idx.shape[0]):
+        if not valid[s].any():
+            break
+        sel = idx[s][valid[s]]
+        opt.zero_grad()
+        F.cross_entropy(model(x[sel]), y[sel]).backward()
+        opt.step()
+

@@ -1,0 +1,97 @@
+"""The paper's networks (Table A.2), MLP bodies and the body/head split every algorithm uses.
+
+A model is `BodyHead(body, head)`: the body maps an input to m-1 features, the head is one
+`nn.Linear(m-1, classes)`. For FedLog the head *is* eta in R^{classes x m}: its bias is the
+coefficient of the constant feature 1 (phi_0), so eta = [bias | weight] (see `expfam.head_to_eta`).
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class BodyHead(nn.Module):
+    def __init__(self, body: nn.Module, head: nn.Linear):
+        super().__init__()
+        self.body, self.head = body, head
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+    @property
+    def feature_dim(self) -> int:
+        return self.head.in_features
+
+
+class Clip(nn.Hardtanh):
+    """Eq. 14: clip every feature to [-b, b] (the body's last activation under differential privacy)."""
+
+    def __init__(self, b: float):
+        super().__init__(-b, b)
+
+
+def cnn_mnist(num_classes: int = 10, dropout: float = 0.5) -> BodyHead:
+    """Table A.2, MNIST, with LG-FedAvg's dropout (after conv2, channel-wise, and after fc1)."""
+    body = nn.Sequential(
+        nn.Conv2d(1, 10, 5), nn.MaxPool2d(2), nn.ReLU(),
+        nn.Conv2d(10, 20, 5), nn.Dropout2d(dropout), nn.MaxPool2d(2), nn.ReLU(),
+        nn.Flatten(), nn.Linear(320, 50), nn.ReLU(), nn.Dropout(dropout))
+    return BodyHead(body, nn.Linear(50, num_classes))
+
+
+def cnn_cifar(num_classes: int = 10, small: bool = False, in_channels: int = 3) -> BodyHead:
+    """Table A.2, CIFAR-10/100. `small=True` removes the second-last fully connected layer (Fig. 3 left)."""
+    conv = [nn.Conv2d(in_channels, 6, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten()]
+    fc = [nn.Linear(400, 100), nn.ReLU()] if small else [nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 100), nn.ReLU()]
+    return BodyHead(nn.Sequential(*conv, *fc), nn.Linear(100, num_classes))
+
+
+def mlp(in_features: int, hidden: list[int], features: int, num_classes: int, last_activation: bool = True) -> BodyHead:
+    """An MLP body with len(hidden)+1 linear layers ending in `features` outputs, and a linear head."""
+    layers, width = [nn.Flatten()], in_features
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    layers.append(nn.Linear(width, features))
+    if last_activation:
+        layers.append(nn.ReLU())
+    return BodyHead(nn.Sequential(*layers), nn.Linear(features, num_classes))
+
+
+def build(name: str, input_shape: tuple[int, ...], num_classes: int) -> BodyHead:
+    if name == "cnn_mnist":
+        return cnn_mnist(num_classes)
+    if name in ("cnn_cifar", "cnn_cifar_small"):
+        return cnn_cifar(num_classes, small=name.endswith("small"), in_channels=input_shape[0])
+    if name == "cnn_mnist_nodrop":
+        return cnn_mnist(num_classes, dropout=0.0)
+    if name.startswith("mlp"):  # Fig. 1: "mlp3" = 3 linear layers, 2-D representation, no last activation
+        depth = int(name[3:] or 2)
+        return mlp(int(torch.tensor(input_shape).prod()), [64] * (depth - 1), 2, num_classes, last_activation=False)
+    raise ValueError(f"unknown model {name!r}; choose cnn_mnist, cnn_cifar, cnn_cifar_small or mlpK")
+
+
+def default_model(dataset: str) -> str:
+    return {"mnist": "cnn_mnist", "fashion_mnist": "cnn_mnist", "cifar10": "cnn_cifar", "cifar100": "cnn_cifar",
+            "circle": "mlp_flexible"}.get(dataset, "cnn_mnist")
+
+
+def client_architectures(model: str, n_clients: int, g: torch.Generator) -> list[str]:
+    """The architecture of every client. `X_flexible` gives a random half of the clients the smaller body."""
+    if model == "mlp_flexible":  # Fig. 1: client 0 a 3-layer body, client 1 a 2-layer one
+        return [("mlp3" if i % 2 == 0 else "mlp2") for i in range(n_clients)]
+    if model.endswith("_flexible"):
+        base = model[: -len("_flexible")]
+        small = set(torch.randperm(n_clients, generator=g)[: n_clients // 2].tolist())
+        return [base + "_small" if i in small else base for i in range(n_clients)]
+    return [model] * n_clients
+
+
+def last_layers(model: nn.Module, k: int) -> list[str]:
+    """Parameter names of the last k layers that have parameters (LG-FedAvg's "global layers")."""
+    layers = [name for name, m in model.named_modules() if list(m.parameters(recurse=False))]
+    if not 1 <= k <= len(layers):
+        raise ValueError(f"the model has {len(layers)} layers with parameters; cannot take the last {k}")
+    keep = set(layers[-k:])
+    return [n for n, _ in model.named_parameters() if n.rsplit(".", 1)[0] in keep]

@@ -1,0 +1,65 @@
+"""One style for every figure; every figure saved as .png and .pdf, every table as .md, .csv and .tex."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .paths import figures_dir
+
+PALETTE = {"fedlog": "#d62728", "fedlog_c": "#9467bd", "fedavg": "#7f7f7f", "lg_fedavg": "#1f77b4",
+           "fedproto": "#2ca02c"}
+LABELS = {"fedlog": "FedLog", "fedlog_c": "FedLog-C", "fedavg": "FedAvg", "lg_fedavg": "LG-FedAvg",
+          "fedproto": "FedProto"}
+
+
+def style() -> None:
+    plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 150, "font.size": 10, "axes.grid": True,
+                         "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
+                         "legend.frameon": False})
+
+
+def save_figure(fig, name: str) -> list[Path]:
+    out = figures_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{name}.png", out / f"{name}.pdf"]
+    for p in paths:
+        fig.savefig(p, bbox_inches="tight")
+    return paths
+
+
+def _cell(v) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def save_table(rows: list[dict], name: str) -> list[Path]:
+    """rows: one dict per row, same keys. Writes name.csv, name.md and name.tex under figures/."""
+    import csv
+
+    out = figures_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    cols = list(rows[0])
+    with open(out / f"{name}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    md += ["| " + " | ".join(_cell(r[c]) for c in cols) + " |" for r in rows]
+    (out / f"{name}.md").write_text("\n".join(md) + "\n")
+    esc = lambda s: _cell(s).replace("_", r"\_").replace("%", r"\%").replace("±", r"$\pm$")
+    tex = [r"\begin{tabular}{" + "l" * len(cols) + "}", r"\hline", " & ".join(esc(c) for c in cols) + r" \\",
+           r"\hline"] + [" & ".join(esc(r[c]) for c in cols) + r" \\" for r in rows] + [r"\hline", r"\end{tabular}"]
+    (out / f"{name}.tex").write_text("\n".join(tex) + "\n")
+    return [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
+
+
+def mean_band(ax, x, runs, label: str, color=None, spread: str = "std"):
+    """Plot the mean of `runs` [seeds, len(x)] with a band of +- std (or standard error)."""
+    runs = np.asarray(runs, float)
+    mean = runs.mean(0)
+    s = runs.std(0, ddof=1) if len(runs) > 1 else np.zeros_like(mean)
+    if spread == "se" and len(runs) > 1:
+        s = s / np.sqrt(len(runs))
+    ax.plot(x, mean, label=label, color=color)
+    ax.fill_between(x, mean - s, mean + s, alpha=0.2, color=color)

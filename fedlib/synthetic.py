@@ -1,0 +1,83 @@
+"""Fig. 1: one global round on the circle data with two clients of different body depth.
+
+Client 0 has a 3-layer MLP body, client 1 a 2-layer one; both map to a 2-D representation,
+so every head is a line. A run does one round of the method's protocol with `local_iters`
+full-batch local steps, and records the representations, the separators and the accuracies.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from . import engine
+from .experiments import Config, setup
+
+
+def circle_config(method: str, local_iters: int, seed: int, lr: float = 0.05) -> Config:
+    # batch 40 = a client's whole training set, so one local epoch is one iteration
+    return Config(method=method, dataset="circle", model="mlp_flexible", n_clients=2, rounds=1,
+                  local_epochs=local_iters, batch_size=40, lr=lr, same_init=False, seed=seed)
+
+
+@dataclass
+class Snapshot:
+    features: list[torch.Tensor]  # per client [n_c, 2]
+    labels: list[torch.Tensor]
+    heads: list[tuple[torch.Tensor, torch.Tensor]]  # per client (weight [2, 2], bias [2]) used to predict
+    local_heads: list[tuple[torch.Tensor, torch.Tensor]] | None  # LG-FedAvg: the heads before averaging
+    train_acc: float
+    test_acc: float
+
+
+def _accuracy(pop, data) -> float:
+    ev = engine.evaluate_population(pop, data)
+    return float(ev["correct"].sum() / ev["count"].sum())
+
+
+def _snapshot(ctx, alg, local_heads=None) -> Snapshot:
+    feats, labels, heads = [], [], []
+    for g, data in ctx.groups:
+        phi = engine.features(g, data)
+        for row in range(g.n):
+            n = int(data.counts[row])
+            feats.append(phi[row, :n].cpu())
+            labels.append(data.y[row, :n].cpu())
+            heads.append((g.params["head.weight"][row].cpu().clone(), g.params["head.bias"][row].cpu().clone()))
+    order = torch.cat([g.clients for g in ctx.population.groups]).argsort().tolist()
+    pick = lambda xs: [xs[i] for i in order]
+    return Snapshot(pick(feats), pick(labels), pick(heads), local_heads,
+                    _accuracy(alg.population, ctx.fed.train), _accuracy(alg.population, ctx.fed.test))
+
+
+def one_round(method: str, local_iters: int, seed: int = 0, lr: float = 0.05) -> tuple[Snapshot, Snapshot]:
+    """(state before training, state after one round) of `method` on the circle data."""
+    ctx, alg = setup(circle_config(method, local_iters, seed, lr))
+    torch.manual_seed(seed)
+    before = _snapshot(ctx, alg)
+    down = alg.configure(0)
+    up = alg.client_update(0, down)
+    local_heads = None
+    if "head.weight" in up.payload:  # parameter averaging: keep the local heads the server averaged
+        local_heads = [(up["head.weight"][c].cpu(), up["head.bias"][c].cpu()) for c in range(len(up.clients))]
+    alg.aggregate(0, up)
+    return before, _snapshot(ctx, alg, local_heads)
+
+
+def separator(weight: torch.Tensor, bias: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """The line where a 2-class head's two logits are equal: w . phi + b = 0."""
+    return weight[1] - weight[0], float(bias[1] - bias[0])
+
+
+def accuracy_vs_iterations(methods, iters, seeds, lr: float = 0.05) -> dict:
+    """{method: {"train": [seeds, iters], "test": [seeds, iters]}} after one round."""
+    out = {}
+    for m in methods:
+        tr = torch.zeros(len(seeds), len(iters))
+        te = torch.zeros(len(seeds), len(iters))
+        for i, s in enumerate(seeds):
+            for j, e in enumerate(iters):
+                _, after = one_round(m, e, s, lr)
+                tr[i, j], te[i, j] = after.train_acc, after.test_acc
+        out[m] = {"train": tr.numpy(), "test": te.numpy()}
+    return out
