@@ -139,6 +139,9 @@ class Population:
                       for k, _ in members[0].named_parameters()}
             if unify_head:
                 for k, v in first_head.items():
+                    if params[f"head.{k}"].shape[1:] != v.shape:
+                        raise ValueError(f"clients' heads differ in shape ({tuple(params[f'head.{k}'].shape[1:])} vs "
+                                         f"{tuple(v.shape)}): every body must output the same number of features")
                     params[f"head.{k}"][:] = v.to(device)
             buffers = {k: torch.stack([dict(m.named_buffers())[k] for m in members]).to(device)
                        for k, _ in members[0].named_buffers()}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The main job: set up the environment if missing, fetch the datasets, execute every notebook headlessly
+# (papermill, profile $FEDLIB_PROFILE, default quick) and write figures/. Executed notebooks go to build/.
+set -euo pipefail
+cd "$(dirname "$0")"
+source scripts/env.sh
+PROFILE="${FEDLIB_PROFILE:-quick}"
+"$PY" -m fedlib fetch-data
+"$PY" -m jupytext --sync notebooks/[0-9]*.py >/dev/null
+mkdir -p build/notebooks figures
+for nb in notebooks/[0-9]*.ipynb; do
+  name="$(basename "$nb")"
+  echo ">> $name (profile $PROFILE)"
+  start=$SECONDS
+  FEDLIB_PROFILE="$PROFILE" "$PY" -m papermill --cwd notebooks -k python3 -p profile "$PROFILE" \
+    "$nb" "build/notebooks/$name"
+  echo "   done in $((SECONDS - start)) s"
+done
+echo ">> figures and tables are in figures/"

@@ -1,0 +1,20 @@
+# Sourced by run_all.sh and run_tests.sh: sets PY to a Python that has fedlib and its dependencies,
+# creating .venv (pip install -e .) if none is there yet. FEDLIB_PYTHON=/path/to/python uses that one instead.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+has_all() { "$1" -c "import fedlib, torch, torchvision, papermill, jupytext, nbval, scipy, seaborn, tqdm" 2>/dev/null; }
+if [ -n "${FEDLIB_PYTHON:-}" ]; then
+  PY="$FEDLIB_PYTHON"
+else
+  PY="$ROOT/.venv/bin/python"
+  if ! [ -x "$PY" ]; then
+    echo ">> creating the environment in .venv (torch is large: a few minutes on a fresh machine)"
+    python3 -m venv "$ROOT/.venv" || { echo "python3 -m venv failed: install python3-venv, or set FEDLIB_PYTHON"; exit 1; }
+  fi
+fi
+if ! (cd "$ROOT" && has_all "$PY"); then
+  echo ">> installing fedlib and its dependencies into $("$PY" -c 'import sys; print(sys.prefix)')"
+  "$PY" -m pip install -q --upgrade pip
+  "$PY" -m pip install -q -e "$ROOT"
+fi
+export PY ROOT

@@ -1,0 +1,83 @@
+import pytest
+import torch
+
+from fedlib import algorithms, engine, expfam
+from fedlib import experiments as ex
+
+
+def _tiny(method, **kw):
+    base = dict(n_clients=10, train_fraction=0.01, rounds=1, local_epochs=1)
+    return ex.paper_config("mnist", method, **{**base, **kw})
+
+
+def test_fedlog_head_is_the_map_of_the_summed_uplink_and_bodies_stay_local():
+    ctx, alg = ex.setup(_tiny("fedlog"))
+    g = ctx.population.groups[0]
+    body_before = g.params["body.8.weight"].clone()
+    down = alg.configure(0)
+    up = alg.client_update(0, down)
+    # during local training the head is fixed: every client still holds the head it received
+    assert torch.allclose(g.params["head.weight"], expfam.eta_to_head(down["eta"])[0].expand_as(g.params["head.weight"]))
+    assert set(up.payload) == {"T", "n"}  # no body tensor ever leaves a client
+    alg.aggregate(0, up)
+    assert torch.allclose(alg.eta, expfam.map_head(up["T"].sum(0), up["n"].sum()))
+    w, b = expfam.eta_to_head(alg.eta)
+    assert torch.equal(ctx.population.gather("head.weight"), w.expand(10, *w.shape))
+    assert not torch.allclose(g.params["body.8.weight"][0], g.params["body.8.weight"][1])
+    assert not torch.allclose(g.params["body.8.weight"], body_before)
+
+
+def test_fedlog_statistics_are_those_of_each_clients_training_data():
+    ctx, alg = ex.setup(_tiny("fedlog"))
+    up = alg.client_update(0, alg.configure(0))
+    assert torch.equal(up["T"][:, :, 0].sum(1), ctx.fed.train.counts.float())  # phi_0 = 1 counts samples
+    g, data = ctx.groups[0]
+    phi = engine.features(g, data)
+    c = 3
+    n = int(data.counts[c])
+    assert torch.allclose(up["T"][c], expfam.sufficient_statistics(phi[c, :n], data.y[c, :n], 10), atol=1e-4)
+
+
+def test_fedlog_c_with_alpha_zero_is_fedlog():
+    a = ex.run(_tiny("fedlog", rounds=2), cache=False, progress=False)
+    b = ex.run(_tiny("fedlog_c", rounds=2, options={"alpha": 0.0}), cache=False, progress=False)
+    assert a["rounds"]["acc_mean"] == b["rounds"]["acc_mean"]
+    c = ex.run(_tiny("fedlog_c", rounds=2, options={"alpha": 1.0}), cache=False, progress=False)
+    assert c["rounds"]["train_loss"][1] != a["rounds"]["train_loss"][1]
+
+
+def test_fedlog_c_pulls_features_to_the_global_class_means():
+    ctx, alg = ex.setup(_tiny("fedlog_c", options={"alpha": 1.0}))
+    alg.aggregate(0, alg.client_update(0, alg.configure(0)))
+    down = alg.configure(1)
+    assert set(down.payload) == {"T"}
+    alg.receive(down)
+    g, data = ctx.groups[0]
+    x, y, valid = data.x[:, :5], data.y[:, :5], data.valid()[:, :5]
+    feats, logits = g.forward(x, train=False)
+    extra = alg.local_loss(feats, logits, y, valid, g.clients) - engine.masked_cross_entropy(logits, y, valid)
+    expected = ((feats - alg.means[y]) ** 2).sum(-1).mean(1)
+    assert torch.allclose(extra, expected, rtol=1e-4)
+
+
+def test_fedavg_gives_every_client_the_average():
+    ctx, alg = ex.setup(_tiny("fedavg"))
+    up = alg.client_update(0, alg.configure(0))
+    alg.aggregate(0, up)
+    for k in up.payload:
+        assert torch.allclose(ctx.population.gather(k), up[k].mean(0).expand_as(up[k]), atol=1e-6)
+
+
+def test_flexible_architectures_run_for_fedlog_and_are_refused_by_fedavg():
+    res = ex.run(ex.Config(method="fedlog", dataset="circle", model="mlp_flexible", n_clients=2, rounds=2,
+                           local_epochs=3, batch_size=40, lr=0.05, same_init=False), cache=False, progress=False)
+    assert len(res["rounds"]["acc_mean"]) == 2
+    with pytest.raises(ValueError, match="same shape"):
+        ex.setup(ex.Config(method="fedavg", dataset="circle", model="mlp_flexible", n_clients=2, rounds=1))
+
+
+def test_unknown_method_and_options_are_refused():
+    with pytest.raises(ValueError, match="choose one of"):
+        algorithms.make("fedfoo")
+    with pytest.raises(ValueError, match="unknown option"):
+        algorithms.make("fedlog", alpha=0.1)

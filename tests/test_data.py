@@ -1,0 +1,117 @@
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+from fedlib import data
+
+
+@pytest.mark.parametrize("name", ["mnist", "fashion_mnist"])
+def test_offline_datasets_are_verified(name):
+    ds = data.load_dataset(name)
+    assert ds.train_x.shape == (60000, 1, 28, 28) and ds.test_x.shape == (10000, 1, 28, 28)
+    assert torch.bincount(ds.train_y).tolist() == data.EXPECTED[name]["train_counts"]
+    arrays = dict(np.load(data.data_dir() / f"{name}.npz"))
+    assert data.array_checksum(arrays) == data.VERIFIED_CHECKSUMS[name]
+    assert abs(float(ds.train_x.mean())) < 0.05  # normalised
+
+
+def test_verify_rejects_wrong_label_counts():
+    arrays = {"x_train": np.zeros((60000, 28, 28), np.uint8), "y_train": np.zeros(60000, np.uint8),
+              "x_test": np.zeros((10000, 28, 28), np.uint8), "y_test": np.zeros(10000, np.uint8)}
+    with pytest.raises(ValueError, match="label counts"):
+        data.verify("mnist", arrays)
+
+
+def _labels(n_per_class, classes=10):
+    return torch.arange(classes).repeat_interleave(n_per_class)
+
+
+def test_pathological_partition_gives_k_distinct_balanced_classes():
+    g = torch.Generator().manual_seed(3)
+    ytr, yte = _labels(30), _labels(100)
+    tr, te, classes_of = data.pathological(ytr, yte, 50, 2, 10, g)
+    assert all(len(set(c)) == 2 for c in classes_of)
+    holders = torch.bincount(torch.tensor(classes_of).flatten(), minlength=10)
+    assert holders.tolist() == [10] * 10
+    all_tr = torch.cat(tr)
+    assert len(all_tr) == len(ytr) and len(torch.unique(all_tr)) == len(ytr)  # disjoint, covers everything
+    assert len(torch.cat(te)) == len(yte)
+    for parts, y in ((tr, ytr), (te, yte)):
+        for p, cs in zip(parts, classes_of):
+            assert set(y[p].tolist()) == set(cs)
+    assert sorted({len(p) for p in tr}) == [6] and sorted({len(p) for p in te}) == [20]
+
+
+def test_pathological_draws_differ_between_seeds():
+    draw = lambda s: data.pathological(_labels(30), _labels(30), 50, 2, 10, torch.Generator().manual_seed(s))[2]
+    assert draw(0) != draw(1)
+
+
+def test_impossible_partitions_say_what_to_do():
+    g = torch.Generator().manual_seed(0)
+    with pytest.raises(data.PartitionError, match="classes per client"):
+        data.pathological(_labels(5), _labels(5), 4, 11, 10, g)
+    with pytest.raises(data.PartitionError, match="fewer clients"):
+        data.pathological(_labels(2), _labels(50), 50, 2, 10, g)
+    with pytest.raises(data.PartitionError, match="alpha"):
+        data.dirichlet(_labels(5), _labels(5), 4, 0.0, 10, g)
+    with pytest.raises(data.PartitionError, match="unknown partition"):
+        data.make_federation(data.make_circle(), "shards", 2, 0)
+
+
+def test_dirichlet_and_iid_are_disjoint_covers():
+    g = torch.Generator().manual_seed(1)
+    ytr, yte = _labels(50), _labels(20)
+    for tr, te, _ in (data.dirichlet(ytr, yte, 8, 0.5, 10, g), data.iid(ytr, yte, 8, 10, g)):
+        assert sorted(torch.cat(tr).tolist()) == list(range(len(ytr)))
+        assert sorted(torch.cat(te).tolist()) == list(range(len(yte)))
+
+
+def test_mnist_paper_federation():
+    fed = data.make_federation(data.load_dataset("mnist"), "pathological", 50, seed=0, train_fraction=0.05)
+    assert int(fed.train.counts.sum()) == 3000 and int(fed.test.counts.sum()) == 10000
+    assert 50 <= int(fed.train.counts.min()) and int(fed.train.counts.max()) <= 70
+    valid = fed.train.valid()
+    for c in range(50):
+        assert set(fed.train.y[c][valid[c]].tolist()) == set(fed.classes_of[c])
+
+
+def _write_cifar(root, name, n_train, n_test, classes):
+    if name == "cifar10":
+        base, key = root / "cifar-10-batches-py", b"labels"
+        files = [(f"data_batch_{i}", n_train) for i in range(1, 6)] + [("test_batch", n_test)]
+    else:
+        base, key = root / "cifar-100-python", b"fine_labels"
+        files = [("train", n_train), ("test", n_test)]
+    base.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    for fname, n in files:
+        with open(base / fname, "wb") as f:
+            pickle.dump({b"data": rng.integers(0, 256, (n, 3072), dtype=np.uint8),
+                         key: rng.integers(0, classes, n).tolist()}, f)
+
+
+@pytest.mark.parametrize("name,classes,train_total", [("cifar10", 10, 5 * 12), ("cifar100", 100, 12)])
+def test_cifar_loaders_read_the_python_pickles(tmp_path, name, classes, train_total):
+    _write_cifar(tmp_path, name, 12, 7, classes)
+    ds = data.load_dataset(name, root=tmp_path)
+    assert ds.train_x.shape == (train_total, 3, 32, 32) and ds.test_x.shape == (7, 3, 32, 32)
+    assert ds.num_classes == classes and int(ds.train_y.max()) < classes
+
+
+def test_missing_dataset_says_where_to_put_files(tmp_path):
+    with pytest.raises(data.DatasetNotFound, match="cifar-10-batches-py"):
+        data.load_dataset("cifar10", root=tmp_path)
+    with pytest.raises(ValueError, match="unknown dataset"):
+        data.load_dataset("imagenet", root=tmp_path)
+
+
+def test_circle_data_and_clients():
+    ds = data.make_circle(80, 500, seed=2)
+    assert ds.train_x.shape == (80, 2) and ds.train_x.abs().max() <= 5
+    assert torch.equal(ds.train_y, (ds.train_x.norm(dim=1) > 26 / 7).long())
+    fed = data.circle_federation(seed=2)
+    assert fed.train.counts.tolist() == [40, 40]
+    assert fed.train.x[0, :, 0].max() <= fed.train.x[1, :, 0].min()  # split by sorted x1

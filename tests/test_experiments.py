@@ -1,0 +1,82 @@
+import json
+
+import pytest
+
+from fedlib import experiments as ex
+
+
+def _cfg(seed=0, **kw):
+    return ex.Config(**{**dict(method="fedlog", dataset="mnist", n_clients=6, train_fraction=0.005, rounds=2,
+                               local_epochs=1, seed=seed), **kw})
+
+
+def test_run_is_cached_atomically_and_reloaded(monkeypatch):
+    cfg = _cfg()
+    res = ex.run(cfg, progress=False)
+    path = ex.cache_path(cfg)
+    assert json.loads(path.read_text())["rounds"] == res["rounds"]
+    assert not [p for p in path.parent.iterdir() if p.name.startswith(".tmp")]
+    monkeypatch.setattr(ex, "setup", lambda cfg: pytest.fail("a cached run must not be recomputed"))
+    assert ex.run(cfg, progress=False)["rounds"] == res["rounds"]
+
+
+def test_metrics_per_round():
+    res = ex.run(_cfg(rounds=3), cache=False, progress=False)
+    rows = res["rounds"]
+    assert all(len(v) == 3 for v in rows.values())
+    assert all(0 <= a <= 1 for a in rows["acc_mean"] + rows["acc_all"])
+    assert len(res["client_acc"]) == 6
+
+
+def test_same_seed_same_numbers_and_different_seed_different_numbers():
+    a = ex.run(_cfg(), cache=False, progress=False)["rounds"]
+    b = ex.run(_cfg(), cache=False, progress=False)["rounds"]
+    c = ex.run(_cfg(seed=1), cache=False, progress=False)["rounds"]
+    assert a["acc_mean"] == b["acc_mean"] and a["loss"] == b["loss"]
+    assert a["loss"] != c["loss"]
+
+
+def test_config_hash_separates_settings():
+    assert _cfg().key() == _cfg().key()
+    assert _cfg().key() != _cfg(seed=1).key()
+    assert _cfg().key() != _cfg(options={"head_solver": "gradient"}).key()
+
+
+class Interrupted(BaseException):
+    """Stands for Ctrl-C or a killed job (pytest reserves KeyboardInterrupt for itself)."""
+
+
+def test_interrupted_sweep_resumes_without_recomputing(monkeypatch):
+    configs = [_cfg(seed=s) for s in range(3)]
+    calls, interrupted = [], []
+    real_setup = ex.setup
+
+    def interrupt_on_second(cfg):
+        calls.append(cfg.seed)
+        if cfg.seed == 1 and not interrupted:
+            interrupted.append(True)
+            raise Interrupted  # the sweep is stopped during the second run
+        return real_setup(cfg)
+
+    monkeypatch.setattr(ex, "setup", interrupt_on_second)
+    with pytest.raises(Interrupted):
+        ex.run_many(configs, progress=False)
+    assert ex.is_cached(configs[0]) and not ex.is_cached(configs[1])
+    calls.clear()
+    results = ex.run_many(configs, progress=False)
+    assert calls == [1, 2]  # the finished run came from the cache
+    assert all(ex.is_cached(c) for c in configs) and len(results) == 3
+
+
+def test_diverging_run_raises_a_clear_error_and_writes_nothing():
+    cfg = _cfg(method="fedavg", optimizer="sgd", lr=1e12)
+    with pytest.raises(ex.DivergenceError, match="lower the learning rate"):
+        ex.run(cfg, progress=False)
+    assert not ex.is_cached(cfg)
+
+
+def test_bad_names_give_clear_errors():
+    with pytest.raises(ValueError, match="unknown dataset"):
+        ex.run(_cfg(dataset="imagenet"), progress=False)
+    with pytest.raises(ValueError, match="no paper setting"):
+        ex.paper_config("svhn", "fedlog")
