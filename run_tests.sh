@@ -5,4 +5,6 @@ cd "$(dirname "$0")"
 source scripts/env.sh
 "$PY" -m fedlib fetch-data
 "$PY" -m jupytext --sync notebooks/[0-9]*.py >/dev/null
-FEDLIB_PROFILE=smoke "$PY" -m pytest tests notebooks --nbval-lax -p no:cacheprovider "$@"
+# smoke-profile notebooks write their figures and caches under build/, never over the real figures/
+FEDLIB_PROFILE=smoke FEDLIB_FIGURES="$ROOT/build/smoke/figures" FEDLIB_RESULTS="$ROOT/build/smoke/results" \
+  "$PY" -m pytest tests notebooks --nbval-lax -p no:cacheprovider "$@"
