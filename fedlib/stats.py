@@ -43,3 +43,35 @@ def bits_to_threshold(acc, up_bits, down_bits, threshold: float) -> tuple[float,
 def format_bits(bits: float) -> str:
     """The paper's units: Mb and Gb are megabits and gigabits."""
     return f"{bits / 1e9:.2f}Gb" if bits >= 1e9 else f"{bits / 1e6:.2f}Mb"
+
+
+def henze_zirkler(x, alpha: float = 0.05) -> tuple[float, float, bool]:
+    """Henze & Zirkler (1990) test of multivariate normality. x [n, d]. Returns (HZ statistic, p-value,
+    normal at level alpha). The statistic compares the empirical characteristic function of the samples,
+    standardised with their covariance (divided by n), with the normal one under a Gaussian weight of
+    width beta; under normality it is close to log-normal with the moments below."""
+    x = np.asarray(x, dtype=float)
+    n, d = x.shape
+    centred = x - x.mean(0)
+    cov = centred.T @ centred / n
+    inv = np.linalg.pinv(cov)
+    beta = ((n * (2 * d + 1)) / 4) ** (1 / (d + 4)) / np.sqrt(2)
+    b2 = beta ** 2
+    mahal = np.einsum("ij,jk,ik->i", centred, inv, centred)  # D_i
+    gram = centred @ inv @ centred.T
+    pair = mahal[:, None] + mahal[None, :] - 2 * gram  # D_ij
+    hz = (np.exp(-b2 / 2 * pair).sum() / n
+          - 2 * (1 + b2) ** (-d / 2) * np.exp(-b2 / (2 * (1 + b2)) * mahal).sum()
+          + n * (1 + 2 * b2) ** (-d / 2))
+    if np.linalg.matrix_rank(cov) < d:
+        hz = 4.0 * n  # a singular covariance: the samples lie in a subspace, certainly not normal
+    a = 1 + 2 * b2
+    w = (1 + b2) * (1 + 3 * b2)
+    mu = 1 - a ** (-d / 2) * (1 + d * b2 / a + d * (d + 2) * b2 ** 2 / (2 * a ** 2))
+    var = (2 * (1 + 4 * b2) ** (-d / 2)
+           + 2 * a ** (-d) * (1 + 2 * d * b2 ** 2 / a ** 2 + 3 * d * (d + 2) * b2 ** 4 / (4 * a ** 4))
+           - 4 * w ** (-d / 2) * (1 + 3 * d * b2 ** 2 / (2 * w) + d * (d + 2) * b2 ** 4 / (2 * w ** 2)))
+    log_mu = np.log(np.sqrt(mu ** 4 / (var + mu ** 2)))
+    log_sigma = np.sqrt(np.log((var + mu ** 2) / mu ** 2))
+    p = float(sps.lognorm.sf(hz, log_sigma, scale=np.exp(log_mu)))
+    return float(hz), p, p > alpha

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from tqdm.auto import tqdm
 
 from . import engine
 from .experiments import Config, setup
@@ -71,13 +72,10 @@ def separator(weight: torch.Tensor, bias: torch.Tensor) -> tuple[torch.Tensor, f
 
 def accuracy_vs_iterations(methods, iters, seeds, lr: float = 0.05) -> dict:
     """{method: {"train": [seeds, iters], "test": [seeds, iters]}} after one round."""
-    out = {}
-    for m in methods:
-        tr = torch.zeros(len(seeds), len(iters))
-        te = torch.zeros(len(seeds), len(iters))
-        for i, s in enumerate(seeds):
-            for j, e in enumerate(iters):
-                _, after = one_round(m, e, s, lr)
-                tr[i, j], te[i, j] = after.train_acc, after.test_acc
-        out[m] = {"train": tr.numpy(), "test": te.numpy()}
-    return out
+    out = {m: {"train": torch.zeros(len(seeds), len(iters)), "test": torch.zeros(len(seeds), len(iters))}
+           for m in methods}
+    grid = [(m, i, s, j, e) for m in methods for i, s in enumerate(seeds) for j, e in enumerate(iters)]
+    for m, i, s, j, e in tqdm(grid, desc="one-round runs", disable=len(grid) < 20):
+        _, after = one_round(m, e, s, lr)
+        out[m]["train"][i, j], out[m]["test"][i, j] = after.train_acc, after.test_acc
+    return {m: {k: v.numpy() for k, v in d.items()} for m, d in out.items()}

@@ -24,3 +24,21 @@ def test_bits_to_threshold():
     assert stats.bits_to_threshold(acc, up, down, 0.97) == (45.0, 2, True)
     assert stats.bits_to_threshold([0.5, 0.7, 0.6], [1] * 3, [1] * 3, 0.97) == (4.0, 1, False)
     assert stats.format_bits(3.18e6) == "3.18Mb" and stats.format_bits(3.45e9) == "3.45Gb"
+
+
+def test_henze_zirkler_agrees_with_pingouin():
+    pg = pytest.importorskip("pingouin")
+    rng = np.random.default_rng(0)
+    samples = {
+        "gaussian": rng.normal(size=(100, 3)),
+        "correlated gaussian": rng.multivariate_normal([0, 1], [[2, 1], [1, 2]], size=60),
+        "exponential": rng.exponential(size=(80, 2)),
+        "bimodal": np.r_[rng.normal(size=(50, 2)), rng.normal(size=(50, 2)) + 4],
+    }
+    for name, x in samples.items():
+        hz, p, normal = stats.henze_zirkler(x)
+        ref = pg.multivariate_normality(x, alpha=0.05)
+        assert hz == pytest.approx(float(ref.hz), rel=1e-9), name
+        assert p == pytest.approx(float(ref.pval), rel=1e-6, abs=1e-12), name
+        assert normal == bool(ref.normal), name
+    assert stats.henze_zirkler(samples["gaussian"])[2] and not stats.henze_zirkler(samples["exponential"])[2]
