@@ -16,7 +16,7 @@ per-client loop that the tests and the benchmark compare against.
 """
 from __future__ import annotations
 
-import math
+import copy
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -88,6 +88,13 @@ class Group:
     @property
     def n(self) -> int:
         return len(self.clients)
+
+    def module(self, row: int) -> BodyHead:
+        """A standalone copy of the model of the group's `row`-th client (for inspection and plots)."""
+        device = next(iter(self.params.values())).device
+        m = copy.deepcopy(self.model).to_empty(device=device)
+        m.load_state_dict({**{k: v[row] for k, v in self.params.items()}, **{k: v[row] for k, v in self.buffers.items()}})
+        return m.eval()
 
     def names(self, part: str) -> list[str]:
         return [k for k in self.params if k.startswith(part + ".")]

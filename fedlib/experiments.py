@@ -39,6 +39,7 @@ class Config:
     classes_per_client: int = 2
     dirichlet_alpha: float = 0.5
     train_fraction: float = 0.05
+    n_train: int = 0  # synthetic data only: number of training points (0: the dataset's default)
     rounds: int = 100
     local_epochs: int = 5
     batch_size: int = 10
@@ -99,7 +100,7 @@ def setup(cfg: Config):
     """Data, population and algorithm of a config, ready for round 0."""
     device = engine.resolve_device(cfg.device)
     if cfg.dataset == "circle":
-        fed = data.circle_federation(seed=cfg.seed)
+        fed = data.circle_federation(n_train=cfg.n_train or 80, seed=cfg.seed)
     else:
         ds = data.load_dataset(cfg.dataset)
         fed = data.make_federation(ds, cfg.partition, cfg.n_clients, cfg.seed, classes_per_client=cfg.classes_per_client,

@@ -49,10 +49,11 @@ def log_partition(eta: torch.Tensor) -> torch.Tensor:
     return torch.logsumexp((eta ** 2).sum(-1) / 4, dim=-1)
 
 
-def log_partition_numeric(eta: np.ndarray, half_width: float = 12.0, points: int = 241) -> float:
+def log_partition_numeric(eta: np.ndarray, half_width: float = 12.0, points: int | None = None) -> float:
     """Eq. 9's left side by quadrature over phi in [-w, w]^m (m <= 3): the check of the closed form."""
     eta = np.asarray(eta, dtype=np.float64)
     C, m = eta.shape
+    points = points or {1: 2001, 2: 401}.get(m, 121)
     grid = np.linspace(-half_width, half_width, points)
     w = np.full(points, grid[1] - grid[0])
     w[[0, -1]] /= 2  # trapezoid rule
@@ -130,3 +131,17 @@ def map_head_gradient(T: torch.Tensor, n, eta0: torch.Tensor, chi=0.0, nu: float
         loss.backward()
         opt.step()
     return eta.detach().to(T.dtype)
+
+
+def same_statistic_twin(phi: torch.Tensor, y: torch.Tensor, shift: float = 1.0, seed: int = 0) -> torch.Tensor:
+    """A different set of representations with the same labels and the same summed statistic (Thm. 2): within
+    each class, pairs of points move by +d and -d for a random direction d, so every class sum is unchanged."""
+    g = torch.Generator().manual_seed(seed)
+    twin = phi.clone()
+    for c in torch.unique(y):
+        idx = torch.nonzero(y == c).flatten()
+        for a, b in zip(idx[0::2], idx[1::2]):
+            d = torch.randn(phi.shape[-1], generator=g, dtype=phi.dtype) * shift
+            twin[a] += d
+            twin[b] -= d
+    return twin

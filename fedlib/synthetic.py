@@ -15,10 +15,12 @@ from . import engine
 from .experiments import Config, setup
 
 
-def circle_config(method: str, local_iters: int, seed: int, lr: float = 0.05) -> Config:
-    # batch 40 = a client's whole training set, so one local epoch is one iteration
-    return Config(method=method, dataset="circle", model="mlp_flexible", n_clients=2, rounds=1,
-                  local_epochs=local_iters, batch_size=40, lr=lr, same_init=False, seed=seed)
+def circle_config(method: str, local_iters: int, seed: int, lr: float = 0.05, rounds: int = 1, n_train: int = 80,
+                  options: dict | None = None) -> Config:
+    # batch = a client's whole training set, so one local epoch is one iteration
+    return Config(method=method, dataset="circle", model="mlp_flexible", n_clients=2, n_train=n_train, rounds=rounds,
+                  local_epochs=local_iters, batch_size=n_train // 2, lr=lr, same_init=False, seed=seed,
+                  options=options or {})
 
 
 @dataclass
@@ -79,3 +81,33 @@ def accuracy_vs_iterations(methods, iters, seeds, lr: float = 0.05) -> dict:
         _, after = one_round(m, e, s, lr)
         out[m]["train"][i, j], out[m]["test"][i, j] = after.train_acc, after.test_acc
     return {m: {k: v.numpy() for k, v in d.items()} for m, d in out.items()}
+
+
+def compactness_ablation(alphas, seeds, rounds: int = 10, local_iters: int = 10, n_train: int = 120,
+                         lr: float = 0.05) -> dict:
+    """Fig. A.1/A.2: FedLog-C on the circle data for each auxiliary-loss weight alpha. Returns Henze-Zirkler p-values
+    of the representations of each class, both clients pooled (p [seeds, alphas, classes]) and per client
+    (p_client [seeds, alphas, clients, classes]), the test accuracy [seeds, alphas], and the final snapshot of the
+    first seed for every alpha."""
+    from .stats import henze_zirkler
+
+    p = torch.zeros(len(seeds), len(alphas), 2)
+    p_client = torch.zeros(len(seeds), len(alphas), 2, 2)
+    acc = torch.zeros(len(seeds), len(alphas))
+    shots = {}
+    grid = [(i, s, j, a) for i, s in enumerate(seeds) for j, a in enumerate(alphas)]
+    for i, s, j, a in tqdm(grid, desc="alpha ablation", disable=len(grid) < 10):
+        ctx, alg = setup(circle_config("fedlog_c", local_iters, s, lr, rounds, n_train, {"alpha": a}))
+        torch.manual_seed(s)
+        for rnd in range(rounds):
+            alg.aggregate(rnd, alg.client_update(rnd, alg.configure(rnd)))
+        shot = _snapshot(ctx, alg)
+        feats, labels = torch.cat(shot.features), torch.cat(shot.labels)
+        for c in range(2):
+            p[i, j, c] = henze_zirkler(feats[labels == c].numpy())[1]
+            for k in range(2):
+                p_client[i, j, k, c] = henze_zirkler(shot.features[k][shot.labels[k] == c].numpy())[1]
+        acc[i, j] = shot.test_acc
+        if i == 0:
+            shots[a] = shot
+    return {"p": p.numpy(), "p_client": p_client.numpy(), "test_acc": acc.numpy(), "snapshots": shots}
