@@ -119,7 +119,7 @@ def setup(cfg: Config):
             built[arch] = models.build(arch, fed.input_shape, fed.num_classes)
             client_models.append(built[arch])
     pop = engine.Population.create(client_models, same_init=cfg.same_init, device=device)
-    ctx = algorithms.Context(fed, pop, cfg.optimizer, cfg.lr, cfg.local_epochs, cfg.batch_size, cfg.seed)
+    ctx = algorithms.Context(fed, pop, cfg.optimizer, cfg.lr, cfg.local_epochs, cfg.batch_size, cfg.seed, cfg.rounds)
     alg = algorithms.make(cfg.method, **cfg.options)
     alg.init(ctx)
     return ctx, alg

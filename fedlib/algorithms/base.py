@@ -30,6 +30,7 @@ class Context:
     epochs: int
     batch_size: int
     seed: int
+    rounds: int = 1
 
     def __post_init__(self):
         self.train_data = [self.fed.train.select(g.clients) for g in self.population.groups]

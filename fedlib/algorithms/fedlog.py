@@ -12,22 +12,43 @@ Phi_y / Phi_{y,0} is the global class mean. The server therefore broadcasts the 
 statistic itself (C x m numbers, the same size as eta) and every client solves the same eta
 locally. In the first round there is no statistic yet, and the server sends its initial eta.
 Classes that no client holds keep the zero statistic and get no compactness term.
+
+Differential privacy (Section 3.6): `dp="local"` adds Gaussian noise to every client's statistic,
+`dp="central"` once to the global sum; features are clipped to [-b, b] (`clip_b`, b = 2 as in the
+paper) by a `Clip` appended to every body, and sigma comes from Thm. 7 (`accountant="thm7"`) or a
+tighter accountant ("rdp", "pld"). Under DP the count n_c is not sent: the server reads the (noisy)
+counts from the statistic's constant column. The head solve uses max(n, 1) samples, so a noisy count
+can never make it ill-posed, and FedLog-C only pulls towards classes whose noisy count is at least 1.
 """
 from __future__ import annotations
 
 import torch
 
-from .. import engine, expfam
+from .. import engine, expfam, privacy
 from ..messages import Message
+from ..models import Clip
 from .base import Algorithm, Context
 
 
 class FedLog(Algorithm):
     name = "fedlog"
-    defaults = dict(head_solver="exact", head_lr=0.01, head_steps=100, chi=0.0, nu=1.0)
+    defaults = dict(head_solver="exact", head_lr=0.01, head_steps=100, chi=0.0, nu=1.0,
+                    dp="none", epsilon=1.0, delta=0.01, clip_b=None, accountant="thm7")
 
     def init(self, ctx: Context) -> None:
         super().init(ctx)
+        o = self.options
+        if o["dp"] not in ("none", "local", "central"):
+            raise ValueError(f"dp must be 'none', 'local' or 'central', got {o['dp']!r}")
+        b = o["clip_b"] if o["clip_b"] is not None else (2.0 if o["dp"] != "none" else None)
+        if b is not None:
+            for g in ctx.population.groups:
+                g.model.body.append(Clip(b))  # Eq. 14: the body's last activation
+        self.mechanism = None
+        if o["dp"] != "none":
+            m = ctx.population.groups[0].model.feature_dim + 1
+            sigma = privacy.noise_sigma(o["epsilon"], o["delta"], m, b, ctx.rounds, o["accountant"])
+            self.mechanism = privacy.GaussianMechanism(sigma, seed=ctx.seed * 7919 + 17)
         head = ctx.population.groups[0].params
         self.eta = expfam.head_to_eta(head["head.weight"][0], head["head.bias"][0]).clone()  # random, Alg. 1
         self.load_head(self.eta)
@@ -39,6 +60,7 @@ class FedLog(Algorithm):
 
     def solve_head(self, T: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
         o = self.options
+        n = max(float(n), 1.0)
         if o["head_solver"] == "exact":
             return expfam.map_head(T, n, o["chi"], o["nu"])
         if o["head_solver"] == "gradient":
@@ -66,10 +88,17 @@ class FedLog(Algorithm):
                 T = stats.new_zeros((n_clients, *stats.shape[1:]))
             T[g.clients.to(T.device)] = stats
         self.train_loss = losses
+        if self.options["dp"] == "local":
+            return Message.up({"T": self.mechanism.release(T)}, self.ctx.clients)
+        if self.options["dp"] == "central":  # secure aggregation: the server only ever sees the sum
+            return Message.up({"T": T}, self.ctx.clients)
         return Message.up({"T": T, "n": self.ctx.fed.train.counts.to(T.device, T.dtype)}, self.ctx.clients)
 
     def aggregate(self, rnd: int, up: Message) -> None:
-        self.T, n = up["T"].sum(0), up["n"].sum()
+        self.T = up["T"].sum(0)
+        if self.options["dp"] == "central":
+            self.T = self.mechanism.release(self.T)
+        n = up["n"].sum() if "n" in up.payload else self.T[:, 0].sum()
         self.eta = self.solve_head(self.T, n)
         self.load_head(self.eta)
 
@@ -90,8 +119,8 @@ class FedLogC(FedLog):
         T = down["T"]
         counts = T[:, 0]
         self.load_head(self.solve_head(T, counts.sum()))  # every client solves the same head
-        self.means = T[:, 1:] / counts.clamp(min=1e-12).unsqueeze(1)
-        self.has_mean = counts > 0
+        self.means = T[:, 1:] / counts.clamp(min=1.0).unsqueeze(1)
+        self.has_mean = counts >= 1  # noisy counts under DP can be tiny or negative
 
     def local_loss(self, feats, logits, y, valid, clients):
         loss = engine.masked_cross_entropy(logits, y, valid)
