@@ -26,7 +26,7 @@ from torch import nn
 from torch.func import functional_call, vmap
 
 from .data import ClientData
-from .models import BodyHead
+from .models import BodyHead, Shift
 
 ELEMENTWISE = (nn.ReLU, nn.Tanh, nn.Sigmoid, nn.GELU, nn.Hardtanh, nn.LeakyReLU, nn.ELU, nn.Softplus, nn.Identity)
 POOLS = (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d)
@@ -43,7 +43,7 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
 def supports_stacked(body: nn.Module) -> bool:
     if not isinstance(body, nn.Sequential):
         return False
-    ok = (nn.Conv2d, nn.Linear, nn.Flatten, nn.Dropout, nn.Dropout2d, nn.Sequential) + ELEMENTWISE + POOLS
+    ok = (nn.Conv2d, nn.Linear, nn.Flatten, nn.Dropout, nn.Dropout2d, nn.Sequential, Shift) + ELEMENTWISE + POOLS
     return all(isinstance(m, ok) and (not isinstance(m, nn.Sequential) or supports_stacked(m)) for m in body)
 
 
@@ -57,6 +57,8 @@ def _stacked_sequential(seq: nn.Sequential, params: dict, x: torch.Tensor, n: in
         elif isinstance(layer, nn.Linear):
             w, b = params[f"{name}.weight"], params.get(f"{name}.bias")
             x = torch.bmm(x, w.transpose(1, 2)) if b is None else torch.baddbmm(b.unsqueeze(1), x, w.transpose(1, 2))
+        elif isinstance(layer, Shift):  # flat layout [n, B, F] + [n, 1, F]
+            x = x + params[f"{name}.shift"].unsqueeze(1)
         elif isinstance(layer, nn.Flatten):
             if conv:
                 x, conv = x.reshape(x.shape[0], n, -1).transpose(0, 1), False

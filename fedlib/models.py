@@ -23,6 +23,17 @@ class BodyHead(nn.Module):
         return self.head.in_features
 
 
+class Shift(nn.Module):
+    """Adds a learnable vector to the representation (FedDBE's personalized representation bias, PRBM)."""
+
+    def __init__(self, features: int):
+        super().__init__()
+        self.shift = nn.Parameter(torch.zeros(features))
+
+    def forward(self, x):
+        return x + self.shift
+
+
 class Clip(nn.Hardtanh):
     """Eq. 14: clip every feature to [-b, b] (the body's last activation under differential privacy)."""
 

@@ -56,3 +56,31 @@ def test_message_counting():
     assert (ledger.up, ledger.down, ledger.total()) == ([60 * 32], [60 * 32], 120 * 32)
     with pytest.raises(ValueError):
         ledger.record(Message("sideways", {}, torch.tensor([0])))
+
+
+MODEL = 21840  # the MNIST CNN: conv1 260, conv2 5020, fc1 16050, fc2 510
+CONV, FC1, FC2 = 260 + 5020, 16050, 510
+
+
+@pytest.mark.parametrize("method,options,shared", [
+    ("fedper", {}, CONV),  # the last two layers stay local
+    ("fedrep", {}, CONV + FC1),  # FedRep 1: the head is local
+    ("fedrep", {"local_layers": 2}, CONV),  # FedRep 2
+    ("fedbabu", {}, CONV + FC1),  # the body is averaged, the fixed head never travels
+])
+def test_partial_averaging_sends_exactly_the_shared_layers(method, options, shared):
+    up, down = _one_round_bits(method, options=options)
+    assert up == [50 * shared * 32] and down == [50 * shared * 32]
+
+
+def test_csfl_sends_compressed_measurements_both_ways():
+    up, down = _one_round_bits("csfl", rounds=2)
+    measurements = 22 * 100  # 21840 parameters in 22 blocks of 1000, 10% as many measurements per block
+    assert up == [50 * measurements * 32] * 2
+    assert down == [0, 50 * measurements * 32]
+
+
+def test_feddbe_sends_the_model_and_the_mean_representation_once():
+    up, down = _one_round_bits("feddbe", rounds=3)
+    assert up == [50 * (MODEL + 50 + 1) * 32, 50 * MODEL * 32, 50 * MODEL * 32]
+    assert down == [50 * MODEL * 32, 50 * (MODEL + 50) * 32, 50 * MODEL * 32]

@@ -5,10 +5,16 @@ aggregate), give it a `name` and `defaults`, and add it here.
 """
 from .base import Algorithm, Context
 from .fedavg import FedAvg, LGFedAvg, ParameterAveraging
+from .csfl import CSFL
+from .fedbabu import FedBabu
+from .feddbe import FedDBE
 from .fedlog import FedLog, FedLogC
+from .fedper import FedPer
 from .fedproto import FedProto
+from .fedrep import FedRep
 
-REGISTRY: dict[str, type[Algorithm]] = {cls.name: cls for cls in (FedAvg, LGFedAvg, FedLog, FedLogC, FedProto)}
+REGISTRY: dict[str, type[Algorithm]] = {
+    cls.name: cls for cls in (FedAvg, LGFedAvg, FedPer, FedRep, CSFL, FedBabu, FedProto, FedDBE, FedLog, FedLogC)}
 
 
 def make(name: str, **options) -> Algorithm:
@@ -17,5 +23,5 @@ def make(name: str, **options) -> Algorithm:
     return REGISTRY[name](**options)
 
 
-__all__ = ["Algorithm", "Context", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedLog",
-           "FedLogC", "FedProto"]
+__all__ = ["Algorithm", "Context", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer", "FedRep",
+           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC"]

@@ -22,6 +22,10 @@ class ParameterAveraging(Algorithm):
     def shared_names(self, ctx: Context) -> list[str]:
         raise NotImplementedError
 
+    def local_training(self, group, data, rnd: int) -> torch.Tensor:
+        """What a client trains between download and upload; by default every parameter for the local epochs."""
+        return self.ctx.train(group, data, rnd, trainable=list(group.params))
+
     def init(self, ctx: Context) -> None:
         super().init(ctx)
         self.shared = self.shared_names(ctx)
@@ -37,11 +41,11 @@ class ParameterAveraging(Algorithm):
         return Message.down(dict(self.global_params), self.ctx.clients)
 
     def client_update(self, rnd: int, down: Message) -> Message:
-        for k, v in down.payload.items():
-            self.population.set_all(k, v)
+        for k in self.shared:
+            self.population.set_all(k, down[k])
         losses = torch.zeros(self.population.n_clients)
         for g, data in self.ctx.groups:
-            losses[g.clients] = self.ctx.train(g, data, rnd, trainable=list(g.params)).cpu()
+            losses[g.clients] = self.local_training(g, data, rnd).cpu()
         self.train_loss = losses
         payload = {k: self.population.gather(k) for k in self.shared}
         if self.options["weighted"]:

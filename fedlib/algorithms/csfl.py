@@ -1,0 +1,113 @@
+"""CS-FL (Li, Li and Varshney, 2021): federated averaging of compressed-sensing measurements.
+
+Each round every client trains the model locally (phase-1 learning rate), keeps the largest
+`sparsity` fraction of the entries of its update Delta_c = w_c - w (the rest are zeroed) and sends
+y_c = A Delta_c, only `reduction` times as many numbers as the model has. Measurements are linear,
+so the server averages them, y = mean_c y_c, and broadcasts y (compressed downlink too). Every
+client reconstructs the average update by iterative hard thresholding (IHT) and moves the shared
+model by it, scaled by phase-2 lr / phase-1 lr (our reading of Tables A.3-A.5's two learning rates).
+
+Choices: A is block-diagonal, one shared Gaussian matrix of `block` columns and reduction * block
+rows, drawn from a seed every party knows (nothing is sent for it) -- a dense matrix for the CIFAR
+CNN would take gigabytes. Normalized IHT keeps as many entries as the clients sent in total (at most half the
+measurements) and runs `iht_steps` iterations.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..messages import Message
+from .base import Context
+from .fedavg import ParameterAveraging
+
+
+def flatten(params: dict[str, torch.Tensor], names: list[str]) -> torch.Tensor:
+    return torch.cat([params[k].flatten(1) for k in names], dim=1)
+
+
+def unflatten(vec: torch.Tensor, like: dict[str, torch.Tensor], names: list[str]) -> dict[str, torch.Tensor]:
+    out, i = {}, 0
+    for k in names:
+        n = like[k].numel()
+        out[k] = vec[i:i + n].view_as(like[k])
+        i += n
+    return out
+
+
+def keep_largest(x: torch.Tensor, k: int) -> torch.Tensor:
+    """Zero all but the k largest-magnitude entries of each row."""
+    idx = x.abs().topk(k, dim=-1).indices
+    return torch.zeros_like(x).scatter_(-1, idx, x.gather(-1, idx))
+
+
+class CSFL(ParameterAveraging):
+    name = "csfl"
+    defaults = dict(sparsity=0.005, reduction=0.1, phase2_lr=None, block=1000, iht_steps=60)
+
+    def shared_names(self, ctx: Context) -> list[str]:
+        return list(ctx.population.groups[0].params)
+
+    def init(self, ctx: Context) -> None:
+        super().init(ctx)
+        o = self.options
+        self.P = sum(v.numel() for v in self.global_params.values())
+        self.blocks = math.ceil(self.P / o["block"])
+        rows = max(1, round(o["reduction"] * o["block"]))
+        g = torch.Generator().manual_seed(10_007 + ctx.seed)
+        device = self.global_params[self.shared[0]].device
+        self.A = (torch.randn(rows, o["block"], generator=g) / math.sqrt(rows)).to(device)
+        self.k = max(1, round(o["sparsity"] * self.P))
+        self.y = None
+
+    def measure(self, x: torch.Tensor) -> torch.Tensor:
+        """x [..., P] -> y [..., blocks * rows]."""
+        pad = self.blocks * self.options["block"] - x.shape[-1]
+        xb = torch.nn.functional.pad(x, (0, pad)).unflatten(-1, (self.blocks, self.options["block"]))
+        return (xb @ self.A.T).flatten(-2)
+
+    def reconstruct(self, y: torch.Tensor, k: int) -> torch.Tensor:
+        """Normalized IHT (Blumensath and Davies, 2010): x <- H_k(x + mu A^T (y - A x)) with blockwise A, a global
+        k, and the step mu = |g_S|^2 / |A g_S|^2 on the current support S."""
+        rows = self.A.shape[0]
+        yb = y.unflatten(-1, (self.blocks, rows))
+        x = torch.zeros(self.blocks, self.options["block"], device=y.device, dtype=y.dtype)
+        support = None
+        for _ in range(self.options["iht_steps"]):
+            grad = (yb - x @ self.A.T) @ self.A
+            if support is None:
+                support = keep_largest(grad.flatten().unsqueeze(0), k).view_as(x) != 0
+            gs = grad * support
+            mu = float((gs ** 2).sum() / ((gs @ self.A.T) ** 2).sum().clamp(min=1e-30))
+            x = keep_largest((x + mu * grad).flatten().unsqueeze(0), k).view_as(x)
+            support = x != 0
+        return x.flatten()[: self.P]
+
+    def configure(self, rnd: int) -> Message:
+        if self.y is None:  # round 0: everybody starts from the same initialisation, nothing to send
+            return Message.down({}, self.ctx.clients)
+        return Message.down({"y": self.y}, self.ctx.clients)
+
+    def client_update(self, rnd: int, down: Message) -> Message:
+        if "y" in down.payload:
+            k_total = min(self.k * len(self.ctx.clients), down["y"].numel() // 2)
+            step = self.reconstruct(down["y"], k_total)
+            scale = (self.options["phase2_lr"] or self.ctx.lr) / self.ctx.lr
+            start = flatten({k: v.unsqueeze(0) for k, v in self.global_params.items()}, self.shared)[0]
+            self.global_params = {k: v.clone() for k, v in unflatten(start + scale * step, self.global_params,
+                                                                      self.shared).items()}
+        for k, v in self.global_params.items():
+            self.population.set_all(k, v)
+        start = flatten({k: v.unsqueeze(0) for k, v in self.global_params.items()}, self.shared)
+        losses = torch.zeros(self.population.n_clients)
+        for g, data in self.ctx.groups:
+            losses[g.clients] = self.local_training(g, data, rnd).cpu()
+        self.train_loss = losses
+        delta = flatten({k: self.population.gather(k) for k in self.shared}, self.shared) - start
+        return Message.up({"y": self.measure(keep_largest(delta, self.k))}, self.ctx.clients)
+
+    def aggregate(self, rnd: int, up: Message) -> None:
+        self.y = up["y"].mean(0)
+        for k, v in self.global_params.items():  # clients predict with the model they will all rebuild
+            self.population.set_all(k, v)

@@ -1,0 +1,23 @@
+"""FedBabu (Oh et al., 2021): the head is randomly initialised and never updated during training;
+only the body is trained and averaged.
+
+Every client starts from the same random head and keeps it, so the bodies learn towards one fixed
+classifier. The original paper fine-tunes the head before evaluating; the FedLog paper's FedBabu
+numbers (below FedAvg's) indicate no fine-tuning, and none is done here.
+"""
+from __future__ import annotations
+
+import torch
+
+from .base import Context
+from .fedavg import ParameterAveraging
+
+
+class FedBabu(ParameterAveraging):
+    name = "fedbabu"
+
+    def shared_names(self, ctx: Context) -> list[str]:
+        return ctx.population.groups[0].names("body")
+
+    def local_training(self, group, data, rnd: int) -> torch.Tensor:
+        return self.ctx.train(group, data, rnd, trainable=group.names("body"))

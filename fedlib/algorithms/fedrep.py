@@ -1,0 +1,28 @@
+"""FedRep (Collins et al., 2021): a shared representation, local heads, trained in turns.
+
+Each round a client first trains its local head with the representation fixed (`head_epochs`,
+10 on MNIST and CIFAR-10, 3 on CIFAR-100 in Tables A.3-A.5), then the representation with its
+head fixed (the local epochs), and sends the representation up; the server averages it.
+`local_layers=1` is FedRep 1 (the head is the last layer, as in the original paper),
+`local_layers=2` is FedRep 2 (the last two layers are local, less to communicate).
+"""
+from __future__ import annotations
+
+import torch
+
+from ..models import last_layers
+from .base import Context
+from .fedavg import ParameterAveraging
+
+
+class FedRep(ParameterAveraging):
+    name = "fedrep"
+    defaults = dict(ParameterAveraging.defaults, local_layers=1, head_epochs=10)
+
+    def shared_names(self, ctx: Context) -> list[str]:
+        self.local = last_layers(ctx.population.groups[0].model, self.options["local_layers"])
+        return [k for k in ctx.population.groups[0].params if k not in self.local]
+
+    def local_training(self, group, data, rnd: int) -> torch.Tensor:
+        self.ctx.train(group, data, rnd, trainable=self.local, epochs=self.options["head_epochs"])
+        return self.ctx.train(group, data, rnd + 100_003, trainable=self.shared)  # another batch order
