@@ -28,6 +28,17 @@ def sync(device):
         torch.cuda.synchronize()
 
 
+def seconds_per_round(one, rounds, device) -> float:
+    """Mean seconds of one(r) for r = 1..rounds, after a warm-up call one(0)."""
+    one(0)
+    sync(device)
+    t = time.perf_counter()
+    for r in range(1, rounds + 1):
+        one(r)
+    sync(device)
+    return (time.perf_counter() - t) / rounds
+
+
 def time_engine(method, rounds, device):
     ctx, alg = ex.setup(ex.paper_config("mnist", method, device=str(device)))
     torch.manual_seed(0)
@@ -36,13 +47,7 @@ def time_engine(method, rounds, device):
         alg.aggregate(rnd, alg.client_update(rnd, alg.configure(rnd)))
         engine.evaluate_population(alg.population, ctx.fed.test)
 
-    one(0)  # warm-up
-    sync(device)
-    t = time.perf_counter()
-    for r in range(1, rounds + 1):
-        one(r)
-    sync(device)
-    return (time.perf_counter() - t) / rounds
+    return seconds_per_round(one, rounds, device)
 
 
 def time_loop(method, rounds, device):
@@ -93,13 +98,7 @@ def time_loop(method, rounds, device):
                 n = int(test.counts[c])
                 (m(test.x[c, :n]).argmax(1) == test.y[c, :n]).sum()
 
-    one(0)
-    sync(device)
-    t = time.perf_counter()
-    for r in range(1, rounds + 1):
-        one(r)
-    sync(device)
-    return (time.perf_counter() - t) / rounds
+    return seconds_per_round(one, rounds, device)
 
 
 def time_centralized(rounds, device):
@@ -128,13 +127,7 @@ def time_centralized(rounds, device):
             for i in range(0, len(tx), 4096):
                 model(tx[i:i + 4096]).argmax(1)
 
-    one(0)
-    sync(device)
-    t = time.perf_counter()
-    for r in range(1, rounds + 1):
-        one(r)
-    sync(device)
-    return (time.perf_counter() - t) / rounds
+    return seconds_per_round(one, rounds, device)
 
 
 def main():

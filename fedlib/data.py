@@ -9,6 +9,7 @@ label counts, a checksum of the arrays) before it is cached as `<name>.npz`.
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import os
@@ -246,12 +247,16 @@ def make_circle(n_train: int = 80, n_test: int = 1000, radius: float = 26 / 7, s
 DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100", "circle")
 
 
+@functools.lru_cache(maxsize=4)
+def _load_cached(name: str, root: Path) -> Dataset:
+    """Decoded datasets stay in memory, so a sweep reads and normalises each one once (callers never mutate them)."""
+    return _load_idx_dataset(name, root) if name in _IDX_SOURCES else _load_cifar(name, root)
+
+
 def load_dataset(name: str, root: str | Path | None = None, seed: int = 0) -> Dataset:
-    root = Path(root) if root is not None else data_dir()
-    if name in _IDX_SOURCES:
-        return _load_idx_dataset(name, root)
-    if name in ("cifar10", "cifar100"):
-        return _load_cifar(name, root)
+    root = (Path(root) if root is not None else data_dir()).resolve()
+    if name in _IDX_SOURCES or name in ("cifar10", "cifar100"):
+        return _load_cached(name, root)
     if name == "circle":
         return make_circle(seed=seed)
     raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(DATASETS)}")

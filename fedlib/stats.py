@@ -75,3 +75,24 @@ def henze_zirkler(x, alpha: float = 0.05) -> tuple[float, float, bool]:
     log_sigma = np.sqrt(np.log((var + mu ** 2) / mu ** 2))
     p = float(sps.lognorm.sf(hz, log_sigma, scale=np.exp(log_mu)))
     return float(hz), p, p > alpha
+
+
+def table_rows(results: dict[str, list[dict]], threshold: float, reference: str) -> list[dict]:
+    """Table 1's numbers from cached runs: results[label] = one run result per seed (same seeds for every label).
+    Accuracy is the mean client accuracy after the last round; bits are counted to the threshold (or the best
+    round); markers are one-tailed Wilcoxon tests against `reference`, paired by seed."""
+    acc = {k: [100 * r["rounds"]["acc_mean"][-1] for r in v] for k, v in results.items()}
+    bits = {k: [bits_to_threshold(r["rounds"]["acc_mean"], r["rounds"]["up_bits"], r["rounds"]["down_bits"],
+                                  threshold)[0] for r in v] for k, v in results.items()}
+    reached = {k: [bits_to_threshold(r["rounds"]["acc_mean"], r["rounds"]["up_bits"], r["rounds"]["down_bits"],
+                                     threshold)[2] for r in v] for k, v in results.items()}
+    rows = []
+    for label in results:
+        (am, ase), (bm, bse) = mean_se(acc[label]), mean_se(bits[label])
+        ref_a, ref_b = acc.get(reference), bits.get(reference)
+        rows.append({"method": label, "accuracy_mean": am, "accuracy_se": ase,
+                     "accuracy_marker": wilcoxon_marker(acc[label], ref_a)[0] if ref_a and label != reference else "",
+                     "bits_to_threshold": bm, "bits_se": bse,
+                     "bits_marker": wilcoxon_marker(bits[label], ref_b)[0] if ref_b and label != reference else "",
+                     "reached": f"{sum(reached[label])}/{len(reached[label])}"})
+    return rows

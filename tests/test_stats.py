@@ -42,3 +42,31 @@ def test_henze_zirkler_agrees_with_pingouin():
         assert p == pytest.approx(float(ref.pval), rel=1e-6, abs=1e-12), name
         assert normal == bool(ref.normal), name
     assert stats.henze_zirkler(samples["gaussian"])[2] and not stats.henze_zirkler(samples["exponential"])[2]
+
+
+def _fake_run(acc, bits_per_round):
+    return {"rounds": {"acc_mean": acc, "up_bits": [bits_per_round] * len(acc), "down_bits": [0] * len(acc)}}
+
+
+def test_table_rows_reads_final_accuracy_bits_and_markers():
+    seeds = range(8)
+    results = {
+        "A": [_fake_run([0.5, 0.98, 0.99 + 0.001 * s], 10) for s in seeds],  # reaches 97% in round 2
+        "B": [_fake_run([0.5, 0.6, 0.90 + 0.001 * s], 1) for s in seeds],  # never: counted to its best round
+    }
+    rows = {r["method"]: r for r in stats.table_rows(results, 0.97, reference="A")}
+    assert rows["A"]["accuracy_mean"] == pytest.approx(99.35) and rows["A"]["bits_to_threshold"] == 20
+    assert rows["B"]["bits_to_threshold"] == 3 and rows["B"]["reached"] == "0/8"
+    assert rows["B"]["accuracy_marker"] == "⇓" and rows["B"]["bits_marker"] == "⇓"
+    assert rows["A"]["accuracy_marker"] == ""
+
+
+def test_table1_configs_follow_tables_a3_to_a5():
+    from fedlib import paper
+
+    c = paper.table1_config("cifar10", "CS-FL", seed=3)
+    assert (c.lr, c.batch_size, c.options["sparsity"], c.options["phase2_lr"]) == (0.001, 10, 0.0005, 0.01)
+    assert paper.table1_config("cifar100", "FedRep 2").options == {"local_layers": 2, "head_epochs": 3}
+    m = paper.table1_config("mnist", "LG-FedAvg 2", rounds=7)
+    assert (m.method, m.options, m.rounds, m.n_clients, m.train_fraction) == ("lg_fedavg", {"global_layers": 2}, 7, 50, 0.05)
+    assert set(paper.TABLE1["mnist"]) == set(paper.TABLE1_METHODS)
