@@ -12,7 +12,7 @@ import math
 import os
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
@@ -178,4 +178,4 @@ def is_cached(cfg: Config) -> bool:
 
 
 __all__ = ["Config", "PAPER_SETTINGS", "paper_config", "run", "run_many", "setup", "cache_path", "is_cached",
-           "DivergenceError", "replace"]
+           "DivergenceError"]
