@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set up the environment if missing, fetch the datasets, execute every notebook headlessly
 # (papermill, profile $FEDLIB_PROFILE, default quick) and write figures/. Executed notebooks go to build/.
+# FEDLIB_SWEEP_BACKEND=ray (and FEDLIB_RAY_ADDRESS=auto or ray://host:10001 for an existing cluster) hands every
+# notebook's sweep to Ray; the notebooks then read the results from the shared cache ($FEDLIB_RESULTS).
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/env.sh

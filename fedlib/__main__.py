@@ -1,4 +1,5 @@
-"""Command line: `python -m fedlib fetch-data` and `python -m fedlib run --method fedlog --dataset mnist ...`."""
+"""Command line: `python -m fedlib fetch-data`, `python -m fedlib run --method fedlog --dataset mnist ...`,
+`python -m fedlib sweep --grid grid.json [--backend ray --address auto]`."""
 from __future__ import annotations
 
 import argparse
@@ -42,9 +43,24 @@ def main(argv=None) -> int:
     r.add_argument("--rounds", type=int)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--option", action="append", default=[], help="method option key=value (JSON value)")
+    sw = sub.add_parser("sweep", help="run a grid of experiments (cached) locally or on Ray")
+    sw.add_argument("--grid", required=True, help='JSON file: a list of configs or {"base": {...}, "grid": {...}}')
+    sw.add_argument("--backend", choices=["local", "ray"], default=None, help="default: $FEDLIB_SWEEP_BACKEND or local")
+    sw.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
     args = parser.parse_args(argv)
     if args.cmd == "fetch-data":
         return fetch_data(args.names)
+    if args.cmd == "sweep":
+        from .sweep import expand_grid, run_sweep
+
+        with open(args.grid) as f:
+            configs = expand_grid(json.load(f))
+        report = run_sweep(configs, backend=args.backend, address=args.address)
+        print(f"{len(configs)} runs: {report.cached} from the cache, {report.computed} computed, "
+              f"{len(report.failures)} failed")
+        for cfg, err in report.failures:
+            print(f"FAILED {cfg.label()}: {err.strip().splitlines()[-1]}", file=sys.stderr)
+        return 1 if report.failures else 0
     from .experiments import paper_config, run
 
     opts = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}

@@ -166,11 +166,16 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
 
 
 def run_many(configs: list[Config], cache: bool = True, progress: bool = True) -> list[dict]:
-    """Run a sweep locally, one config after another; finished runs come from the cache."""
-    out = []
-    for cfg in tqdm(configs, desc="sweep", disable=not progress or len(configs) < 2):
-        out.append(run(cfg, cache=cache, progress=progress))
-    return out
+    """Run a sweep (finished runs come from the cache) and return every result. The backend is local unless
+    FEDLIB_SWEEP_BACKEND=ray (see `fedlib.sweep`); if a run fails, the others still finish and are cached,
+    then this raises with the failures listed."""
+    if not cache:
+        return [run(cfg, cache=False, progress=progress) for cfg in configs]
+    from .sweep import run_sweep
+
+    report = run_sweep(configs, progress=progress)
+    report.raise_if_failed()
+    return report.results
 
 
 def is_cached(cfg: Config) -> bool:

@@ -1,0 +1,148 @@
+"""Sweeps: run a list of experiment configs with a backend, into the one on-disk cache.
+
+* `local` (default): in this process, one run after another, with a progress bar.
+* `ray`: every run is a Ray task (a GPU is requested when the config's device needs one) on an
+  existing cluster (`address`, e.g. "auto" or "ray://host:10001") or on a local one started for the
+  call. Tasks write their results into the same cache, atomically, so the two backends are
+  interchangeable and a sweep stopped on either resumes where it stopped. On a cluster, the
+  results folder (`FEDLIB_RESULTS`) and the data folder must be shared by all nodes.
+
+A run that raises is recorded (`<key>.error.json` beside where its result would be) and the rest of
+the sweep goes on; running the sweep again retries only the failed and missing runs.
+`FEDLIB_SWEEP_BACKEND=ray` (and `FEDLIB_RAY_ADDRESS`) make every `experiments.run_many`, and so every
+notebook, use Ray.
+"""
+from __future__ import annotations
+
+import json
+import os
+import traceback
+from dataclasses import asdict, dataclass, field
+
+import torch
+from tqdm.auto import tqdm
+
+from . import experiments as ex
+from .paths import data_dir, results_dir
+
+
+@dataclass
+class SweepReport:
+    results: list[dict | None]  # one per config, None where the run failed
+    failures: list[tuple[ex.Config, str]] = field(default_factory=list)
+    computed: int = 0
+    cached: int = 0
+
+    def raise_if_failed(self) -> None:
+        if self.failures:
+            lines = "\n".join(f"  {cfg.label()}: {err.strip().splitlines()[-1]}" for cfg, err in self.failures)
+            raise RuntimeError(f"{len(self.failures)} run(s) of the sweep failed (recorded in the results folder; "
+                               f"run the sweep again to retry only those):\n{lines}")
+
+
+def error_path(cfg: ex.Config):
+    return ex.cache_path(cfg).with_suffix(".error.json")
+
+
+def _record_failure(cfg: ex.Config, err: str) -> None:
+    ex.write_atomic(error_path(cfg), {"config": asdict(cfg), "key": cfg.key(), "error": err})
+
+
+def _load(cfg: ex.Config) -> dict | None:
+    path = ex.cache_path(cfg)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _run_guarded(cfg: ex.Config, progress: bool) -> tuple[dict | None, str | None]:
+    try:
+        res = ex.run(cfg, progress=progress)
+        error_path(cfg).unlink(missing_ok=True)
+        return res, None
+    except Exception:  # Ctrl-C and kills are BaseExceptions: they stop the sweep, finished runs stay cached
+        err = traceback.format_exc()
+        _record_failure(cfg, err)
+        return None, err
+
+
+def _local(configs, todo, report, progress):
+    for i in tqdm(todo, desc="sweep (local)", disable=not progress or len(todo) < 2):
+        res, err = _run_guarded(configs[i], progress=False)
+        report.results[i] = res
+        report.computed += res is not None
+        if err:
+            report.failures.append((configs[i], err))
+
+
+def _remote_run(cfg_dict: dict, env: dict, threads: int):
+    os.environ.update(env)
+    torch.set_num_threads(threads)
+    return _run_guarded(ex.Config(**cfg_dict), progress=False)
+
+
+def _ray(configs, todo, report, progress, address, threads):
+    try:
+        import ray
+    except ImportError as err:
+        raise ImportError("the ray backend needs Ray: pip install -e '.[cluster]' (or pip install 'ray>=2.9')") from err
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+    env = {"FEDLIB_RESULTS": str(results_dir().resolve()), "FEDLIB_DATA": str(data_dir().resolve())}
+    task = ray.remote(_remote_run)
+    pending = {}
+    for i in todo:
+        cfg = configs[i]
+        gpu = 1 if cfg.device.startswith("cuda") else 0  # what the config asks for, not what the driver has
+        pending[task.options(num_cpus=1, num_gpus=gpu, max_retries=0).remote(asdict(cfg), env, threads)] = i
+    bar = tqdm(total=len(pending), desc="sweep (ray)", disable=not progress or len(pending) < 2)
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1)
+        i = pending.pop(done[0])
+        try:
+            res, err = ray.get(done[0])
+        except Exception:  # the worker died (killed, out of memory): nothing of this run was written
+            res, err = None, traceback.format_exc()
+            _record_failure(configs[i], err)
+        report.results[i] = res
+        report.computed += res is not None
+        if err:
+            report.failures.append((configs[i], err))
+        bar.update()
+    bar.close()
+
+
+def run_sweep(configs: list[ex.Config], backend: str | None = None, address: str | None = None,
+              progress: bool = True, threads: int | None = None) -> SweepReport:
+    """Run every config not cached yet. `threads`: torch threads per Ray task (default: this process's count,
+    so both backends give bit-identical numbers on the same machine)."""
+    backend = backend or os.environ.get("FEDLIB_SWEEP_BACKEND", "local")
+    address = address or os.environ.get("FEDLIB_RAY_ADDRESS") or None
+    report = SweepReport(results=[_load(c) for c in configs])
+    report.cached = sum(r is not None for r in report.results)
+    todo = [i for i, r in enumerate(report.results) if r is None]
+    if backend == "local":
+        _local(configs, todo, report, progress)
+    elif backend == "ray":
+        if todo:
+            _ray(configs, todo, report, progress, address, threads or torch.get_num_threads())
+    else:
+        raise ValueError(f"unknown sweep backend {backend!r}; choose local or ray")
+    return report
+
+
+def expand_grid(spec) -> list[ex.Config]:
+    """A JSON sweep spec: a list of config dicts, or {"base": {...}, "grid": {field: [values], ...}} for the
+    cartesian product (a field "paper": dataset starts from that dataset's paper setting)."""
+    import itertools
+
+    if isinstance(spec, list):
+        return [ex.Config(**d) for d in spec]
+    base, grid = dict(spec.get("base", {})), spec.get("grid", {})
+    out = []
+    for values in itertools.product(*grid.values()):
+        fields = {**base, **dict(zip(grid, values))}
+        dataset = fields.pop("paper", None)
+        out.append(ex.paper_config(dataset, **fields) if dataset else ex.Config(**fields))
+    return out

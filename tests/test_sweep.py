@@ -1,0 +1,95 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from fedlib import experiments as ex
+from fedlib import sweep
+
+
+def _circle(seed, method="fedlog", rounds=4, epochs=5, **options):
+    return ex.Config(method=method, dataset="circle", model="mlp_flexible", n_clients=2, rounds=rounds,
+                     local_epochs=epochs, batch_size=40, lr=0.05, same_init=False, seed=seed, options=options)
+
+
+def _numbers(result):
+    return {k: v for k, v in result["rounds"].items() if k != "seconds"}  # wall time is the only thing that differs
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    import ray
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_local_and_ray_give_identical_results_and_report_failures(ray_cluster, tmp_path, monkeypatch):
+    grid = [_circle(s, m) for m in ("fedlog", "fedproto") for s in range(2)] + [_circle(0, head_solver="bogus")]
+    out = {}
+    for backend in ("local", "ray"):
+        monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / backend))
+        report = sweep.run_sweep(grid, backend=backend, progress=False)
+        assert report.computed == 4 and len(report.failures) == 1  # the failing run did not stop the others
+        assert "head_solver" in report.failures[0][1]
+        assert sweep.error_path(grid[-1]).exists() and not ex.is_cached(grid[-1])
+        out[backend] = [_numbers(r) for r in report.results[:4]]
+        with pytest.raises(RuntimeError, match="1 run"):
+            report.raise_if_failed()
+    assert out["local"] == out["ray"]
+
+
+def test_rerunning_retries_only_failed_and_missing_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    grid = [_circle(0), _circle(1, head_solver="bogus")]
+    first = sweep.run_sweep(grid, backend="local", progress=False)
+    assert (first.computed, len(first.failures)) == (1, 1)
+    grid.append(_circle(2))
+    again = sweep.run_sweep(grid, backend="local", progress=False)
+    assert (again.cached, again.computed, len(again.failures)) == (1, 1, 1)
+
+
+def test_a_killed_ray_sweep_resumes_without_recomputing(ray_cluster, tmp_path):
+    grid = [_circle(s, rounds=12, epochs=10) for s in range(6)]
+    spec = tmp_path / "grid.json"
+    spec.write_text(json.dumps([vars(c) for c in grid]))
+    env = {**os.environ, "FEDLIB_RESULTS": str(tmp_path / "results")}
+    proc = subprocess.Popen([sys.executable, "-m", "fedlib", "sweep", "--grid", str(spec), "--backend", "ray"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    results = tmp_path / "results" / "fedlog"
+    deadline = time.time() + 240
+    while time.time() < deadline and len(list(results.glob("*.json"))) < 2:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the driver, its local cluster and every worker
+    proc.wait()
+    finished = {p: p.stat().st_mtime_ns for p in results.glob("*.json")}
+    assert 2 <= len(finished) < len(grid), "the sweep must be stopped part-way"
+    os.environ["FEDLIB_RESULTS"] = str(tmp_path / "results")
+    try:
+        report = sweep.run_sweep(grid, backend="ray", progress=False)
+    finally:
+        del os.environ["FEDLIB_RESULTS"]
+    assert report.cached == len(finished) and report.computed == len(grid) - len(finished)
+    assert all(p.stat().st_mtime_ns == t for p, t in finished.items())  # nothing finished was recomputed
+    assert all(r is not None for r in report.results)
+
+
+def test_ray_backend_without_ray_says_how_to_install(monkeypatch, tmp_path):
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
+    with pytest.raises(ImportError, match=r"\[cluster\]"):
+        sweep.run_sweep([_circle(0)], backend="ray", progress=False)
+    with pytest.raises(ValueError, match="unknown sweep backend"):
+        sweep.run_sweep([_circle(0)], backend="slurm", progress=False)
+
+
+def test_grid_spec_expands_to_the_cartesian_product():
+    cfgs = sweep.expand_grid({"base": {"paper": "mnist", "rounds": 3},
+                              "grid": {"method": ["fedlog", "fedavg"], "seed": [0, 1, 2]}})
+    assert len(cfgs) == 6 and {c.method for c in cfgs} == {"fedlog", "fedavg"}
+    assert all(c.rounds == 3 and c.n_clients == 50 for c in cfgs)
+    assert sweep.expand_grid([{"method": "fedlog", "seed": 4}])[0].seed == 4
