@@ -379,6 +379,8 @@ class ClientData:
 
     def select(self, clients: torch.Tensor | list[int]) -> "ClientData":
         clients = torch.as_tensor(clients, dtype=torch.long)
+        if torch.equal(clients, torch.arange(self.n_clients)):  # all clients in order: no copy
+            return self
         return ClientData(self.x[clients.to(self.x.device)], self.y[clients.to(self.y.device)], self.counts[clients])
 
     def to(self, device) -> "ClientData":
