@@ -139,8 +139,9 @@ for d, by_label in runs.items():
     for i, (lab, rs) in enumerate(by_label.items()):
         acc = np.array([r["rounds"]["acc_mean"] for r in rs]) * 100
         bits = np.cumsum(np.array(rs[0]["rounds"]["up_bits"]) + np.array(rs[0]["rounds"]["down_bits"]))
-        color = cmap(i % 20)
-        lw = 2.2 if lab.startswith("FedLog") else 1.2
+        method = paper.TABLE1_METHODS[lab][0]
+        color = plots.PALETTE[method] if method.startswith("fedlog") else cmap(i % 20)
+        lw = 2.2 if method.startswith("fedlog") else 1.2
         ax1.plot(bits, acc.mean(0), label=lab, color=color, lw=lw)
         plots.mean_band(ax2, np.arange(1, acc.shape[1] + 1), acc, lab, color=color, spread="se")
     ax1.set_xscale("log"); ax1.set_xlabel("communicated bits (up + down, all clients)"); ax1.set_ylabel("accuracy (%)")
