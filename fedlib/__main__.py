@@ -47,6 +47,9 @@ def main(argv=None) -> int:
     sw.add_argument("--grid", required=True, help='JSON file: a list of configs or {"base": {...}, "grid": {...}}')
     sw.add_argument("--backend", choices=["local", "ray"], default=None, help="default: $FEDLIB_SWEEP_BACKEND or local")
     sw.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
+    sw.add_argument("--threads", type=int, default=None,
+                    help="torch threads per Ray task (default: this process's count, which gives numbers identical "
+                         "to the local backend; on one machine use 1 so that tasks do not oversubscribe the cores)")
     args = parser.parse_args(argv)
     if args.cmd == "fetch-data":
         return fetch_data(args.names)
@@ -55,7 +58,7 @@ def main(argv=None) -> int:
 
         with open(args.grid) as f:
             configs = expand_grid(json.load(f))
-        report = run_sweep(configs, backend=args.backend, address=args.address)
+        report = run_sweep(configs, backend=args.backend, address=args.address, threads=args.threads)
         print(f"{len(configs)} runs: {report.cached} from the cache, {report.computed} computed, "
               f"{len(report.failures)} failed")
         for cfg, err in report.failures:
