@@ -56,6 +56,8 @@ def test_table_rows_reads_final_accuracy_bits_and_markers():
     }
     rows = {r["method"]: r for r in stats.table_rows(results, 0.97, reference="A")}
     assert rows["A"]["accuracy_mean"] == pytest.approx(99.35) and rows["A"]["bits_to_threshold"] == 20
+    late_drop = stats.table_rows({"A": [_fake_run([0.5, 0.99, 0.95], 1)] * 2}, 0.97, reference="A")[0]
+    assert late_drop["accuracy_mean"] == pytest.approx(99.0) and late_drop["final_accuracy_mean"] == pytest.approx(95.0)
     assert rows["B"]["bits_to_threshold"] == 3 and rows["B"]["reached"] == "0/8"
     assert rows["B"]["accuracy_marker"] == "⇓" and rows["B"]["bits_marker"] == "⇓"
     assert rows["A"]["accuracy_marker"] == ""
