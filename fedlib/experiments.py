@@ -23,6 +23,7 @@ from .messages import Ledger
 from .paths import results_dir
 
 CACHE_VERSION = 1  # bump when a change alters the numbers a config produces
+ADDED_FIELDS: dict = {}  # Config fields added after CACHE_VERSION 1 -> default (hashed only when not default)
 
 
 class DivergenceError(RuntimeError):
@@ -52,7 +53,13 @@ class Config:
 
     def key(self) -> str:
         d = asdict(self)
+        for name, default in ADDED_FIELDS.items():  # fields added later leave older keys (and caches) valid
+            if d[name] == default:
+                del d[name]
         d["device"] = engine.resolve_device(self.device).type
+        method_version = algorithms.REGISTRY[self.method].version if self.method in algorithms.REGISTRY else 1
+        if method_version != 1:
+            d["method_version"] = method_version
         d["cache_version"] = CACHE_VERSION
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 

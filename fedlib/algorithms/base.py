@@ -56,6 +56,7 @@ class Context:
 class Algorithm:
     name = "base"
     defaults: dict = {}
+    version = 1  # bump when a change alters this method's numbers: its cached runs are then recomputed
 
     def __init__(self, **options):
         unknown = set(options) - set(self.defaults)
