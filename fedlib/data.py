@@ -259,7 +259,7 @@ def load_dataset(name: str, root: str | Path | None = None, seed: int = 0) -> Da
         return _load_cached(name, root)
     if name == "circle":
         return make_circle(seed=seed)
-    raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(DATASETS)}")
+    raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(DATASETS)} (or celeba, sent140 from LEAF files)")
 
 
 # ----------------------------------------------------------------------------- partitions

@@ -270,13 +270,16 @@ def default_loss(feats, logits, y, valid, clients):
 
 
 def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: str, lr: float, epochs: int,
-          batch_size: int, g: torch.Generator, loss_fn: LossFn = default_loss, optimizer_kw: dict | None = None
-          ) -> torch.Tensor:
+          batch_size: int, g: torch.Generator, loss_fn: LossFn = default_loss, optimizer_kw: dict | None = None,
+          until_converged: bool = False, tol: float = 0.01) -> torch.Tensor:
     """Local training of every client in `group` on its rows of `data`. Returns the mean training loss [n].
-    `loss_fn(features, logits, y, valid, clients) -> [n]` lets an algorithm add its own terms."""
+    `loss_fn(features, logits, y, valid, clients) -> [n]` lets an algorithm add its own terms.
+    `until_converged`: train to the local optimum (Section 4.3): a client stops after the first epoch whose
+    mean loss is not `tol` (relative) below its best epoch so far; `epochs` is then the cap."""
     idx, valid = batch_schedule(data.counts, batch_size, epochs, g)
     dev = data.x.device
     idx, valid = idx.to(dev), valid.to(dev)
+    stop = _ConvergenceStop(data.counts.to(dev), batch_size, tol) if until_converged else None
     params = {k: v.requires_grad_(k in trainable) for k, v in group.params.items()}
     opt_params = {k: params[k] for k in trainable}
     opt = make_optimizer(optimizer, opt_params, lr, **(optimizer_kw or {}))
@@ -284,6 +287,10 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
     for s in range(idx.shape[0]):
         active = valid[s].any(1)
+        if stop is not None:
+            active &= ~stop.done
+            if not bool(active.any()):
+                break
         x, y = data.x[rows, idx[s]], data.y[rows, idx[s]]
         feats, logits = group.forward(x, train=True, params=params)
         loss = loss_fn(feats, logits, y, valid[s], group.clients)
@@ -291,9 +298,36 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         opt.step(opt_params, dict(zip(opt_params, grads)), None if bool(active.all()) else active)
         total += loss.detach() * active
         steps += active
+        if stop is not None:
+            stop.update(s, loss.detach() * valid[s].sum(1), active)
     for v in group.params.values():
         v.requires_grad_(False)
     return total / steps.clamp(min=1)
+
+
+class _ConvergenceStop:
+    """Per-client early stop at the end of each local epoch (clients' epochs have different lengths)."""
+
+    def __init__(self, counts: torch.Tensor, batch_size: int, tol: float):
+        self.counts = counts.clamp(min=1).to(torch.float32)
+        self.per_epoch = ((counts + batch_size - 1) // batch_size).clamp(min=1)
+        self.tol = tol
+        self.epoch_loss = torch.zeros_like(counts, dtype=torch.float32)
+        self.best = torch.full_like(self.epoch_loss, float("inf"))
+        self.done = counts == 0
+        self.epochs_run = torch.zeros_like(counts)
+
+    def update(self, step: int, loss_sum: torch.Tensor, active: torch.Tensor) -> None:
+        """`loss_sum` [n]: this step's summed loss over each client's samples in the batch."""
+        self.epoch_loss += loss_sum * active
+        ends = active & ((step + 1) % self.per_epoch == 0)
+        if bool(ends.any()):
+            mean = self.epoch_loss / self.counts  # the epoch's mean loss per sample
+            improved = mean < self.best * (1 - self.tol)
+            self.done |= ends & ~improved
+            self.best = torch.where(ends, torch.minimum(self.best, mean), self.best)
+            self.epochs_run += ends.long()
+            self.epoch_loss = torch.where(ends, torch.zeros_like(self.epoch_loss), self.epoch_loss)
 
 
 @torch.no_grad()

@@ -18,12 +18,12 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from . import algorithms, data, engine, models
+from . import algorithms, data, engine, leaf, models
 from .messages import Ledger
 from .paths import results_dir
 
 CACHE_VERSION = 1  # bump when a change alters the numbers a config produces
-ADDED_FIELDS: dict = {}  # Config fields added after CACHE_VERSION 1 -> default (hashed only when not default)
+ADDED_FIELDS: dict = {"local_optimum": False}  # Config fields added after CACHE_VERSION 1 -> default (hashed only when not default)
 
 
 class DivergenceError(RuntimeError):
@@ -42,7 +42,8 @@ class Config:
     train_fraction: float = 0.05
     n_train: int = 0  # synthetic data only: number of training points (0: the dataset's default)
     rounds: int = 100
-    local_epochs: int = 5
+    local_epochs: int = 5  # with local_optimum: the most epochs a client trains in one round
+    local_optimum: bool = False  # Section 4.3: train to the local optimum before every aggregation
     batch_size: int = 10
     optimizer: str = "adam"
     lr: float = 1e-3
@@ -108,6 +109,8 @@ def setup(cfg: Config):
     device = engine.resolve_device(cfg.device)
     if cfg.dataset == "circle":
         fed = data.circle_federation(n_train=cfg.n_train or 80, seed=cfg.seed)
+    elif cfg.dataset in leaf.LEAF_DATASETS:  # natural partition: one client per user (n_clients: users sampled)
+        fed = leaf.load_leaf(cfg.dataset, seed=cfg.seed, n_clients=cfg.n_clients)
     else:
         ds = data.load_dataset(cfg.dataset)
         fed = data.make_federation(ds, cfg.partition, cfg.n_clients, cfg.seed, classes_per_client=cfg.classes_per_client,
@@ -126,7 +129,8 @@ def setup(cfg: Config):
             built[arch] = models.build(arch, fed.input_shape, fed.num_classes)
             client_models.append(built[arch])
     pop = engine.Population.create(client_models, same_init=cfg.same_init, device=device)
-    ctx = algorithms.Context(fed, pop, cfg.optimizer, cfg.lr, cfg.local_epochs, cfg.batch_size, cfg.seed, cfg.rounds)
+    ctx = algorithms.Context(fed, pop, cfg.optimizer, cfg.lr, cfg.local_epochs, cfg.batch_size, cfg.seed, cfg.rounds,
+                             until_converged=cfg.local_optimum)
     alg = algorithms.make(cfg.method, **cfg.options)
     alg.init(ctx)
     return ctx, alg

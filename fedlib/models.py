@@ -41,12 +41,15 @@ class Clip(nn.Hardtanh):
         super().__init__(-b, b)
 
 
-def cnn_mnist(num_classes: int = 10, dropout: float = 0.5) -> BodyHead:
-    """Table A.2, MNIST, with LG-FedAvg's dropout (after conv2, channel-wise, and after fc1)."""
+def cnn_mnist(num_classes: int = 10, dropout: float = 0.5, small: bool = False) -> BodyHead:
+    """Table A.2, MNIST, with LG-FedAvg's dropout (after conv2, channel-wise, and after fc1).
+    `small=True` (flexible architectures): the MNIST body has no second-last fully connected layer to remove,
+    so the smaller body halves conv2 (10 channels, 160 features into fc1): 10,820 body parameters, not 21,330."""
+    width = 10 if small else 20
     body = nn.Sequential(
         nn.Conv2d(1, 10, 5), nn.MaxPool2d(2), nn.ReLU(),
-        nn.Conv2d(10, 20, 5), nn.Dropout2d(dropout), nn.MaxPool2d(2), nn.ReLU(),
-        nn.Flatten(), nn.Linear(320, 50), nn.ReLU(), nn.Dropout(dropout))
+        nn.Conv2d(10, width, 5), nn.Dropout2d(dropout), nn.MaxPool2d(2), nn.ReLU(),
+        nn.Flatten(), nn.Linear(16 * width, 50), nn.ReLU(), nn.Dropout(dropout))
     return BodyHead(body, nn.Linear(50, num_classes))
 
 
@@ -56,6 +59,62 @@ def cnn_cifar(num_classes: int = 10, small: bool = False, in_channels: int = 3) 
             nn.Flatten()]
     fc = [nn.Linear(400, 100), nn.ReLU()] if small else [nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 100), nn.ReLU()]
     return BodyHead(nn.Sequential(*conv, *fc), nn.Linear(100, num_classes))
+
+
+def mobilenet_v2(num_classes: int = 2) -> BodyHead:
+    """MobileNetV2 (torchvision, untrained) for CelebA: the feature extractor, global pooling and flattening are the
+    body (1280 features), the classifier is the head. GroupNorm (8 groups) replaces BatchNorm: every client trains
+    its own copy in one batched call, where per-client running statistics have no place."""
+    from torchvision.models import mobilenet_v2 as tv_mobilenet_v2
+
+    net = tv_mobilenet_v2(weights=None, norm_layer=lambda c: nn.GroupNorm(8, c))
+    body = nn.Sequential(net.features, nn.AdaptiveAvgPool2d(1), nn.Flatten())
+    return BodyHead(body, nn.Linear(net.last_channel, num_classes))
+
+
+class EncoderBlock(nn.Module):
+    """Pre-norm Transformer encoder block with explicit attention (so the engine can vmap it over clients)."""
+
+    def __init__(self, d: int, heads: int, hidden: int):
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.ff = nn.Sequential(nn.Linear(d, hidden), nn.ReLU(), nn.Linear(hidden, d))
+
+    def forward(self, x: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
+        B, T, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).view(B, T, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        scores = (q @ k.transpose(-1, -2)) / (d // self.heads) ** 0.5
+        scores = scores.masked_fill(pad[:, None, None, :], -1e9)
+        x = x + self.out((scores.softmax(-1) @ v).transpose(1, 2).reshape(B, T, d))
+        return x + self.ff(self.norm2(x))
+
+
+class TextEncoder(nn.Module):
+    """Token ids [B, T] (0 = padding) -> mean of the encoded non-padding tokens -> `features` (ReLU)."""
+
+    def __init__(self, vocab: int, max_len: int, d: int = 64, heads: int = 4, layers: int = 2, features: int = 64):
+        super().__init__()
+        self.embed, self.position = nn.Embedding(vocab, d), nn.Parameter(torch.randn(max_len, d) * 0.02)
+        self.blocks = nn.ModuleList(EncoderBlock(d, heads, 2 * d) for _ in range(layers))
+        self.proj = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, features), nn.ReLU())
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        pad = tokens == 0
+        x = self.embed(tokens) + self.position[: tokens.shape[1]]
+        for block in self.blocks:
+            x = block(x, pad)
+        keep = (~pad).unsqueeze(-1).to(x.dtype)
+        return self.proj((x * keep).sum(1) / keep.sum(1).clamp(min=1))
+
+
+def transformer(num_classes: int = 2, vocab: int | None = None, max_len: int | None = None) -> BodyHead:
+    """A small Transformer encoder for Sent140 (2 blocks, width 64, 4 heads), a linear head."""
+    from . import leaf
+
+    body = TextEncoder(vocab or leaf.VOCAB_SIZE + 2, max_len or leaf.MAX_LEN)
+    return BodyHead(body, nn.Linear(64, num_classes))
 
 
 def mlp(in_features: int, hidden: list[int], features: int, num_classes: int, last_activation: bool = True) -> BodyHead:
@@ -71,21 +130,26 @@ def mlp(in_features: int, hidden: list[int], features: int, num_classes: int, la
 
 
 def build(name: str, input_shape: tuple[int, ...], num_classes: int) -> BodyHead:
-    if name == "cnn_mnist":
-        return cnn_mnist(num_classes)
+    if name in ("cnn_mnist", "cnn_mnist_small"):
+        return cnn_mnist(num_classes, small=name.endswith("small"))
     if name in ("cnn_cifar", "cnn_cifar_small"):
         return cnn_cifar(num_classes, small=name.endswith("small"), in_channels=input_shape[0])
     if name == "cnn_mnist_nodrop":
         return cnn_mnist(num_classes, dropout=0.0)
+    if name == "mobilenet_v2":
+        return mobilenet_v2(num_classes)
+    if name == "transformer":
+        return transformer(num_classes, max_len=input_shape[0])
     if name.startswith("mlp"):  # Fig. 1: "mlp3" = 3 linear layers, 2-D representation, no last activation
         depth = int(name[3:] or 2)
         return mlp(int(torch.tensor(input_shape).prod()), [64] * (depth - 1), 2, num_classes, last_activation=False)
-    raise ValueError(f"unknown model {name!r}; choose cnn_mnist, cnn_cifar, cnn_cifar_small or mlpK")
+    raise ValueError(f"unknown model {name!r}; choose cnn_mnist(_small), cnn_cifar(_small), "
+                     "mobilenet_v2, transformer or mlpK (or X_flexible: half the clients get X_small)")
 
 
 def default_model(dataset: str) -> str:
     return {"mnist": "cnn_mnist", "fashion_mnist": "cnn_mnist", "cifar10": "cnn_cifar", "cifar100": "cnn_cifar",
-            "circle": "mlp_flexible"}.get(dataset, "cnn_mnist")
+            "circle": "mlp_flexible", "celeba": "mobilenet_v2", "sent140": "transformer"}.get(dataset, "cnn_mnist")
 
 
 def client_architectures(model: str, n_clients: int, g: torch.Generator) -> list[str]:

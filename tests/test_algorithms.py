@@ -76,6 +76,34 @@ def test_flexible_architectures_run_for_fedlog_and_are_refused_by_fedavg():
         ex.setup(ex.Config(method="fedavg", dataset="circle", model="mlp_flexible", n_clients=2, rounds=1))
 
 
+@pytest.mark.parametrize("method", ["fedlog", "fedlog_c"])
+def test_no_body_tensor_ever_enters_the_ledger_with_flexible_architectures(method, monkeypatch):
+    from fedlib.messages import Ledger
+
+    sent = []
+    original = Ledger.record
+    monkeypatch.setattr(Ledger, "record", lambda self, msg: sent.append(msg) or original(self, msg))
+    cfg = _tiny(method, model="cnn_mnist_flexible", same_init=False, rounds=3)
+    ctx, _ = ex.setup(cfg)
+    assert len(ctx.population.groups) == 2  # two body architectures, each trained batched
+    body_shapes = {tuple(v.shape[1:]) for g in ctx.population.groups for k, v in g.params.items() if k.startswith("body")}
+    res = ex.run(cfg, cache=False, progress=False)
+    assert len(sent) == 6
+    for msg in sent:
+        for name, tensor in msg.payload.items():
+            per_client = tensor.shape if msg.broadcast else tensor.shape[1:]  # what one client sends or receives
+            assert tuple(per_client) not in body_shapes, (msg.direction, name)
+    # per client and round, the uplink is T (10 classes x 51) and n_c whatever the body: 511 numbers
+    assert res["rounds"]["up_bits"] == [10 * 511 * 32] * 3
+
+
+@pytest.mark.parametrize("method,options", [("lg_fedavg", {"global_layers": 1}), ("fedproto", {})])
+def test_flexible_architectures_run_for_the_baselines_the_paper_compares(method, options):
+    res = ex.run(_tiny(method, model="cnn_mnist_flexible", same_init=False, rounds=2, options=options), cache=False,
+                 progress=False)
+    assert res["rounds"]["acc_mean"][-1] > 0.5  # 2 classes per client: clearly better than chance after 2 rounds
+
+
 def test_unknown_method_and_options_are_refused():
     with pytest.raises(ValueError, match="choose one of"):
         algorithms.make("fedfoo")

@@ -127,6 +127,38 @@ def test_step_masks_stop_each_client_after_its_own_batches():
     assert torch.equal(opt_steps["t"], expected)
 
 
+def _adam_steps(**train_kw):
+    cd = _federation()
+    pop = engine.Population.create([models.build("mlp2", (1, 28, 28), 10)] * 5, same_init=True)
+    g = pop.groups[0]
+    seen = {}
+    original = engine.Adam.step
+
+    def spy(self, params, grads, active=None):
+        original(self, params, grads, active)
+        seen["t"] = self.t.clone()
+
+    engine.Adam.step = spy
+    try:
+        engine.train(g, cd, trainable=list(g.params), optimizer="adam", batch_size=4,
+                     g=torch.Generator().manual_seed(0), **train_kw)
+    finally:
+        engine.Adam.step = original
+    return seen["t"], ((cd.counts + 3) // 4).float()
+
+
+def test_training_to_the_local_optimum_stops_each_client_when_its_loss_stops_improving():
+    t, per_epoch = _adam_steps(lr=1e-3, epochs=6, until_converged=True, tol=1.0)  # nothing improves by 100%
+    assert torch.equal(t, per_epoch)  # every client stops after its first epoch
+    t, per_epoch = _adam_steps(lr=1e-3, epochs=6, until_converged=True, tol=-float("inf"))  # everything improves
+    assert torch.equal(t, 6 * per_epoch)  # the cap
+    t, per_epoch = _adam_steps(lr=0.0, epochs=6, until_converged=True)  # a frozen model's epoch loss never drops 1%
+    assert torch.equal(t, 2 * per_epoch)
+    t, per_epoch = _adam_steps(lr=1e-2, epochs=40, until_converged=True)
+    assert torch.all(t % per_epoch == 0) and torch.all(t >= 2 * per_epoch)
+    assert bool((t < 40 * per_epoch).any())  # somebody reached its optimum before the cap
+
+
 def test_batch_schedule_visits_every_sample_once_per_epoch():
     counts = torch.tensor([5, 12, 1])
     idx, valid = engine.batch_schedule(counts, 4, 2, torch.Generator().manual_seed(0))

@@ -31,6 +31,7 @@ class Context:
     batch_size: int
     seed: int
     rounds: int = 1
+    until_converged: bool = False  # Section 4.3: local training runs to the local optimum (epochs is the cap)
 
     def __post_init__(self):
         self.train_data = [self.fed.train.select(g.clients) for g in self.population.groups]
@@ -50,7 +51,8 @@ class Context:
               epochs: int | None = None, lr: float | None = None) -> torch.Tensor:
         return engine.train(group, data, trainable=trainable, optimizer=self.optimizer,
                             lr=self.lr if lr is None else lr, epochs=self.epochs if epochs is None else epochs,
-                            batch_size=self.batch_size, g=self.generator(rnd, int(group.clients[0])), loss_fn=loss_fn)
+                            batch_size=self.batch_size, g=self.generator(rnd, int(group.clients[0])), loss_fn=loss_fn,
+                            until_converged=self.until_converged)
 
 
 class Algorithm:
