@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set up the environment if missing, fetch the datasets, execute every notebook headlessly
 # (papermill, profile $FEDLIB_PROFILE, default quick) and write figures/. Executed notebooks go to build/.
+# Notebook 02 also reads FEDLIB_DATASETS (e.g. mnist), FEDLIB_SEEDS and FEDLIB_PARTS (table1,tableA1).
 # FEDLIB_SWEEP_BACKEND=ray (and FEDLIB_RAY_ADDRESS=auto or ray://host:10001 for an existing cluster) hands every
 # notebook's sweep to Ray; the notebooks then read the results from the shared cache ($FEDLIB_RESULTS).
 set -euo pipefail
@@ -10,7 +11,17 @@ PROFILE="${FEDLIB_PROFILE:-quick}"
 "$PY" -m fedlib fetch-data
 "$PY" -m jupytext --sync notebooks/[0-9]*.py >/dev/null
 mkdir -p build/notebooks figures
+# ./run_all.sh 02 05 runs only those notebooks (by number); no argument runs them all.
+selected=()
 for nb in notebooks/[0-9]*.ipynb; do
+  name="$(basename "$nb")"
+  if [ $# -eq 0 ] || printf '%s\n' "$@" | grep -qx "${name%%_*}"; then selected+=("$nb"); fi
+done
+if [ ${#selected[@]} -eq 0 ]; then
+  echo "no notebook matches '$*'; give their numbers, e.g. ./run_all.sh 02 05" >&2
+  exit 2
+fi
+for nb in "${selected[@]}"; do
   name="$(basename "$nb")"
   echo ">> $name (profile $PROFILE)"
   start=$SECONDS

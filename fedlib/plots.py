@@ -33,13 +33,20 @@ def _cell(v) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
-def save_table(rows: list[dict], name: str) -> list[Path]:
-    """rows: one dict per row, same keys. Writes name.csv, name.md and name.tex under figures/."""
+def save_table(rows: list[dict], name: str, keep_other: str | None = None) -> list[Path]:
+    """rows: one dict per row, same keys. Writes name.csv, name.md and name.tex under figures/.
+    `keep_other="dataset"`: rows of the existing name.csv whose `dataset` is not among the new rows are kept
+    (a notebook run on some datasets does not erase the others' rows)."""
     import csv
 
     out = figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     cols = list(rows[0])
+    if keep_other and (out / f"{name}.csv").exists():
+        with open(out / f"{name}.csv", newline="") as f:
+            old = [r for r in csv.DictReader(f) if list(r) == cols]
+        new_keys = {str(r[keep_other]) for r in rows}
+        rows = [r for r in old if r[keep_other] not in new_keys] + list(rows)
     with open(out / f"{name}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()

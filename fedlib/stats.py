@@ -40,6 +40,12 @@ def bits_to_threshold(acc, up_bits, down_bits, threshold: float) -> tuple[float,
     return float(per_round[: r + 1].sum()), r, reached
 
 
+def first_round_reaching(acc, target: float) -> int | None:
+    """The first round (1-based) whose accuracy is >= target, or None if none is."""
+    hits = [i for i, a in enumerate(acc) if a >= target]
+    return hits[0] + 1 if hits else None
+
+
 def format_bits(bits: float) -> str:
     """The paper's units: Mb and Gb are megabits and gigabits."""
     return f"{bits / 1e9:.2f}Gb" if bits >= 1e9 else f"{bits / 1e6:.2f}Mb"

@@ -31,6 +31,9 @@
 import os
 
 profile = os.environ.get("FEDLIB_PROFILE", "quick")
+datasets = os.environ.get("FEDLIB_DATASETS", "")  # e.g. "mnist": only these datasets (default: every one present)
+seeds = int(os.environ.get("FEDLIB_SEEDS", "0"))  # > 0: this many seeds instead of the profile's
+parts = os.environ.get("FEDLIB_PARTS", "table1,tableA1")  # which tables to (re)make; the others keep their files
 
 # %%
 import matplotlib.pyplot as plt
@@ -56,6 +59,22 @@ SETTINGS = {
                   tableA1={(d, k): dict(seeds=list(range(10)), rounds=100 if d != "cifar100" else 150, over={})
                            for d, k in [("mnist", 3), ("mnist", 5), ("cifar10", 3), ("cifar10", 5), ("cifar100", 5)]}),
 }[profile]
+if seeds == 0 and profile == "paper":  # 10 seeds as the paper; 5 (the fewest that can give a marker) on a CPU
+    import torch
+
+    seeds = 10 if torch.cuda.is_available() else 5
+if seeds:
+    for part in SETTINGS.values():
+        for s in part.values():
+            s["seeds"] = list(range(seeds))
+only = [d for d in datasets.split(",") if d]
+for part in SETTINGS.values():
+    for key in [k for k in part if only and (k[0] if isinstance(k, tuple) else k) not in only]:
+        del part[key]
+if "table1" not in parts:
+    SETTINGS["table1"] = {}
+if "tableA1" not in parts:
+    SETTINGS["tableA1"] = {}
 plots.style()
 
 
@@ -104,7 +123,8 @@ for d, by_label in runs.items():
         p_acc, p_bits = reported.get(r["method"], (float("nan"), float("nan")))
         csv_rows.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
                          "bits_to_threshold": r["bits_to_threshold"], "paper_accuracy": p_acc, "paper_bits": p_bits,
-                         "final_accuracy_mean": r["final_accuracy_mean"], "final_accuracy_se": r["final_accuracy_se"]})
+                         "final_accuracy_mean": r["final_accuracy_mean"], "final_accuracy_se": r["final_accuracy_se"],
+                         "seeds": len(table1[d]["seeds"]), "rounds": table1[d]["rounds"], "profile": profile})
         pretty.append({"method": r["method"],
                        "accuracy (ours)": fmt_acc(r["accuracy_mean"], r["accuracy_se"], r["accuracy_marker"]),
                        "accuracy (paper)": "-" if np.isnan(p_acc) else f"{p_acc:.2f}",
@@ -128,7 +148,7 @@ for d, by_label in runs.items():
     for lab, rs in by_label.items():
         rows.append({"dataset": d, "method": lab, "uplink_bits": rs[0]["rounds"]["up_bits"][-1],
                      "downlink_bits": rs[0]["rounds"]["down_bits"][-1]})
-plots.save_table(rows, "comm_bits_per_round")
+plots.save_table(rows, "comm_bits_per_round", keep_other="dataset")
 for r in rows:
     print(f"{r['dataset']:13s} {r['method']:12s} up {r['uplink_bits']:>12,d} bits  down {r['downlink_bits']:>12,d} bits")
 

@@ -72,3 +72,25 @@ def test_table1_configs_follow_tables_a3_to_a5():
     m = paper.table1_config("mnist", "LG-FedAvg 2", rounds=7)
     assert (m.method, m.options, m.rounds, m.n_clients, m.train_fraction) == ("lg_fedavg", {"global_layers": 2}, 7, 50, 0.05)
     assert set(paper.TABLE1["mnist"]) == set(paper.TABLE1_METHODS)
+
+
+def test_a_table_made_for_some_datasets_keeps_the_rows_of_the_others():
+    import csv
+
+    from fedlib import paths, plots
+
+    plots.save_table([{"dataset": "a", "bits": 1}, {"dataset": "b", "bits": 2}], "t", keep_other="dataset")
+    plots.save_table([{"dataset": "a", "bits": 3}], "t", keep_other="dataset")
+    with open(paths.figures_dir() / "t.csv") as f:
+        rows = {r["dataset"]: r["bits"] for r in csv.DictReader(f)}
+    assert rows == {"a": "3", "b": "2"}
+    plots.save_table([{"dataset": "a", "bits": 4}], "t")  # without keep_other the table is replaced
+    with open(paths.figures_dir() / "t.csv") as f:
+        assert [r["dataset"] for r in csv.DictReader(f)] == ["a"]
+
+
+def test_first_round_reaching():
+    from fedlib.stats import first_round_reaching
+
+    assert first_round_reaching([0.1, 0.5, 0.9, 0.95], 0.9) == 3
+    assert first_round_reaching([0.1, 0.5], 0.9) is None
