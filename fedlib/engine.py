@@ -271,11 +271,12 @@ def default_loss(feats, logits, y, valid, clients):
 
 def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: str, lr: float, epochs: int,
           batch_size: int, g: torch.Generator, loss_fn: LossFn = default_loss, optimizer_kw: dict | None = None,
-          until_converged: bool = False, tol: float = 0.01) -> torch.Tensor:
+          until_converged: bool = False, tol: float = 0.01, augment: bool = False) -> torch.Tensor:
     """Local training of every client in `group` on its rows of `data`. Returns the mean training loss [n].
     `loss_fn(features, logits, y, valid, clients) -> [n]` lets an algorithm add its own terms.
     `until_converged`: train to the local optimum (Section 4.3): a client stops after the first epoch whose
-    mean loss is not `tol` (relative) below its best epoch so far; `epochs` is then the cap."""
+    mean loss is not `tol` (relative) below its best epoch so far; `epochs` is then the cap.
+    `augment`: random crops and horizontal flips of every training image (`crop_flip`)."""
     idx, valid = batch_schedule(data.counts, batch_size, epochs, g)
     dev = data.x.device
     idx, valid = idx.to(dev), valid.to(dev)
@@ -292,6 +293,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
             if not bool(active.any()):
                 break
         x, y = data.x[rows, idx[s]], data.y[rows, idx[s]]
+        if augment:
+            x = crop_flip(x)
         feats, logits = group.forward(x, train=True, params=params)
         loss = loss_fn(feats, logits, y, valid[s], group.clients)
         grads = torch.autograd.grad(loss.sum(), list(opt_params.values()))
@@ -303,6 +306,23 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     for v in group.params.values():
         v.requires_grad_(False)
     return total / steps.clamp(min=1)
+
+
+def crop_flip(x: torch.Tensor, pad: int = 2) -> torch.Tensor:
+    """The paper's augmentation (Appendix: "randomly cropped and flipped"): every image [..., C, H, W] is
+    padded by `pad` (edge pixels repeated), cropped back to H x W at a random offset, and mirrored left-right with p = 1/2.
+    Draws from torch's global generator, like dropout."""
+    lead, (C, H, W) = x.shape[:-3], x.shape[-3:]
+    flat = x.reshape(-1, C, H, W)
+    n = flat.shape[0]
+    flip = torch.rand(n, device=x.device) < 0.5
+    flat = torch.where(flip[:, None, None, None], flat.flip(-1), flat)
+    padded = F.pad(flat, (pad, pad, pad, pad), mode="replicate")  # the border (MNIST: background) fills in
+    dy, dx = (torch.randint(0, 2 * pad + 1, (2, n), device=x.device))
+    rows = (dy[:, None] + torch.arange(H, device=x.device))[:, None, :, None].expand(n, C, H, W + 2 * pad)
+    out = padded.gather(2, rows)
+    cols = (dx[:, None] + torch.arange(W, device=x.device))[:, None, None, :].expand(n, C, H, W)
+    return out.gather(3, cols).reshape(*lead, C, H, W)
 
 
 class _ConvergenceStop:

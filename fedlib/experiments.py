@@ -23,7 +23,7 @@ from .messages import Ledger
 from .paths import results_dir
 
 CACHE_VERSION = 1  # bump when a change alters the numbers a config produces
-ADDED_FIELDS: dict = {"local_optimum": False}  # Config fields added after CACHE_VERSION 1 -> default (hashed only when not default)
+ADDED_FIELDS: dict = {"local_optimum": False, "augment": False}  # Config fields added after CACHE_VERSION 1 -> default (hashed only when not default)
 
 
 class DivergenceError(RuntimeError):
@@ -44,6 +44,7 @@ class Config:
     rounds: int = 100
     local_epochs: int = 5  # with local_optimum: the most epochs a client trains in one round
     local_optimum: bool = False  # Section 4.3: train to the local optimum before every aggregation
+    augment: bool = False  # random crops (padding 2) and horizontal flips of training images (the paper's appendix)
     batch_size: int = 10
     optimizer: str = "adam"
     lr: float = 1e-3
@@ -130,7 +131,7 @@ def setup(cfg: Config):
             client_models.append(built[arch])
     pop = engine.Population.create(client_models, same_init=cfg.same_init, device=device)
     ctx = algorithms.Context(fed, pop, cfg.optimizer, cfg.lr, cfg.local_epochs, cfg.batch_size, cfg.seed, cfg.rounds,
-                             until_converged=cfg.local_optimum)
+                             until_converged=cfg.local_optimum, augment=cfg.augment)
     alg = algorithms.make(cfg.method, **cfg.options)
     alg.init(ctx)
     return ctx, alg

@@ -35,8 +35,8 @@ def _cell(v) -> str:
 
 def save_table(rows: list[dict], name: str, keep_other: str | None = None) -> list[Path]:
     """rows: one dict per row, same keys. Writes name.csv, name.md and name.tex under figures/.
-    `keep_other="dataset"`: rows of the existing name.csv whose `dataset` is not among the new rows are kept
-    (a notebook run on some datasets does not erase the others' rows)."""
+    `keep_other="dataset"`: rows of the existing name.csv (same columns) whose `dataset` is not among the new
+    rows are kept in their places (a notebook run on some datasets does not erase the others' rows)."""
     import csv
 
     out = figures_dir()
@@ -45,8 +45,9 @@ def save_table(rows: list[dict], name: str, keep_other: str | None = None) -> li
     if keep_other and (out / f"{name}.csv").exists():
         with open(out / f"{name}.csv", newline="") as f:
             old = [r for r in csv.DictReader(f) if list(r) == cols]
-        new_keys = {str(r[keep_other]) for r in rows}
-        rows = [r for r in old if r[keep_other] not in new_keys] + list(rows)
+        new = {str(r[keep_other]): r for r in rows}
+        old_keys = {r[keep_other] for r in old}
+        rows = [new.get(r[keep_other], r) for r in old] + [r for k, r in new.items() if k not in old_keys]
     with open(out / f"{name}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()

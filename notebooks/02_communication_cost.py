@@ -34,6 +34,7 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 datasets = os.environ.get("FEDLIB_DATASETS", "")  # e.g. "mnist": only these datasets (default: every one present)
 seeds = int(os.environ.get("FEDLIB_SEEDS", "0"))  # > 0: this many seeds instead of the profile's
 parts = os.environ.get("FEDLIB_PARTS", "table1,tableA1")  # which tables to (re)make; the others keep their files
+methods = os.environ.get("FEDLIB_METHODS", "")  # e.g. "FedLog,FedLog-C": only these Table 1 rows are remade
 
 # %%
 import matplotlib.pyplot as plt
@@ -71,6 +72,13 @@ only = [d for d in datasets.split(",") if d]
 for part in SETTINGS.values():
     for key in [k for k in part if only and (k[0] if isinstance(k, tuple) else k) not in only]:
         del part[key]
+if methods:
+    chosen = [m.strip() for m in methods.split(",")]
+    unknown = set(chosen) - set(ALL)
+    if unknown:
+        raise ValueError(f"FEDLIB_METHODS: unknown {sorted(unknown)}; choose from {ALL}")
+    for s in SETTINGS["table1"].values():
+        s["methods"] = [m for m in s["methods"] if m in chosen]
 if "table1" not in parts:
     SETTINGS["table1"] = {}
 if "tableA1" not in parts:
@@ -130,9 +138,11 @@ for d, by_label in runs.items():
                        "accuracy (paper)": "-" if np.isnan(p_acc) else f"{p_acc:.2f}",
                        "comm cost (ours)": fmt_bits(r["bits_to_threshold"], r["bits_se"], r["bits_marker"]),
                        "comm cost (paper)": "-" if np.isnan(p_bits) else stats.format_bits(p_bits),
-                       "reached threshold": r["reached"]})
-    plots.save_table(csv_rows, f"table1_{d}")
-    plots.save_table(pretty, f"table1_{d}_pretty")
+                       "reached threshold": r["reached"],
+                       "seeds x rounds": f"{len(table1[d]['seeds'])} x {table1[d]['rounds']} ({profile})"})
+    keep = "method" if methods else None  # a run for some methods keeps the other methods' rows
+    plots.save_table(csv_rows, f"table1_{d}", keep_other=keep)
+    plots.save_table(pretty, f"table1_{d}_pretty", keep_other=keep)
     s = table1[d]
     print(f"\n{d}: {len(s['seeds'])} seeds, {s['rounds']} rounds, threshold {paper.THRESHOLD[d]:.0%}")
     for p in pretty:

@@ -32,6 +32,7 @@ class Context:
     seed: int
     rounds: int = 1
     until_converged: bool = False  # Section 4.3: local training runs to the local optimum (epochs is the cap)
+    augment: bool = False  # random crops and flips of the training images
 
     def __post_init__(self):
         self.train_data = [self.fed.train.select(g.clients) for g in self.population.groups]
@@ -52,7 +53,7 @@ class Context:
         return engine.train(group, data, trainable=trainable, optimizer=self.optimizer,
                             lr=self.lr if lr is None else lr, epochs=self.epochs if epochs is None else epochs,
                             batch_size=self.batch_size, g=self.generator(rnd, int(group.clients[0])), loss_fn=loss_fn,
-                            until_converged=self.until_converged)
+                            until_converged=self.until_converged, augment=self.augment)
 
 
 class Algorithm:
