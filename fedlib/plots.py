@@ -33,10 +33,10 @@ def _cell(v) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
-def save_table(rows: list[dict], name: str, keep_other: str | None = None) -> list[Path]:
+def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = None) -> list[Path]:
     """rows: one dict per row, same keys. Writes name.csv, name.md and name.tex under figures/.
-    `keep_other="dataset"`: rows of the existing name.csv (same columns) whose `dataset` is not among the new
-    rows are kept in their places (a notebook run on some datasets does not erase the others' rows)."""
+    `keep_other="dataset"` (or a tuple of columns): rows of the existing name.csv (same columns) whose key is
+    not among the new rows' keep their places (a notebook run on some datasets does not erase the others' rows)."""
     import csv
 
     out = figures_dir()
@@ -45,9 +45,11 @@ def save_table(rows: list[dict], name: str, keep_other: str | None = None) -> li
     if keep_other and (out / f"{name}.csv").exists():
         with open(out / f"{name}.csv", newline="") as f:
             old = [r for r in csv.DictReader(f) if list(r) == cols]
-        new = {str(r[keep_other]): r for r in rows}
-        old_keys = {r[keep_other] for r in old}
-        rows = [new.get(r[keep_other], r) for r in old] + [r for k, r in new.items() if k not in old_keys]
+        cols_key = (keep_other,) if isinstance(keep_other, str) else tuple(keep_other)
+        key = lambda r: tuple(str(r[c]) for c in cols_key)  # noqa: E731
+        new = {key(r): r for r in rows}
+        old_keys = {key(r) for r in old}
+        rows = [new.get(key(r), r) for r in old] + [r for k, r in new.items() if k not in old_keys]
     with open(out / f"{name}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()

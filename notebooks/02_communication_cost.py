@@ -158,7 +158,7 @@ for d, by_label in runs.items():
     for lab, rs in by_label.items():
         rows.append({"dataset": d, "method": lab, "uplink_bits": rs[0]["rounds"]["up_bits"][-1],
                      "downlink_bits": rs[0]["rounds"]["down_bits"][-1]})
-plots.save_table(rows, "comm_bits_per_round", keep_other="dataset")
+plots.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method"))
 for r in rows:
     print(f"{r['dataset']:13s} {r['method']:12s} up {r['uplink_bits']:>12,d} bits  down {r['downlink_bits']:>12,d} bits")
 

@@ -84,6 +84,10 @@ def test_a_table_made_for_some_datasets_keeps_the_rows_of_the_others():
     with open(paths.figures_dir() / "t.csv") as f:
         rows = {r["dataset"]: r["bits"] for r in csv.DictReader(f)}
     assert rows == {"a": "3", "b": "2"}
+    plots.save_table([{"dataset": "a", "method": "x", "bits": 1}, {"dataset": "a", "method": "y", "bits": 2}], "u")
+    plots.save_table([{"dataset": "a", "method": "y", "bits": 5}], "u", keep_other=("dataset", "method"))
+    with open(paths.figures_dir() / "u.csv") as f:
+        assert [(r["method"], r["bits"]) for r in csv.DictReader(f)] == [("x", "1"), ("y", "5")]
     plots.save_table([{"dataset": "a", "bits": 4}], "t")  # without keep_other the table is replaced
     with open(paths.figures_dir() / "t.csv") as f:
         assert [r["dataset"] for r in csv.DictReader(f)] == ["a"]
