@@ -182,7 +182,8 @@ for d, by_label in runs.items():
     for ax in (ax1, ax2):
         ax.axhline(100 * paper.THRESHOLD[d], color="k", ls=":", lw=0.8)
     ax1.legend(fontsize=7, ncol=2)
-    fig.suptitle(f"{d}: mean client accuracy ({len(table1[d]['seeds'])} seeds, {table1[d]['rounds']} rounds, {profile} profile)")
+    fig.suptitle(f"{d}: mean client accuracy ({len(table1[d]['seeds'])} seeds, {table1[d]['rounds']} rounds, "
+                 f"{profile} profile)")
     fig.tight_layout()
     plots.save_figure(fig, f"accuracy_vs_bits_{d}" + ("_paper" if profile == "paper" else ""))  # quick stays
 
