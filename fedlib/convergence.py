@@ -66,16 +66,18 @@ def body_smoothness(ctx, iterations: int = 20, seed: int = 0) -> torch.Tensor:
 
 def trace(cfg: ex.Config, smoothness_iterations: int = 10) -> dict:
     """Run `cfg` round by round and record, per client, the local loss before and after every round, and the
-    body gradient norm and smoothness estimate at the start of every round. Returns lists of per-round
+    body gradient norm and smoothness estimate at the start of every round; `loss_local` is the loss after local
+    training under the round's head, before the server's new head. Returns lists of per-round
     [n_clients] lists and the mean test accuracy per round; `diverged_round` if the loss became non-finite."""
     ctx, alg = ex.setup(cfg)
     torch.manual_seed(cfg.seed)
-    out = {"loss_before": [], "loss_after": [], "grad_norm": [], "smoothness": [], "acc_mean": []}
+    out = {"loss_before": [], "loss_local": [], "loss_after": [], "grad_norm": [], "smoothness": [], "acc_mean": []}
     for rnd in range(cfg.rounds):
         out["loss_before"].append(local_losses(ctx).tolist())
         out["grad_norm"].append(body_gradient_norms(ctx).tolist())
         out["smoothness"].append(body_smoothness(ctx, iterations=smoothness_iterations, seed=rnd).tolist())
         up = alg.client_update(rnd, alg.configure(rnd))
+        out["loss_local"].append(local_losses(ctx).tolist())  # new bodies, the round's head: Thm. 3's body part
         alg.aggregate(rnd, up)
         loss = local_losses(ctx)
         if not bool(torch.isfinite(loss).all()):
@@ -99,7 +101,7 @@ def inside_bound(tr: dict, zeta: float) -> float:
 
 
 def cached_trace(cfg: ex.Config) -> dict:
-    path = ex.results_dir() / "convergence_trace" / f"{cfg.key()}.json"
+    path = ex.results_dir() / "convergence_trace_v2" / f"{cfg.key()}.json"
     if path.exists():
         import json
 
@@ -109,10 +111,12 @@ def cached_trace(cfg: ex.Config) -> dict:
     return res
 
 
-def fraction_decreased(tr: dict) -> float:
-    before = torch.tensor(tr["loss_before"][: len(tr["loss_after"])])
-    after = torch.tensor(tr["loss_after"])
-    return float((after < before).float().mean()) if after.numel() else float("nan")
+def fraction_decreased(tr: dict, start: str = "loss_before", end: str = "loss_after") -> float:
+    """Fraction of client-rounds whose loss at `end` is below that at `start` (finished rounds only).
+    ("loss_before", "loss_local"): the local training part; ("loss_local", "loss_after"): the head step."""
+    n = len(tr["loss_after"])
+    a, b = torch.tensor(tr[start][:n]), torch.tensor(tr[end][:n])
+    return float((b < a).float().mean()) if b.numel() else float("nan")
 
 
 __all__ = ["local_losses", "body_gradient_norms", "body_smoothness", "trace", "step_size_study", "cached_trace",
