@@ -80,3 +80,19 @@ def test_bad_names_give_clear_errors():
         ex.run(_cfg(dataset="imagenet"), progress=False)
     with pytest.raises(ValueError, match="no paper setting"):
         ex.paper_config("svhn", "fedlog")
+
+
+def test_fields_added_later_keep_old_cache_keys_until_they_are_used():
+    import hashlib
+    from dataclasses import asdict
+
+    from fedlib import engine
+
+    cfg = ex.Config(method="fedlog", seed=3)
+    legacy = {k: v for k, v in asdict(cfg).items() if k not in ex.ADDED_FIELDS}
+    legacy.update(device=engine.resolve_device("auto").type, cache_version=ex.CACHE_VERSION)
+    old_key = hashlib.sha256(json.dumps(legacy, sort_keys=True).encode()).hexdigest()[:16]
+    assert cfg.key() == old_key  # the key a config had before the new fields existed
+    assert ex.Config(method="fedlog", seed=3, local_optimum=True).key() != old_key
+    assert ex.Config(method="fedlog", seed=3, augment=True).key() != old_key
+    assert ex.Config(method="csfl").key() != ex.Config(method="fedavg").key()
