@@ -12,6 +12,9 @@ step inside Thm. 4's bound.
 """
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import torch
 
 from . import engine
@@ -91,7 +94,7 @@ def trace(cfg: ex.Config, smoothness_iterations: int = 10) -> dict:
 
 def step_size_study(base: ex.Config, step_sizes: list[float]) -> dict:
     """Thm. 4 with plain SGD at each body step size zeta: one (cached) `trace` per step size."""
-    return {zeta: cached_trace(ex.Config(**{**base.__dict__, "optimizer": "sgd", "lr": zeta})) for zeta in step_sizes}
+    return {zeta: cached_trace(replace(base, optimizer="sgd", lr=zeta)) for zeta in step_sizes}
 
 
 def inside_bound(tr: dict, zeta: float) -> float:
@@ -103,8 +106,6 @@ def inside_bound(tr: dict, zeta: float) -> float:
 def cached_trace(cfg: ex.Config) -> dict:
     path = ex.results_dir() / "convergence_trace_v2" / f"{cfg.key()}.json"
     if path.exists():
-        import json
-
         return json.loads(path.read_text())
     res = trace(cfg)
     ex.write_atomic(path, res)

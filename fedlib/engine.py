@@ -310,7 +310,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
 
 def crop_flip(x: torch.Tensor, pad: int = 2) -> torch.Tensor:
     """The paper's augmentation (Appendix: "randomly cropped and flipped"): every image [..., C, H, W] is
-    padded by `pad` (edge pixels repeated), cropped back to H x W at a random offset, and mirrored left-right with p = 1/2.
+    padded by `pad` (edge pixels repeated), cropped back to H x W at a random offset, and mirrored left-right
+    with p = 1/2.
     Draws from torch's global generator, like dropout."""
     lead, (C, H, W) = x.shape[:-3], x.shape[-3:]
     flat = x.reshape(-1, C, H, W)
@@ -335,7 +336,6 @@ class _ConvergenceStop:
         self.epoch_loss = torch.zeros_like(counts, dtype=torch.float32)
         self.best = torch.full_like(self.epoch_loss, float("inf"))
         self.done = counts == 0
-        self.epochs_run = torch.zeros_like(counts)
 
     def update(self, step: int, loss_sum: torch.Tensor, active: torch.Tensor) -> None:
         """`loss_sum` [n]: this step's summed loss over each client's samples in the batch."""
@@ -346,7 +346,6 @@ class _ConvergenceStop:
             improved = mean < self.best * (1 - self.tol)
             self.done |= ends & ~improved
             self.best = torch.where(ends, torch.minimum(self.best, mean), self.best)
-            self.epochs_run += ends.long()
             self.epoch_loss = torch.where(ends, torch.zeros_like(self.epoch_loss), self.epoch_loss)
 
 

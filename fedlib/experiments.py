@@ -23,7 +23,8 @@ from .messages import Ledger
 from .paths import results_dir
 
 CACHE_VERSION = 1  # bump when a change alters the numbers a config produces
-ADDED_FIELDS: dict = {"local_optimum": False, "augment": False}  # Config fields added after CACHE_VERSION 1 -> default (hashed only when not default)
+# Config fields added after CACHE_VERSION 1 -> their default; hashed only when set to something else
+ADDED_FIELDS: dict = {"local_optimum": False, "augment": False}
 
 
 class DivergenceError(RuntimeError):
@@ -190,9 +191,20 @@ def run_many(configs: list[Config], cache: bool = True, progress: bool = True) -
     return report.results
 
 
+def dataset_available(name: str) -> bool:
+    """Whether a dataset's files are here (LEAF: its json folders); if not, print why, so a notebook can report the
+    dataset as missing instead of failing."""
+    try:
+        leaf.find_leaf_root(name) if name in leaf.LEAF_DATASETS else data.load_dataset(name)
+        return True
+    except data.DatasetNotFound as err:
+        print(f"{name}: files missing, not run. {err}")
+        return False
+
+
 def is_cached(cfg: Config) -> bool:
     return cache_path(cfg).exists()
 
 
 __all__ = ["Config", "PAPER_SETTINGS", "paper_config", "run", "run_many", "setup", "cache_path", "is_cached",
-           "DivergenceError"]
+           "dataset_available", "DivergenceError"]

@@ -40,7 +40,7 @@ methods = os.environ.get("FEDLIB_METHODS", "")  # e.g. "FedLog,FedLog-C": only t
 import matplotlib.pyplot as plt
 import numpy as np
 
-from fedlib import data, paper, plots, stats
+from fedlib import paper, plots, stats
 from fedlib import experiments as ex
 
 ALL = list(paper.TABLE1_METHODS)
@@ -86,16 +86,7 @@ if "tableA1" not in parts:
 plots.style()
 
 
-def available(name):
-    try:
-        data.load_dataset(name)
-        return True
-    except data.DatasetNotFound as err:
-        print(f"{name}: reported as missing, not run. {err}")
-        return False
-
-
-table1 = {d: s for d, s in SETTINGS["table1"].items() if available(d)}
+table1 = {d: s for d, s in SETTINGS["table1"].items() if ex.dataset_available(d)}
 print(profile, {d: (len(s["methods"]), s["seeds"], s["rounds"]) for d, s in table1.items()})
 
 # %% [markdown]
@@ -192,7 +183,7 @@ for d, by_label in runs.items():
 
 # %%
 for (d, k), s in SETTINGS["tableA1"].items():
-    if not available(d):
+    if not ex.dataset_available(d):
         continue
     cfgs = {lab: [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
                   for sd in s["seeds"]] for lab in paper.TABLE_A1_METHODS}

@@ -42,7 +42,7 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from fedlib import convergence, data, leaf, plots, stats
+from fedlib import convergence, leaf, plots, stats
 from fedlib import experiments as ex
 
 METHODS = {"FedLog": ("fedlog", {}), "FedLog-C": ("fedlog_c", {}), "LG-FedAvg 1": ("lg_fedavg", {"global_layers": 1}),
@@ -63,15 +63,6 @@ SETTINGS = {
 }[profile]
 plots.style()
 print(profile, SETTINGS)
-
-
-def present(name):
-    try:
-        leaf.find_leaf_root(name) if name in leaf.LEAF_DATASETS else data.load_dataset(name)
-        return True
-    except data.DatasetNotFound as err:
-        print(f"{name}: files missing, not run ({str(err).splitlines()[0][:160]})")
-        return False
 
 
 def curves(results):
@@ -133,7 +124,7 @@ def summary_rows(by_dataset, experiment):
 
 # %%
 s = SETTINGS["fig2"]
-leaf_sets = [d for d in ("celeba", "sent140") if present(d)]
+leaf_sets = [d for d in ("celeba", "sent140") if ex.dataset_available(d)]
 fig2_sets = leaf_sets or ["mnist", "fashion_mnist"]
 fig2 = {}
 for d in fig2_sets:
@@ -151,7 +142,7 @@ verdicts = {d: faster_statement(f"Fig. 2, {d}", by_label) for d, by_label in fig
 
 # %%
 s = SETTINGS["fig3"]
-fig3_sets = [d for d in ("cifar100", "mnist", "fashion_mnist") if d in ("mnist", "fashion_mnist") or present(d)]
+fig3_sets = [d for d in ("cifar100", "mnist", "fashion_mnist") if d in ("mnist", "fashion_mnist") or ex.dataset_available(d)]
 fig3 = {}
 for d in fig3_sets:
     base = ex.PAPER_SETTINGS["mnist" if d == "fashion_mnist" else d]  # FashionMNIST in MNIST's client setting here

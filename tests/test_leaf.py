@@ -96,3 +96,12 @@ def test_celeba_images_and_a_mobilenet_body(tmp_path, monkeypatch):
     cfg = ex.Config(method="fedlog_c", dataset="celeba", n_clients=0, rounds=1, local_epochs=1, batch_size=2)
     res = ex.run(cfg, cache=False, progress=False)
     assert res["rounds"]["up_bits"] == [3 * (2 * 1281 + 1) * 32]  # T (2 x 1281) and n_c per client, no body
+
+
+def test_dataset_available_reports_missing_files_instead_of_failing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FEDLIB_DATA", str(tmp_path))
+    assert ex.dataset_available("sent140") is False
+    assert "sent140: files missing" in capsys.readouterr().out
+    write_leaf(tmp_path / "leaf" / "sent140", "train", {"u": {"x": [tweet("u", "hi")], "y": [0]}})
+    write_leaf(tmp_path / "leaf" / "sent140", "test", {"u": {"x": [tweet("u", "hi")], "y": [0]}})
+    assert ex.dataset_available("sent140") is True
