@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from fedlib import algorithms, engine, expfam
+from fedlib.algorithms import csfl
 from fedlib import experiments as ex
 
 
@@ -109,3 +110,23 @@ def test_unknown_method_and_options_are_refused():
         algorithms.make("fedfoo")
     with pytest.raises(ValueError, match="unknown option"):
         algorithms.make("fedlog", alpha=0.1)
+
+
+def test_csfl_recovers_every_clients_sparse_update_and_every_client_rebuilds_the_step():
+    # MNIST CNN at the paper's CS-FL setting: 0.5% of 21,840 parameters kept, 10% as many measurements
+    ctx, alg = ex.setup(_tiny("csfl", n_clients=4))
+    sent = {}
+    real_sparsify = alg.sparsify
+    alg.sparsify = lambda x, r: sent.setdefault(len(sent), real_sparsify(x, r))
+    up = alg.client_update(0, alg.configure(0))
+    updates = sent[0]
+    assert updates.shape == (4, 21840) and int((updates != 0).sum(1).max()) == alg.k == 109
+    recovered = alg.reconstruct(up["y"], alg.k)
+    assert torch.allclose(recovered, updates, atol=1e-6 * float(updates.abs().max()))
+    before = {k: v.clone() for k, v in alg.global_params.items()}
+    alg.aggregate(0, up)
+    step = sent[1][0]  # what the server broadcasts: top-k of the average, error feedback included
+    assert torch.allclose(step, csfl.keep_largest(updates.mean(0, keepdim=True), alg.k)[0])
+    alg.client_update(1, alg.configure(1))
+    moved = csfl.flatten({k: (alg.global_params[k] - before[k]).unsqueeze(0) for k in alg.shared}, alg.shared)[0]
+    assert torch.allclose(moved, step, atol=1e-6 * float(step.abs().max()))
