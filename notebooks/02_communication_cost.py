@@ -159,12 +159,12 @@ for r in rows:
 # %%
 for d, by_label in runs.items():
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4))
-    cmap = plt.get_cmap("tab20")
+    others = [c for j, c in enumerate(plt.get_cmap("tab20").colors) if j not in (6, 7)]  # red is FedLog's
     for i, (lab, rs) in enumerate(by_label.items()):
         acc = np.array([r["rounds"]["acc_mean"] for r in rs]) * 100
         bits = np.cumsum(np.array(rs[0]["rounds"]["up_bits"]) + np.array(rs[0]["rounds"]["down_bits"]))
         method = paper.TABLE1_METHODS[lab][0]
-        color = plots.PALETTE[method] if method.startswith("fedlog") else cmap(i % 20)
+        color = plots.PALETTE[method] if method.startswith("fedlog") else others[i % len(others)]
         lw = 2.2 if method.startswith("fedlog") else 1.2
         ax1.plot(bits, acc.mean(0), label=lab, color=color, lw=lw)
         plots.mean_band(ax2, np.arange(1, acc.shape[1] + 1), acc, lab, color=color, spread="se")
