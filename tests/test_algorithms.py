@@ -115,9 +115,13 @@ def test_unknown_method_and_options_are_refused():
 def test_csfl_recovers_every_clients_sparse_update_and_every_client_rebuilds_the_step():
     # MNIST CNN at the paper's CS-FL setting: 0.5% of 21,840 parameters kept, 10% as many measurements
     ctx, alg = ex.setup(_tiny("csfl", n_clients=4))
-    sent = {}
-    real_sparsify = alg.sparsify
-    alg.sparsify = lambda x, r: sent.setdefault(len(sent), real_sparsify(x, r))
+    sent, real_sparsify = [], alg.sparsify
+
+    def recording_sparsify(x, residual):  # every sparse vector that is measured and sent, in order
+        sent.append(real_sparsify(x, residual))
+        return sent[-1]
+
+    alg.sparsify = recording_sparsify
     up = alg.client_update(0, alg.configure(0))
     updates = sent[0]
     assert updates.shape == (4, 21840) and int((updates != 0).sum(1).max()) == alg.k == 109
