@@ -49,7 +49,9 @@ SMALL = dict(n_clients=10, train_fraction=0.02, local_epochs=1)
 SETTINGS = {
     "smoke": dict(table1={"mnist": dict(methods=ALL, seeds=[0, 1], rounds=2, over=SMALL)},
                   tableA1={("mnist", 3): dict(seeds=[0, 1], rounds=2, over=SMALL)}),
-    "quick": dict(table1={"mnist": dict(methods=ALL, seeds=[0, 1, 2], rounds=10, over={}),
+    # quick: 40 rounds, because the slow starters (FedDBE, LG-FedAvg 2, FedRep 1) rank low after 10 or 20; on the
+    # paper-setting runs the ranking after 40 rounds differs from the one after 100 only by statistical ties
+    "quick": dict(table1={"mnist": dict(methods=ALL, seeds=[0, 1], rounds=40, over={}),
                           "fashion_mnist": dict(methods=COMPETITIVE, seeds=[0, 1], rounds=5, over={})},
                   tableA1={("mnist", 3): dict(seeds=[0, 1], rounds=10, over={}),
                            ("mnist", 5): dict(seeds=[0, 1], rounds=10, over={})}),
