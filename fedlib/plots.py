@@ -47,9 +47,13 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
             old = [r for r in csv.DictReader(f) if list(r) == cols]
         cols_key = (keep_other,) if isinstance(keep_other, str) else tuple(keep_other)
         key = lambda r: tuple(str(r[c]) for c in cols_key)  # noqa: E731
-        new = {key(r): r for r in rows}
-        old_keys = {key(r) for r in old}
-        rows = [new.get(key(r), r) for r in old] + [r for k, r in new.items() if k not in old_keys]
+        if len({key(r) for r in rows}) < len(rows):
+            raise ValueError(f"keep_other={keep_other!r} must tell the new rows of {name} apart; add columns to it")
+        merged: dict = {}
+        for r in old:  # one row per key, in the old order (a file written by an older, buggier run may repeat keys)
+            merged.setdefault(key(r), r)
+        merged.update({key(r): r for r in rows})
+        rows = list(merged.values())
     with open(out / f"{name}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
