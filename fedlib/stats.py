@@ -83,6 +83,29 @@ def henze_zirkler(x, alpha: float = 0.05) -> tuple[float, float, bool]:
     return float(hz), p, p > alpha
 
 
+def rank_agreement(ours: dict[str, float], reference: dict[str, float], reference_se: dict[str, float] | None = None,
+                   z: float = 2.0) -> dict:
+    """How far the ranking by `ours` (method -> score) is from the ranking by `reference`, over the methods both
+    have. Returns Kendall's tau (and its p-value), the discordant pairs (ordered one way here, the other way in the
+    reference), and those of them that the reference separates by more than `z` standard errors of the
+    difference (`contradicted`): a discordant pair within that is a tie of the reference, not a wrong ranking.
+    Without `reference_se` every discordant pair counts as contradicted."""
+    names = [m for m in ours if m in reference]
+    a, b = np.array([ours[m] for m in names], float), np.array([reference[m] for m in names], float)
+    tau, p = sps.kendalltau(a, b)
+    discordant, contradicted = [], []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            if (a[i] - a[j]) * (b[i] - b[j]) < 0:
+                pair = (names[i], names[j]) if b[i] > b[j] else (names[j], names[i])  # reference's better first
+                discordant.append(pair)
+                se = np.hypot(reference_se[names[i]], reference_se[names[j]]) if reference_se else 0.0
+                if abs(b[i] - b[j]) > z * se:
+                    contradicted.append(pair)
+    return {"tau": float(tau), "p": float(p), "methods": len(names), "discordant": discordant,
+            "contradicted": contradicted}
+
+
 def table_rows(results: dict[str, list[dict]], threshold: float, reference: str) -> list[dict]:
     """Table 1's numbers from cached runs: results[label] = one run result per seed (same seeds for every label).
     Accuracy is the mean client accuracy of the best round, which is how we read the paper (its FedLog-C 98.41 on

@@ -46,7 +46,7 @@ from fedlib import experiments as ex
 ALL = list(paper.TABLE1_METHODS)
 COMPETITIVE = ["FedAvg", "LG-FedAvg 1", "FedProto", "FedLog", "FedLog-C"]
 SMALL = dict(n_clients=10, train_fraction=0.02, local_epochs=1)
-SETTINGS = {
+PROFILES = {
     "smoke": dict(table1={"mnist": dict(methods=ALL, seeds=[0, 1], rounds=2, over=SMALL)},
                   tableA1={("mnist", 3): dict(seeds=[0, 1], rounds=2, over=SMALL)}),
     # quick: 40 rounds, because the slow starters (FedDBE, LG-FedAvg 2, FedRep 1) rank low after 10 or 20; on the
@@ -61,7 +61,8 @@ SETTINGS = {
                           "cifar100": dict(methods=ALL, seeds=list(range(10)), rounds=150, over={})},
                   tableA1={(d, k): dict(seeds=list(range(10)), rounds=100 if d != "cifar100" else 150, over={})
                            for d, k in [("mnist", 3), ("mnist", 5), ("cifar10", 3), ("cifar10", 5), ("cifar100", 5)]}),
-}[profile]
+}
+SETTINGS = PROFILES[profile]
 if seeds == 0 and profile == "paper":  # 10 seeds as the paper; 5 (the fewest that can give a marker) on a CPU
     import torch
 
@@ -218,3 +219,40 @@ for d, by_label in runs.items():
             gap = rows[m]["accuracy_mean"] - paper.TABLE1[d][m][0]
             print(f"{d}: {m} {rows[m]['accuracy_mean']:.2f} vs paper {paper.TABLE1[d][m][0]:.2f} ({gap:+.2f} points, "
                   f"{table1[d]['rounds']} rounds here)")
+
+# %% [markdown]
+# ## Is the ranking the paper setting's?
+# Kendall's tau between the ranking here and the paper's Table 1, and, in a shorter profile, the ranking of the
+# paper setting's own runs when they are cached (run the paper profile once to have them). A discordant pair that
+# the paper setting separates by less than 2 standard errors is one of its ties; `contradicted` lists the others.
+# Written to figures/table1_<dataset>_ranking_<profile>.csv.
+
+# %%
+for d, by_label in runs.items():
+    if methods:  # a ranking of some methods only would mislead
+        break
+    rows = {r["method"]: r for r in stats.table_rows(by_label, paper.THRESHOLD[d], reference="FedLog-C")}
+    here = {m: r["accuracy_mean"] for m, r in rows.items()}
+    published = {m: acc for m, (acc, _) in paper.TABLE1.get(d, {}).items()}
+    rank = lambda scores: {m: i + 1 for i, m in enumerate(sorted(scores, key=lambda m: -scores[m]))}  # noqa: E731
+    out = [{"method": m, "accuracy": here[m], "rank": rank(here)[m], "paper_accuracy": published.get(m, np.nan),
+            "paper_rank": rank(published).get(m, "")} for m in here]
+    if published:
+        ag = stats.rank_agreement(here, published)
+        print(f"{d}: Kendall tau with the paper's Table 1: {ag['tau']:.2f} ({ag['methods']} methods, p = {ag['p']:.3g})")
+    full = PROFILES["paper"]["table1"].get(d)
+    if profile != "paper" and full:
+        cfg = lambda lab, sd: paper.table1_config(d, lab, seed=sd, rounds=full["rounds"])  # noqa: E731
+        cached = [sd for sd in range(10) if all(ex.is_cached(cfg(lab, sd)) for lab in here)]
+        if len(cached) < 2:
+            print(f"{d}: the paper setting's runs are not cached (seeds {cached}); run the paper profile to compare")
+        else:
+            ref = {r["method"]: r for r in stats.table_rows({lab: [ex.run(cfg(lab, sd)) for sd in cached] for lab in here},
+                                                            paper.THRESHOLD[d], reference="FedLog-C")}
+            ref_acc = {m: r["accuracy_mean"] for m, r in ref.items()}
+            ag = stats.rank_agreement(here, ref_acc, {m: r["accuracy_se"] for m, r in ref.items()})
+            print(f"{d}: Kendall tau with the paper setting ({len(cached)} seeds x {full['rounds']} rounds): "
+                  f"{ag['tau']:.2f}; discordant pairs {ag['discordant']}; of them not ties there: {ag['contradicted']}")
+            for row in out:
+                row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank(ref_acc)[row["method"]])
+    plots.save_table(sorted(out, key=lambda r: r["rank"]), f"table1_{d}_ranking_{profile}")

@@ -88,6 +88,14 @@ def test_a_table_made_for_some_datasets_keeps_the_rows_of_the_others():
     plots.save_table([{"dataset": "a", "method": "y", "bits": 5}], "u", keep_other=("dataset", "method"))
     with open(paths.figures_dir() / "u.csv") as f:
         assert [(r["method"], r["bits"]) for r in csv.DictReader(f)] == [("x", "1"), ("y", "5")]
+    with open(paths.figures_dir() / "u.csv", "a") as f:  # a key repeated in the file: kept once
+        f.write("a,y,6\na,y,7\n")
+    plots.save_table([{"dataset": "b", "method": "x", "bits": 8}], "u", keep_other=("dataset", "method"))
+    with open(paths.figures_dir() / "u.csv") as f:
+        assert [(r["method"], r["bits"]) for r in csv.DictReader(f)] == [("x", "1"), ("y", "5"), ("x", "8")]
+    with pytest.raises(ValueError, match="tell the new rows"):  # the key must identify a row
+        plots.save_table([{"dataset": "a", "method": "x", "bits": 1}, {"dataset": "a", "method": "y", "bits": 2}],
+                         "u", keep_other="dataset")
     plots.save_table([{"dataset": "a", "bits": 4}], "t")  # without keep_other the table is replaced
     with open(paths.figures_dir() / "t.csv") as f:
         assert [r["dataset"] for r in csv.DictReader(f)] == ["a"]
@@ -98,3 +106,17 @@ def test_first_round_reaching():
 
     assert first_round_reaching([0.1, 0.5, 0.9, 0.95], 0.9) == 3
     assert first_round_reaching([0.1, 0.5], 0.9) is None
+
+
+def test_rank_agreement_separates_ties_of_the_reference_from_wrong_orders():
+    reference = {"A": 98.5, "B": 98.4, "C": 97.0, "D": 90.0}
+    se = {"A": 0.1, "B": 0.1, "C": 0.1, "D": 0.5}
+    same = stats.rank_agreement({"A": 9, "B": 8, "C": 7, "D": 1}, reference, se)
+    assert same["tau"] == pytest.approx(1.0) and same["discordant"] == [] and same["methods"] == 4
+    tie_swapped = stats.rank_agreement({"A": 8, "B": 9, "C": 7, "D": 1}, reference, se)
+    assert tie_swapped["discordant"] == [("A", "B")]  # 0.1 apart with an SE of 0.14: a tie
+    assert tie_swapped["contradicted"] == []
+    assert tie_swapped["tau"] == pytest.approx(4 / 6)
+    wrong = stats.rank_agreement({"A": 9, "B": 8, "C": 1, "D": 7, "E": 100}, reference, se)
+    assert wrong["contradicted"] == [("C", "D")] and wrong["methods"] == 4  # E is not in the reference
+    assert stats.rank_agreement({"A": 8, "B": 9}, reference)["contradicted"] == [("A", "B")]  # no SE: no ties
