@@ -117,8 +117,10 @@ def fmt_bits(b, se=None, marker=""):
     return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if se is not None else "") + marker
 
 
+summary = {}
 for d, by_label in runs.items():
     rows = stats.table_rows(by_label, paper.THRESHOLD[d], reference="FedLog-C")
+    summary[d] = {r["method"]: r for r in rows}  # read again by the last two cells
     reported = paper.TABLE1.get(d, {})
     csv_rows, pretty = [], []
     for r in rows:
@@ -208,8 +210,7 @@ for (d, k), s in SETTINGS["tableA1"].items():
 # ## What the numbers say
 
 # %%
-for d, by_label in runs.items():
-    rows = {r["method"]: r for r in stats.table_rows(by_label, paper.THRESHOLD[d], reference="FedLog-C")}
+for d, rows in summary.items():
     rank = sorted(rows, key=lambda m: -rows[m]["accuracy_mean"])
     print(f"{d}: ranking by accuracy: " + " > ".join(rank))
     cheapest = min(rows, key=lambda m: rows[m]["bits_to_threshold"])
@@ -228,15 +229,18 @@ for d, by_label in runs.items():
 # Written to figures/table1_<dataset>_ranking_<profile>.csv.
 
 # %%
-for d, by_label in runs.items():
+def ranks(scores):
+    return {m: i + 1 for i, m in enumerate(sorted(scores, key=lambda m: -scores[m]))}
+
+
+for d, rows in summary.items():
     if methods:  # a ranking of some methods only would mislead
         break
-    rows = {r["method"]: r for r in stats.table_rows(by_label, paper.THRESHOLD[d], reference="FedLog-C")}
     here = {m: r["accuracy_mean"] for m, r in rows.items()}
     published = {m: acc for m, (acc, _) in paper.TABLE1.get(d, {}).items()}
-    rank = lambda scores: {m: i + 1 for i, m in enumerate(sorted(scores, key=lambda m: -scores[m]))}  # noqa: E731
-    out = [{"method": m, "accuracy": here[m], "rank": rank(here)[m], "paper_accuracy": published.get(m, np.nan),
-            "paper_rank": rank(published).get(m, "")} for m in here]
+    rank_here, rank_published = ranks(here), ranks(published)
+    out = [{"method": m, "accuracy": here[m], "rank": rank_here[m], "paper_accuracy": published.get(m, np.nan),
+            "paper_rank": rank_published.get(m, "")} for m in here]
     if published:
         ag = stats.rank_agreement(here, published)
         print(f"{d}: Kendall tau with the paper's Table 1: {ag['tau']:.2f} ({ag['methods']} methods, p = {ag['p']:.3g})")
@@ -253,6 +257,7 @@ for d, by_label in runs.items():
             ag = stats.rank_agreement(here, ref_acc, {m: r["accuracy_se"] for m, r in ref.items()})
             print(f"{d}: Kendall tau with the paper setting ({len(cached)} seeds x {full['rounds']} rounds): "
                   f"{ag['tau']:.2f}; discordant pairs {ag['discordant']}; of them not ties there: {ag['contradicted']}")
+            rank_ref = ranks(ref_acc)
             for row in out:
-                row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank(ref_acc)[row["method"]])
+                row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank_ref[row["method"]])
     plots.save_table(sorted(out, key=lambda r: r["rank"]), f"table1_{d}_ranking_{profile}")
