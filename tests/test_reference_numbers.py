@@ -1,0 +1,53 @@
+"""The numbers of the Table 1 methods must not move when the code around them changes.
+
+`data/reference_runs.json` holds 3-round runs of every Table 1 method (and FedLog-C with flexible bodies, FedLog
+with central DP) made by the code at commit 6e4b1e6, before the protocol refactor, and the cache keys of the
+paper-setting configs. A method whose numbers change on purpose bumps its `version` and its row here is remade
+(the commit says why).
+"""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from fedlib import paper
+from fedlib import experiments as ex
+
+REF = json.loads((Path(__file__).parent / "data" / "reference_runs.json").read_text())
+SMALL = dict(n_clients=10, train_fraction=0.02, local_epochs=1, rounds=3, device="cpu")
+METRICS = ("acc_mean", "acc_all", "loss", "train_loss", "up_bits", "down_bits", "client_acc")
+
+
+def reference_config(label: str) -> ex.Config:
+    if label == "FedLog-C flexible":
+        return paper.table1_config("mnist", "FedLog-C", model="cnn_mnist_flexible", same_init=False, **SMALL)
+    if label == "FedLog central DP":
+        return paper.table1_config("mnist", "FedLog", options={"dp": "central", "epsilon": 5.0}, **SMALL)
+    return paper.table1_config("mnist", label, **SMALL)
+
+
+@pytest.mark.parametrize("label", sorted(paper.TABLE1_METHODS))
+def test_paper_setting_cache_keys_are_pinned(label):
+    assert paper.table1_config("mnist", label, device="cpu").key() == REF["keys"][label]
+
+
+@pytest.mark.parametrize("label", sorted(REF["runs"]))
+def test_three_rounds_match_the_reference_bit_for_bit(label):
+    res = ex.run(reference_config(label), cache=False, progress=False)
+    got = {k: res["client_acc"] if k == "client_acc" else res["rounds"][k] for k in METRICS}
+    want = REF["runs"][label]
+    if got == want:
+        return
+    worst = max(float(np.max(np.abs(np.subtract(got[k], want[k])) / np.maximum(np.abs(want[k]), 1e-12)))
+                for k in METRICS)
+    here, there = torch.backends.cpu.get_cpu_capability(), REF["made_on"]["cpu_capability"]
+    if worst < 1e-4 and here != there:
+        pytest.fail(f"{label}: differs from the reference only by rounding (largest relative difference {worst:.1e}); "
+                    f"this CPU ({here}) is not the kind the reference was made on ({there}), so bit-identity cannot "
+                    f"be checked here. Rerun on an {there} CPU, or remake tests/data/reference_runs.json on this one.")
+    kind = "rounding-sized" if worst < 1e-4 else "real"
+    pytest.fail(f"{label}: the numbers changed ({kind}: largest relative difference {worst:.1e}) on the same kind of "
+                f"CPU the reference was made on ({there}). If that was intended, bump the method's version and "
+                f"remake its row of tests/data/reference_runs.json.")
