@@ -20,6 +20,8 @@ import torch
 import torch.nn.functional as F
 
 from fedlib import engine, expfam
+from fedlib import models
+from fedlib import paper
 from fedlib import experiments as ex
 
 
@@ -40,7 +42,7 @@ def seconds_per_round(one, rounds, device) -> float:
 
 
 def time_engine(method, rounds, device):
-    ctx, alg = ex.setup(ex.paper_config("mnist", method, device=str(device)))
+    ctx, alg = ex.setup(paper.paper_config("mnist", method, device=str(device)))
     torch.manual_seed(0)
 
     def one(rnd):
@@ -51,9 +53,9 @@ def time_engine(method, rounds, device):
 
 
 def time_loop(method, rounds, device):
-    ctx, _ = ex.setup(ex.paper_config("mnist", "fedavg", device=str(device)))
+    ctx, _ = ex.setup(paper.paper_config("mnist", "fedavg", device=str(device)))
     g = ctx.population.groups[0]
-    template = copy.deepcopy(ex.models.build("cnn_mnist", (1, 28, 28), 10)).to(device)
+    template = copy.deepcopy(models.build("cnn_mnist", (1, 28, 28), 10)).to(device)
     clients = [copy.deepcopy(template) for _ in range(50)]
     train, test = ctx.fed.train, ctx.fed.test
     body_names = [k for k, _ in template.named_parameters() if k.startswith("body.")]
@@ -102,13 +104,13 @@ def time_loop(method, rounds, device):
 
 
 def time_centralized(rounds, device):
-    ctx, _ = ex.setup(ex.paper_config("mnist", "fedavg", device=str(device)))
+    ctx, _ = ex.setup(paper.paper_config("mnist", "fedavg", device=str(device)))
     train, test = ctx.fed.train, ctx.fed.test
     x = torch.cat([train.x[c, : int(train.counts[c])] for c in range(50)])
     y = torch.cat([train.y[c, : int(train.counts[c])] for c in range(50)])
     tx = torch.cat([test.x[c, : int(test.counts[c])] for c in range(50)])
     steps = int(((train.counts + 9) // 10 * 5).max())
-    model = ex.models.build("cnn_mnist", (1, 28, 28), 10).to(device)
+    model = models.build("cnn_mnist", (1, 28, 28), 10).to(device)
     if device.type == "cpu":  # the fastest layout for one model too, so the floor is a real floor
         model = model.to(memory_format=torch.channels_last)
         x, tx = x.contiguous(memory_format=torch.channels_last), tx.contiguous(memory_format=torch.channels_last)

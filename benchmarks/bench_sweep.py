@@ -13,12 +13,13 @@ import time
 
 import torch
 
+from fedlib import paper
 from fedlib import experiments as ex
 from fedlib import sweep
 
 
 def grid():
-    return [ex.paper_config("mnist", m, n_clients=10, train_fraction=0.02, rounds=3, seed=s)
+    return [paper.paper_config("mnist", m, n_clients=10, train_fraction=0.02, rounds=3, seed=s)
             for m in ("fedlog", "fedavg") for s in range(4)]
 
 

@@ -17,8 +17,12 @@ from dataclasses import replace
 
 import torch
 
-from . import engine
+from . import cache, engine
 from . import experiments as ex
+from .config import Config
+from .messages import Ledger
+from .paths import results_dir
+from .rounds import run_round
 
 
 def _group_loss(group: engine.Group, data, params: dict) -> torch.Tensor:
@@ -67,21 +71,20 @@ def body_smoothness(ctx, iterations: int = 20, seed: int = 0) -> torch.Tensor:
     return out
 
 
-def trace(cfg: ex.Config, smoothness_iterations: int = 10) -> dict:
+def trace(cfg: Config, smoothness_iterations: int = 10) -> dict:
     """Run `cfg` round by round and record, per client, the local loss before and after every round, and the
     body gradient norm and smoothness estimate at the start of every round; `loss_local` is the loss after local
     training under the round's head, before the server's new head. Returns lists of per-round
     [n_clients] lists and the mean test accuracy per round; `diverged_round` if the loss became non-finite."""
     ctx, alg = ex.setup(cfg)
-    torch.manual_seed(cfg.seed)
+    ledger = Ledger()
     out = {"loss_before": [], "loss_local": [], "loss_after": [], "grad_norm": [], "smoothness": [], "acc_mean": []}
+    after_local_training = lambda reply: out["loss_local"].append(local_losses(ctx).tolist())  # noqa: E731
     for rnd in range(cfg.rounds):
         out["loss_before"].append(local_losses(ctx).tolist())
         out["grad_norm"].append(body_gradient_norms(ctx).tolist())
         out["smoothness"].append(body_smoothness(ctx, iterations=smoothness_iterations, seed=rnd).tolist())
-        up = alg.client_update(rnd, alg.configure(rnd))
-        out["loss_local"].append(local_losses(ctx).tolist())  # new bodies, the round's head: Thm. 3's body part
-        alg.aggregate(rnd, up)
+        run_round(alg, rnd, ledger, between=after_local_training)  # loss_local: new bodies under the round's head
         loss = local_losses(ctx)
         if not bool(torch.isfinite(loss).all()):
             out["diverged_round"] = rnd
@@ -92,7 +95,7 @@ def trace(cfg: ex.Config, smoothness_iterations: int = 10) -> dict:
     return out
 
 
-def step_size_study(base: ex.Config, step_sizes: list[float]) -> dict:
+def step_size_study(base: Config, step_sizes: list[float]) -> dict:
     """Thm. 4 with plain SGD at each body step size zeta: one (cached) `trace` per step size."""
     return {zeta: cached_trace(replace(base, optimizer="sgd", lr=zeta)) for zeta in step_sizes}
 
@@ -103,12 +106,12 @@ def inside_bound(tr: dict, zeta: float) -> float:
     return float((zeta * l1 < 2).float().mean())
 
 
-def cached_trace(cfg: ex.Config) -> dict:
-    path = ex.results_dir() / "convergence_trace_v2" / f"{cfg.key()}.json"
+def cached_trace(cfg: Config) -> dict:
+    path = results_dir() / "convergence_trace_v2" / f"{cfg.key()}.json"
     if path.exists():
         return json.loads(path.read_text())
     res = trace(cfg)
-    ex.write_atomic(path, res)
+    cache.write_atomic(path, res)
     return res
 
 

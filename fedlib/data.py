@@ -395,6 +395,8 @@ class Federation:
     num_classes: int
     classes_of: list[list[int]]
     input_shape: tuple[int, ...]
+    vocab_size: int | None = None  # text data: token ids, padding and unknown included
+    server: ClientData | None = None  # the server's own clean validation set (one row), disjoint from the clients'
 
     @property
     def n_clients(self) -> int:
@@ -402,23 +404,60 @@ class Federation:
 
 
 def make_federation(dataset: Dataset, partition: str, n_clients: int, seed: int, *, classes_per_client: int = 2,
-                    alpha: float = 0.5, train_fraction: float = 1.0) -> Federation:
+                    alpha: float = 0.5, train_fraction: float = 1.0, pool_split: float = 0.0,
+                    server_fraction: float = 0.0) -> Federation:
+    """Split `dataset` over clients. Default: the official training set is partitioned and the official test set
+    is spread over the clients the same way. `pool_split` > 0: the official train and test sets are pooled, the
+    pool is partitioned, and each client's share is split into train/test with this train fraction (FedCR,
+    FedRD). `server_fraction` > 0: a stratified fraction of the training pool is held out first, clean, as the
+    server's validation set (`Federation.server`, FedProf)."""
     g = torch.Generator().manual_seed(seed)
-    train_idx = (stratified_subset(dataset.train_y, train_fraction, g) if train_fraction < 1
-                 else torch.arange(len(dataset.train_y)))
-    ytr = dataset.train_y[train_idx]
-    C = dataset.num_classes
-    if partition == "pathological":
-        tr, te, classes_of = pathological(ytr, dataset.test_y, n_clients, classes_per_client, C, g)
-    elif partition == "dirichlet":
-        tr, te, classes_of = dirichlet(ytr, dataset.test_y, n_clients, alpha, C, g)
-    elif partition == "iid":
-        tr, te, classes_of = iid(ytr, dataset.test_y, n_clients, C, g)
+    x, y = dataset.train_x, dataset.train_y
+    if pool_split:
+        x, y = torch.cat([dataset.train_x, dataset.test_x]), torch.cat([dataset.train_y, dataset.test_y])
+    pool = stratified_subset(y, train_fraction, g) if train_fraction < 1 else torch.arange(len(y))
+    server = None
+    if server_fraction:
+        held = pool[stratified_subset(y[pool], server_fraction, g)]
+        pool = pool[~torch.isin(pool, held)]
+        server = ClientData.from_parts(x, y, [held])
+    tr, te, classes_of = _partition(partition, y[pool], dataset.test_y if not pool_split else y[pool], n_clients,
+                                    dataset.num_classes, g, classes_per_client, alpha)
+    tr = [pool[p] for p in tr]
+    if pool_split:
+        tr, te = _split_each(tr, pool_split, g)
+        test = ClientData.from_parts(x, y, te)
     else:
-        raise PartitionError(f"unknown partition {partition!r}; choose pathological, dirichlet or iid")
-    tr = [train_idx[p] for p in tr]
-    return Federation(ClientData.from_parts(dataset.train_x, dataset.train_y, tr),
-                      ClientData.from_parts(dataset.test_x, dataset.test_y, te), C, classes_of, dataset.input_shape)
+        test = ClientData.from_parts(dataset.test_x, dataset.test_y, te)
+    return Federation(ClientData.from_parts(x, y, tr), test, dataset.num_classes, classes_of, dataset.input_shape,
+                      server=server)
+
+
+def _partition(partition: str, train_y, test_y, n_clients: int, num_classes: int, g: torch.Generator,
+               classes_per_client: int, alpha: float):
+    if partition == "pathological":
+        return pathological(train_y, test_y, n_clients, classes_per_client, num_classes, g)
+    if partition == "dirichlet":
+        return dirichlet(train_y, test_y, n_clients, alpha, num_classes, g)
+    if partition == "iid":
+        return iid(train_y, test_y, n_clients, num_classes, g)
+    raise PartitionError(f"unknown partition {partition!r}; choose pathological, dirichlet or iid")
+
+
+def _split_each(parts: list[torch.Tensor], train_share: float, g: torch.Generator):
+    """Each client's samples in random order, the first `train_share` of them for training, the rest for testing."""
+    if not 0 < train_share < 1:
+        raise PartitionError(f"pool_split must be in (0, 1), got {train_share}")
+    tr, te = [], []
+    for p in parts:
+        p = p[torch.randperm(len(p), generator=g)]
+        k = int(round(train_share * len(p)))
+        if k == 0 or k == len(p):
+            raise PartitionError(f"a client with {len(p)} samples cannot be split {train_share}:{1 - train_share}; "
+                                 f"use fewer clients or a larger train fraction")
+        tr.append(torch.sort(p[:k]).values)
+        te.append(torch.sort(p[k:]).values)
+    return tr, te
 
 
 def circle_federation(n_train: int = 80, n_test: int = 1000, seed: int = 0) -> Federation:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -26,7 +26,7 @@ from torch import nn
 from torch.func import functional_call, vmap
 
 from .data import ClientData
-from .models import BodyHead, Shift
+from .models import BodyHead
 
 ELEMENTWISE = (nn.ReLU, nn.Tanh, nn.Sigmoid, nn.GELU, nn.Hardtanh, nn.LeakyReLU, nn.ELU, nn.Softplus, nn.Identity)
 POOLS = (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d)
@@ -41,10 +41,17 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
 # ----------------------------------------------------------------------------- stacked forward
 
 def supports_stacked(body: nn.Module) -> bool:
+    """Whether every layer of `body` has a stacked form: the layers below, or a module with its own
+    `stacked_forward(x, params)` (x in the flat layout [n, B, F], params stacked [n, ...])."""
     if not isinstance(body, nn.Sequential):
         return False
-    ok = (nn.Conv2d, nn.Linear, nn.Flatten, nn.Dropout, nn.Dropout2d, nn.Sequential, Shift) + ELEMENTWISE + POOLS
-    return all(isinstance(m, ok) and (not isinstance(m, nn.Sequential) or supports_stacked(m)) for m in body)
+    ok = (nn.Conv2d, nn.Linear, nn.Flatten, nn.Dropout, nn.Dropout2d, nn.Sequential) + ELEMENTWISE + POOLS
+    return all((isinstance(m, ok) or hasattr(m, "stacked_forward"))
+               and (not isinstance(m, nn.Sequential) or supports_stacked(m)) for m in body)
+
+
+def _children_params(params: dict, name: str) -> dict:
+    return {k[len(name) + 1:]: v for k, v in params.items() if k.startswith(name + ".")}
 
 
 def _stacked_sequential(seq: nn.Sequential, params: dict, x: torch.Tensor, n: int, train: bool, conv: bool):
@@ -57,8 +64,8 @@ def _stacked_sequential(seq: nn.Sequential, params: dict, x: torch.Tensor, n: in
         elif isinstance(layer, nn.Linear):
             w, b = params[f"{name}.weight"], params.get(f"{name}.bias")
             x = torch.bmm(x, w.transpose(1, 2)) if b is None else torch.baddbmm(b.unsqueeze(1), x, w.transpose(1, 2))
-        elif isinstance(layer, Shift):  # flat layout [n, B, F] + [n, 1, F]
-            x = x + params[f"{name}.shift"].unsqueeze(1)
+        elif hasattr(layer, "stacked_forward"):  # a module that says how it acts on stacked clients
+            x = layer.stacked_forward(x, _children_params(params, name))
         elif isinstance(layer, nn.Flatten):
             if conv:
                 x, conv = x.reshape(x.shape[0], n, -1).transpose(0, 1), False
@@ -69,8 +76,7 @@ def _stacked_sequential(seq: nn.Sequential, params: dict, x: torch.Tensor, n: in
         elif isinstance(layer, nn.Dropout):
             x = F.dropout(x, layer.p, train)
         elif isinstance(layer, nn.Sequential):
-            sub = {k[len(name) + 1:]: v for k, v in params.items() if k.startswith(name + ".")}
-            x, conv = _stacked_sequential(layer, sub, x, n, train, conv)
+            x, conv = _stacked_sequential(layer, _children_params(params, name), x, n, train, conv)
         else:  # elementwise and pooling layers act per channel, so per client
             x = layer(x)
     return x, conv
@@ -78,7 +84,7 @@ def _stacked_sequential(seq: nn.Sequential, params: dict, x: torch.Tensor, n: in
 
 @dataclass
 class Group:
-    """Clients of one architecture. params[name] is [n, *shape]; `model` is the template."""
+    """Clients of one architecture. params[name] is [n, *shape]; `model` is the template (on the meta device)."""
     model: BodyHead
     clients: torch.Tensor
     params: dict[str, torch.Tensor]
@@ -101,30 +107,61 @@ class Group:
     def names(self, part: str) -> list[str]:
         return [k for k in self.params if k.startswith(part + ".")]
 
-    def body_features(self, x: torch.Tensor, train: bool, params: dict | None = None) -> torch.Tensor:
-        """x [n, B, ...] -> features [n, B, m-1]."""
+    def subset(self, rows: torch.Tensor) -> "Group":
+        """A group of the clients at `rows` (positions in this group), with copies of their parameters."""
+        rows = torch.as_tensor(rows, dtype=torch.long)
+        on = lambda t: rows.to(t.device)  # noqa: E731
+        return Group(self.model, self.clients[rows], {k: v[on(v)].clone() for k, v in self.params.items()},
+                     {k: v[on(v)].clone() for k, v in self.buffers.items()})
+
+    def assign(self, rows: torch.Tensor, sub: "Group") -> None:
+        """Write the parameters of `sub` (made by `subset(rows)`) back into their rows."""
+        rows = torch.as_tensor(rows, dtype=torch.long)
+        for store, new in ((self.params, sub.params), (self.buffers, sub.buffers)):
+            for k, v in new.items():
+                store[k][rows.to(v.device)] = v
+
+    def append_body_module(self, module: nn.Module) -> str:
+        """Append `module` to every client's body, its parameters copied into every row; returns its name in the
+        body. The fast path stays on if the module has a stacked form (see `supports_stacked`)."""
+        index = str(len(self.model.body))
+        device = next(iter(self.params.values())).device
+        for k, v in module.named_parameters():
+            self.params[f"body.{index}.{k}"] = v.detach().to(device).expand(self.n, *v.shape).clone()
+        self.model.body.append(module.to("meta"))
+        self.fast = supports_stacked(self.model.body) and not self.buffers
+        return index
+
+    def body_features(self, x: torch.Tensor, train: bool, params: dict | None = None,
+                      upto: int | None = None) -> torch.Tensor:
+        """x [n, B, ...] -> features [n, B, m-1]; with `upto`, the output of body[:upto] (conv outputs flattened)."""
         params = self.params if params is None else params
         n, B = x.shape[:2]
+        body_module = self.model.body if upto is None else self.model.body[:upto]
         body = {k[5:]: v for k, v in params.items() if k.startswith("body.")}
+        if upto is not None:
+            kept = {f"{name}." for name, _ in body_module.named_children()}
+            body = {k: v for k, v in body.items() if any(k.startswith(p) for p in kept)}
         if self.fast:
             conv = x.dim() == 5
             h = x.transpose(0, 1).reshape(B, n * x.shape[2], *x.shape[3:]) if conv else x
             if conv and h.device.type == "cpu":  # oneDNN's grouped convolutions run ~2.5x faster channels-last
                 h = h.contiguous(memory_format=torch.channels_last)
-            h, conv = _stacked_sequential(self.model.body, body, h, n, train, conv)
+            h, conv = _stacked_sequential(body_module, body, h, n, train, conv)
             if conv:  # a body that ends in a conv layer: flatten per client
                 h = h.reshape(B, n, -1).transpose(0, 1)
             return h
-        self.model.body.train(train)
+        body_module.train(train)
         bufs = {k[5:]: v for k, v in self.buffers.items() if k.startswith("body.")}
-        call = lambda p, b, xi: functional_call(self.model.body, {**p, **b}, (xi,))
-        return vmap(call, randomness="different" if train else "error")(body, bufs, x)
+        call = lambda p, b, xi: functional_call(body_module, {**p, **b}, (xi,))  # noqa: E731
+        out = vmap(call, randomness="different" if train else "error")(body, bufs, x)
+        return out if upto is None else out.flatten(2)
 
     def forward(self, x: torch.Tensor, train: bool, params: dict | None = None):
-        """Returns (features [n, B, m-1], logits [n, B, classes])."""
+        """Returns (features [n, B, m-1], logits [n, B, classes]); the model's `head_logits` is the head step."""
         params = self.params if params is None else params
         feats = self.body_features(x, train, params)
-        return feats, torch.baddbmm(params["head.bias"].unsqueeze(1), feats, params["head.weight"].transpose(1, 2))
+        return feats, self.model.head_logits(feats, params, train)
 
 
 class Population:
@@ -160,18 +197,45 @@ class Population:
             groups.append(Group(template, torch.tensor(clients), params, buffers))
         return Population(groups, len(models))
 
+    @property
+    def template(self) -> BodyHead:
+        """The architecture of client 0 (on the meta device: shapes and layers, no numbers)."""
+        return self.groups[0].model
+
+    def param_names(self) -> list[str]:
+        """Parameter names of client 0's model, in order."""
+        return list(self.groups[0].params)
+
+    def append_to_bodies(self, make: Callable[[Group], nn.Module]) -> list[str]:
+        """Append `make(group)` to the body of every client (e.g. a clipping layer, FedDBE's bias); returns the
+        module's name in each group's body."""
+        return [g.append_body_module(make(g)) for g in self.groups]
+
     def set_all(self, name: str, value: torch.Tensor) -> None:
         """Write the same tensor into parameter `name` of every client (a downlink that every client loads)."""
         for g in self.groups:
             g.params[name].copy_(value.to(g.params[name].device).expand_as(g.params[name]))
 
-    def gather(self, name: str) -> torch.Tensor:
-        """Parameter `name` of all clients in client order [N, ...] (all groups must have it, same shape)."""
+    def set_clients(self, name: str, value: torch.Tensor, clients: torch.Tensor) -> None:
+        """Write the same tensor into parameter `name` of the given clients only (a downlink to participants)."""
+        if len(clients) == self.n_clients:
+            return self.set_all(name, value)
+        wanted = torch.as_tensor(clients)
+        for g in self.groups:
+            rows = torch.nonzero(torch.isin(g.clients, wanted)).flatten().to(g.params[name].device)
+            g.params[name][rows] = value.to(g.params[name].device)
+
+    def gather(self, name: str, clients: torch.Tensor | None = None) -> torch.Tensor:
+        """Parameter `name` of the given clients (default all) in that order [K, ...]; every group must have it,
+        with the same shape."""
         parts = [(g.clients, g.params[name]) for g in self.groups]
         out = parts[0][1].new_empty((self.n_clients, *parts[0][1].shape[1:]))
-        for clients, value in parts:
-            out[clients.to(out.device)] = value
-        return out
+        for ids, value in parts:
+            out[ids.to(out.device)] = value
+        if clients is None or len(clients) == self.n_clients and torch.equal(torch.as_tensor(clients),
+                                                                              torch.arange(self.n_clients)):
+            return out
+        return out[torch.as_tensor(clients).to(out.device)]
 
 
 # ----------------------------------------------------------------------------- optimizers
@@ -238,13 +302,13 @@ def make_optimizer(kind: str, params: dict, lr: float, **kw):
 
 # ----------------------------------------------------------------------------- batches
 
-def batch_schedule(counts: torch.Tensor, batch_size: int, epochs: int, g: torch.Generator):
+def batch_schedule(counts: torch.Tensor, batch_size: int, epochs: int, generator: torch.Generator):
     """Every client shuffles its own samples each epoch and walks them in batches (the last one partial).
     Returns idx [S, n, B] and valid [S, n, B]; client c is active in the first epochs*ceil(n_c/B) steps."""
     n, n_max = len(counts), int(counts.max())
     per_epoch = (counts + batch_size - 1) // batch_size  # [n]
     steps = int((per_epoch * epochs).max())
-    keys = torch.rand(epochs, n, n_max, generator=g)
+    keys = torch.rand(epochs, n, n_max, generator=generator)
     keys[:, torch.arange(n_max)[None, :] >= counts[:, None]] = 2.0  # padding sorts last
     perms = keys.argsort(dim=2)  # [E, n, n_max]: a permutation of the valid samples first
     s = torch.arange(steps)[:, None]
@@ -262,22 +326,29 @@ def masked_cross_entropy(logits: torch.Tensor, y: torch.Tensor, valid: torch.Ten
     return (ce * w).sum(1) / w.sum(1).clamp(min=1)
 
 
-LossFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+LossFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict], torch.Tensor]
 
 
-def default_loss(feats, logits, y, valid, clients):
+def default_loss(feats, logits, y, valid, clients, params):
     return masked_cross_entropy(logits, y, valid)
 
 
+class TrainStats(NamedTuple):
+    loss: torch.Tensor  # [n] each client's mean training loss over its steps
+    steps: torch.Tensor  # [n] each client's number of optimizer steps (FedNova's tau_i)
+
+
 def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: str, lr: float, epochs: int,
-          batch_size: int, g: torch.Generator, loss_fn: LossFn = default_loss, optimizer_kw: dict | None = None,
-          until_converged: bool = False, tol: float = 0.01, augment: bool = False) -> torch.Tensor:
-    """Local training of every client in `group` on its rows of `data`. Returns the mean training loss [n].
-    `loss_fn(features, logits, y, valid, clients) -> [n]` lets an algorithm add its own terms.
+          batch_size: int, generator: torch.Generator, loss_fn: LossFn = default_loss,
+          optimizer_kw: dict | None = None, until_converged: bool = False, tol: float = 0.01,
+          augment: bool = False) -> TrainStats:
+    """Local training of every client in `group` on its rows of `data`; `generator` draws the batch order.
+    `loss_fn(features, logits, y, valid, clients, params) -> [n]` lets an algorithm add its own terms; `params`
+    are the group's current stacked parameters (those being trained carry gradients).
     `until_converged`: train to the local optimum (Section 4.3): a client stops after the first epoch whose
     mean loss is not `tol` (relative) below its best epoch so far; `epochs` is then the cap.
     `augment`: random crops and horizontal flips of every training image (`crop_flip`)."""
-    idx, valid = batch_schedule(data.counts, batch_size, epochs, g)
+    idx, valid = batch_schedule(data.counts, batch_size, epochs, generator)
     dev = data.x.device
     idx, valid = idx.to(dev), valid.to(dev)
     stop = _ConvergenceStop(data.counts.to(dev), batch_size, tol) if until_converged else None
@@ -296,7 +367,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         if augment:
             x = crop_flip(x)
         feats, logits = group.forward(x, train=True, params=params)
-        loss = loss_fn(feats, logits, y, valid[s], group.clients)
+        loss = loss_fn(feats, logits, y, valid[s], group.clients, params)
         grads = torch.autograd.grad(loss.sum(), list(opt_params.values()))
         opt.step(opt_params, dict(zip(opt_params, grads)), None if bool(active.all()) else active)
         total += loss.detach() * active
@@ -305,7 +376,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
             stop.update(s, loss.detach() * valid[s].sum(1), active)
     for v in group.params.values():
         v.requires_grad_(False)
-    return total / steps.clamp(min=1)
+    return TrainStats(total / steps.clamp(min=1), steps)
 
 
 def crop_flip(x: torch.Tensor, pad: int = 2) -> torch.Tensor:

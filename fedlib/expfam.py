@@ -12,6 +12,10 @@ eta_y = 2 S_y / (N p_y), and with a_y = ||eta_y||^2/4, r_y = ||S_y||^2 / N^2, L 
 a_y = W(2 r_y e^{2L}) / 2 (Lambert W), with L the root of  log sum_y exp(a_y(L)) = L,
 a strictly decreasing function of L. `map_head` solves that scalar equation by bisection,
 so the head is exact to the tolerance. `map_head_gradient` is the paper's gradient ascent.
+
+Since ||eta_y||^2 / 4 = a_y at the optimum, eta_y = 2 sqrt(a_y) S_y / ||S_y||: a class with an all-zero statistic
+(nobody holds it) gets exactly eta_y = 0, also when p_y = e^{a_y - L} underflows for large statistics, where
+2 S_y / (N p_y) would be 0/0.
 """
 from __future__ import annotations
 
@@ -70,11 +74,6 @@ def log_posterior(eta: torch.Tensor, T: torch.Tensor, n, chi: torch.Tensor | flo
     return (eta * (T + chi)).sum() - (nu + n) * log_partition(eta)
 
 
-def log_posterior_grad(eta, T, n, chi=0.0, nu: float = 1.0):
-    p = torch.softmax((eta ** 2).sum(-1) / 4, dim=-1)
-    return (T + chi) - (nu + n) * p.unsqueeze(-1) * eta / 2
-
-
 def lambertw_of_exp(log_z: np.ndarray, iters: int = 60) -> np.ndarray:
     """W(e^log_z) for real log_z (-inf allowed), without forming e^log_z: Newton on u + e^u = log_z, W = e^u."""
     log_z = np.asarray(log_z, dtype=np.float64)
@@ -113,8 +112,15 @@ def map_head(T: torch.Tensor, n, chi: torch.Tensor | float = 0.0, nu: float = 1.
             break
         lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
     L = (lo + hi) / 2
-    p = torch.from_numpy(np.exp(a_of(L) - L))
-    eta = 2 * S / (N * p.unsqueeze(-1))
+    a = a_of(L)
+    p = torch.from_numpy(np.exp(a - L)).unsqueeze(-1)
+    eta = 2 * S / (N * p)
+    underflow = p.squeeze(-1) < 1e-300  # e.g. classes nobody holds once L > 690: use |eta_y| = 2 sqrt(a_y)
+    if bool(underflow.any()):
+        norm = S.norm(dim=-1, keepdim=True)
+        stable = torch.where(norm > 0, 2 * torch.from_numpy(np.sqrt(a)).unsqueeze(-1) * S / norm.clamp(min=1e-300),
+                             torch.zeros_like(S))
+        eta = torch.where(underflow.unsqueeze(-1), stable, eta)
     return eta.to(dtype=T.dtype, device=T.device)
 
 

@@ -148,7 +148,9 @@ def load_leaf(name: str, seed: int = 0, n_clients: int = 0, root: Path | None = 
     tr, te = client_data(train, users), client_data(test, users)
     val = client_data(train, validation_users, both=test) if validation_users else None
     classes_of = [sorted(set(tr.y[i, : int(tr.counts[i])].tolist())) for i in range(len(users))]
-    return LeafFederation(tr, te, 2, classes_of, tuple(tr.x.shape[2:]), users=users, validation=val)
+    vocab_size = VOCAB_SIZE + 2 if name == "sent140" else None  # ids 0 (padding) and 1 (unknown) come first
+    return LeafFederation(tr, te, 2, classes_of, tuple(tr.x.shape[2:]), vocab_size=vocab_size, users=users,
+                          validation=val)
 
 
 __all__ = ["LEAF_DATASETS", "LeafFederation", "load_leaf", "find_leaf_root", "read_split", "tokenize",

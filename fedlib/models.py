@@ -22,6 +22,12 @@ class BodyHead(nn.Module):
     def feature_dim(self) -> int:
         return self.head.in_features
 
+    @staticmethod
+    def head_logits(feats: torch.Tensor, params: dict, train: bool) -> torch.Tensor:
+        """The head step of stacked clients: feats [n, B, m-1] and stacked head parameters -> logits [n, B, C].
+        A model whose head does something else (e.g. samples stochastic features) overrides it."""
+        return torch.baddbmm(params["head.bias"].unsqueeze(1), feats, params["head.weight"].transpose(1, 2))
+
 
 class Shift(nn.Module):
     """Adds a learnable vector to the representation (FedDBE's personalized representation bias, PRBM)."""
@@ -32,6 +38,11 @@ class Shift(nn.Module):
 
     def forward(self, x):
         return x + self.shift
+
+    @staticmethod
+    def stacked_forward(x: torch.Tensor, params: dict) -> torch.Tensor:
+        """Stacked clients: x [n, B, F] plus each client's own shift [n, F]."""
+        return x + params["shift"].unsqueeze(1)
 
 
 class Clip(nn.Hardtanh):
@@ -109,12 +120,10 @@ class TextEncoder(nn.Module):
         return self.proj((x * keep).sum(1) / keep.sum(1).clamp(min=1))
 
 
-def transformer(num_classes: int = 2, vocab: int | None = None, max_len: int | None = None) -> BodyHead:
-    """A small Transformer encoder for Sent140 (2 blocks, width 64, 4 heads), a linear head."""
-    from . import leaf
-
-    body = TextEncoder(vocab or leaf.VOCAB_SIZE + 2, max_len or leaf.MAX_LEN)
-    return BodyHead(body, nn.Linear(64, num_classes))
+def transformer(num_classes: int, vocab: int, max_len: int) -> BodyHead:
+    """A small Transformer encoder for Sent140 (2 blocks, width 64, 4 heads), a linear head. `vocab` counts every
+    token id, padding (0) and unknown included."""
+    return BodyHead(TextEncoder(vocab, max_len), nn.Linear(64, num_classes))
 
 
 def mlp(in_features: int, hidden: list[int], features: int, num_classes: int, last_activation: bool = True) -> BodyHead:
@@ -129,7 +138,8 @@ def mlp(in_features: int, hidden: list[int], features: int, num_classes: int, la
     return BodyHead(nn.Sequential(*layers), nn.Linear(features, num_classes))
 
 
-def build(name: str, input_shape: tuple[int, ...], num_classes: int) -> BodyHead:
+def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size: int | None = None) -> BodyHead:
+    """A freshly initialised model by name; `vocab_size` (token ids, padding included) for text models."""
     if name in ("cnn_mnist", "cnn_mnist_small"):
         return cnn_mnist(num_classes, small=name.endswith("small"))
     if name in ("cnn_cifar", "cnn_cifar_small"):
@@ -139,7 +149,9 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int) -> BodyHead
     if name == "mobilenet_v2":
         return mobilenet_v2(num_classes)
     if name == "transformer":
-        return transformer(num_classes, max_len=input_shape[0])
+        if not vocab_size:
+            raise ValueError("the transformer needs the data's vocabulary size (Federation.vocab_size)")
+        return transformer(num_classes, vocab_size, max_len=input_shape[0])
     if name.startswith("mlp"):  # Fig. 1: "mlp3" = 3 linear layers, 2-D representation, no last activation
         depth = int(name[3:] or 2)
         return mlp(int(torch.tensor(input_shape).prod()), [64] * (depth - 1), 2, num_classes, last_activation=False)

@@ -42,7 +42,7 @@ def train_centralized(model_name: str, x: torch.Tensor, y: torch.Tensor, num_cla
     g = pop.groups[0]
     data = ClientData(x.unsqueeze(0), y.unsqueeze(0), torch.tensor([len(y)]))
     engine.train(g, data, trainable=list(g.params), optimizer="adam", lr=lr, epochs=epochs, batch_size=batch_size,
-                 g=torch.Generator().manual_seed(seed))
+                 generator=torch.Generator().manual_seed(seed))
     return g.module(0)
 
 

@@ -9,12 +9,10 @@
 
 A run that raises is recorded (`<key>.error.json` beside where its result would be) and the rest of
 the sweep goes on; running the sweep again retries only the failed and missing runs.
-`FEDLIB_SWEEP_BACKEND=ray` (and `FEDLIB_RAY_ADDRESS`) make every `experiments.run_many`, and so every
-notebook, use Ray.
+`FEDLIB_SWEEP_BACKEND=ray` (and `FEDLIB_RAY_ADDRESS`) make every `run_many`, and so every notebook, use Ray.
 """
 from __future__ import annotations
 
-import json
 import os
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -22,14 +20,17 @@ from dataclasses import asdict, dataclass, field
 import torch
 from tqdm.auto import tqdm
 
+from . import cache as store
+from . import paper
 from . import experiments as ex
+from .config import Config
 from .paths import data_dir, results_dir
 
 
 @dataclass
 class SweepReport:
     results: list[dict | None]  # one per config, None where the run failed
-    failures: list[tuple[ex.Config, str]] = field(default_factory=list)
+    failures: list[tuple[Config, str]] = field(default_factory=list)
     computed: int = 0
     cached: int = 0
 
@@ -40,20 +41,15 @@ class SweepReport:
                                f"run the sweep again to retry only those):\n{lines}")
 
 
-def error_path(cfg: ex.Config):
-    return ex.cache_path(cfg).with_suffix(".error.json")
+def error_path(cfg: Config):
+    return store.path(cfg).with_suffix(".error.json")
 
 
-def _record_failure(cfg: ex.Config, err: str) -> None:
-    ex.write_atomic(error_path(cfg), {"config": asdict(cfg), "key": cfg.key(), "error": err})
+def _record_failure(cfg: Config, err: str) -> None:
+    store.write_atomic(error_path(cfg), {"config": asdict(cfg), "key": cfg.key(), "error": err})
 
 
-def _load(cfg: ex.Config) -> dict | None:
-    path = ex.cache_path(cfg)
-    return json.loads(path.read_text()) if path.exists() else None
-
-
-def _run_guarded(cfg: ex.Config, progress: bool) -> tuple[dict | None, str | None]:
+def _run_guarded(cfg: Config, progress: bool) -> tuple[dict | None, str | None]:
     try:
         res = ex.run(cfg, progress=progress)
         error_path(cfg).unlink(missing_ok=True)
@@ -76,7 +72,7 @@ def _local(configs, todo, report, progress):
 def _remote_run(cfg_dict: dict, env: dict, threads: int):
     os.environ.update(env)
     torch.set_num_threads(threads)
-    return _run_guarded(ex.Config(**cfg_dict), progress=False)
+    return _run_guarded(Config(**cfg_dict), progress=False)
 
 
 def _ray(configs, todo, report, progress, address, threads):
@@ -113,13 +109,13 @@ def _ray(configs, todo, report, progress, address, threads):
     bar.close()
 
 
-def run_sweep(configs: list[ex.Config], backend: str | None = None, address: str | None = None,
+def run_sweep(configs: list[Config], backend: str | None = None, address: str | None = None,
               progress: bool = True, threads: int | None = None) -> SweepReport:
     """Run every config not cached yet. `threads`: torch threads per Ray task (default: this process's count,
     so both backends give bit-identical numbers on the same machine)."""
     backend = backend or os.environ.get("FEDLIB_SWEEP_BACKEND", "local")
     address = address or os.environ.get("FEDLIB_RAY_ADDRESS") or None
-    report = SweepReport(results=[_load(c) for c in configs])
+    report = SweepReport(results=[store.load(c) for c in configs])
     report.cached = sum(r is not None for r in report.results)
     todo = [i for i, r in enumerate(report.results) if r is None]
     if backend == "local":
@@ -132,17 +128,28 @@ def run_sweep(configs: list[ex.Config], backend: str | None = None, address: str
     return report
 
 
-def expand_grid(spec) -> list[ex.Config]:
+def expand_grid(spec) -> list[Config]:
     """A JSON sweep spec: a list of config dicts, or {"base": {...}, "grid": {field: [values], ...}} for the
     cartesian product (a field "paper": dataset starts from that dataset's paper setting)."""
     import itertools
 
     if isinstance(spec, list):
-        return [ex.Config(**d) for d in spec]
+        return [Config(**d) for d in spec]
     base, grid = dict(spec.get("base", {})), spec.get("grid", {})
     out = []
     for values in itertools.product(*grid.values()):
         fields = {**base, **dict(zip(grid, values))}
         dataset = fields.pop("paper", None)
-        out.append(ex.paper_config(dataset, **fields) if dataset else ex.Config(**fields))
+        out.append(paper.paper_config(dataset, **fields) if dataset else Config(**fields))
     return out
+
+
+def run_many(configs: list[Config], cache: bool = True, progress: bool = True) -> list[dict]:
+    """Run a sweep (finished runs come from the cache) and return every result. The backend is local unless
+    FEDLIB_SWEEP_BACKEND=ray; if a run fails, the others still finish and are cached, then this raises with the
+    failures listed."""
+    if not cache:
+        return [ex.run(cfg, cache=False, progress=progress) for cfg in configs]
+    report = run_sweep(configs, progress=progress)
+    report.raise_if_failed()
+    return report.results

@@ -12,7 +12,10 @@ import torch
 from tqdm.auto import tqdm
 
 from . import engine
-from .experiments import Config, setup
+from .config import Config
+from .experiments import setup
+from .messages import Ledger
+from .rounds import run_round
 
 
 def circle_config(method: str, local_iters: int, seed: int, lr: float = 0.05, rounds: int = 1, n_train: int = 80,
@@ -56,14 +59,11 @@ def _snapshot(ctx, alg, local_heads=None) -> Snapshot:
 def one_round(method: str, local_iters: int, seed: int = 0, lr: float = 0.05) -> tuple[Snapshot, Snapshot]:
     """(state before training, state after one round) of `method` on the circle data."""
     ctx, alg = setup(circle_config(method, local_iters, seed, lr))
-    torch.manual_seed(seed)
     before = _snapshot(ctx, alg)
-    down = alg.configure(0)
-    up = alg.client_update(0, down)
+    up = run_round(alg, 0, Ledger()).up
     local_heads = None
     if "head.weight" in up.payload:  # parameter averaging: keep the local heads the server averaged
         local_heads = [(up["head.weight"][c].cpu(), up["head.bias"][c].cpu()) for c in range(len(up.clients))]
-    alg.aggregate(0, up)
     return before, _snapshot(ctx, alg, local_heads)
 
 
@@ -98,9 +98,9 @@ def compactness_ablation(alphas, seeds, rounds: int = 10, local_iters: int = 10,
     grid = [(i, s, j, a) for i, s in enumerate(seeds) for j, a in enumerate(alphas)]
     for i, s, j, a in tqdm(grid, desc="alpha ablation", disable=len(grid) < 10):
         ctx, alg = setup(circle_config("fedlog_c", local_iters, s, lr, rounds, n_train, {"alpha": a}))
-        torch.manual_seed(s)
+        ledger = Ledger()
         for rnd in range(rounds):
-            alg.aggregate(rnd, alg.client_update(rnd, alg.configure(rnd)))
+            run_round(alg, rnd, ledger)
         shot = _snapshot(ctx, alg)
         feats, labels = torch.cat(shot.features), torch.cat(shot.labels)
         for c in range(2):

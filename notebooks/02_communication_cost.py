@@ -41,6 +41,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from fedlib import paper, plots, stats
+from fedlib import sweep
 from fedlib import experiments as ex
 
 ALL = list(paper.TABLE1_METHODS)
@@ -100,7 +101,7 @@ runs = {}
 for d, s in table1.items():
     labels = s["methods"]
     cfgs = [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"]) for lab in labels for sd in s["seeds"]]
-    res = ex.run_many(cfgs)
+    res = sweep.run_many(cfgs)
     runs[d] = {lab: res[i * len(s["seeds"]):(i + 1) * len(s["seeds"])] for i, lab in enumerate(labels)}
 
 # %% [markdown]
@@ -192,7 +193,7 @@ for (d, k), s in SETTINGS["tableA1"].items():
         continue
     cfgs = {lab: [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
                   for sd in s["seeds"]] for lab in paper.TABLE_A1_METHODS}
-    by_label = {lab: ex.run_many(c) for lab, c in cfgs.items()}
+    by_label = {lab: sweep.run_many(c) for lab, c in cfgs.items()}
     rows = stats.table_rows(by_label, paper.THRESHOLD[d], reference="FedLog-C")
     reported = paper.TABLE_A1.get((d, k), {})
     out = []

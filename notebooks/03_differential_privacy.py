@@ -33,6 +33,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from fedlib import data, plots, privacy, stats
+from fedlib import paper
+from fedlib import sweep
 from fedlib import experiments as ex
 
 SMALL = dict(n_clients=10, train_fraction=0.01, local_epochs=1)
@@ -82,18 +84,18 @@ print("sigma_tight / sigma_thm7 from", f"{min(np.divide(sig_tight, sig_thm7)):.2
 # %%
 def configs(name, s):
     base = dict(rounds=s["rounds"], **s["over"])
-    out = [ex.paper_config(name, "fedlog", seed=sd, **base) for sd in s["seeds"]]
+    out = [paper.paper_config(name, "fedlog", seed=sd, **base) for sd in s["seeds"]]
     for mode in ("central", "local"):
         for acct in ("thm7", "rdp") if s["tight"] else ("thm7",):
             for e in s["eps"]:
                 opts = {"dp": mode, "epsilon": e, "delta": DELTA, "clip_b": B, "accountant": acct}
-                out += [ex.paper_config(name, "fedlog", seed=sd, options=opts, **base) for sd in s["seeds"]]
+                out += [paper.paper_config(name, "fedlog", seed=sd, options=opts, **base) for sd in s["seeds"]]
     return out
 
 
 final = {}
 for name, s in runs.items():
-    for cfg, res in zip(cs := configs(name, s), ex.run_many(cs)):
+    for cfg, res in zip(cs := configs(name, s), sweep.run_many(cs)):
         o = cfg.options
         key = (name, o.get("dp", "none"), o.get("accountant", "-"), o.get("epsilon", np.inf))
         final.setdefault(key, []).append(res["rounds"]["acc_mean"][-1])

@@ -43,6 +43,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from fedlib import convergence, leaf, plots, stats
+from fedlib import paper
+from fedlib import sweep
 from fedlib import experiments as ex
 
 METHODS = {"FedLog": ("fedlog", {}), "FedLog-C": ("fedlog_c", {}), "LG-FedAvg 1": ("lg_fedavg", {"global_layers": 1}),
@@ -128,9 +130,9 @@ leaf_sets = [d for d in ("celeba", "sent140") if ex.dataset_available(d)]
 fig2_sets = leaf_sets or ["mnist", "fashion_mnist"]
 fig2 = {}
 for d in fig2_sets:
-    over = dict(lr=1e-3, batch_size=10) if d in leaf.LEAF_DATASETS else {**ex.PAPER_SETTINGS["mnist"], **s["over"]}
+    over = dict(lr=1e-3, batch_size=10) if d in leaf.LEAF_DATASETS else {**paper.PAPER_SETTINGS["mnist"], **s["over"]}
     over = {k: v for k, v in over.items() if k != "rounds"}
-    fig2[d] = {lab: ex.run_many([ex.Config(method=m, dataset=d, options=o, seed=sd, rounds=s["rounds"],
+    fig2[d] = {lab: sweep.run_many([ex.Config(method=m, dataset=d, options=o, seed=sd, rounds=s["rounds"],
                                            local_optimum=True, **{**over, "local_epochs": s["cap"]})
                                  for sd in s["seeds"]])
                for lab, (m, o) in METHODS.items()}
@@ -145,9 +147,9 @@ s = SETTINGS["fig3"]
 fig3_sets = [d for d in ("cifar100", "mnist", "fashion_mnist") if d in ("mnist", "fashion_mnist") or ex.dataset_available(d)]
 fig3 = {}
 for d in fig3_sets:
-    base = ex.PAPER_SETTINGS["mnist" if d == "fashion_mnist" else d]  # FashionMNIST in MNIST's client setting here
+    base = paper.PAPER_SETTINGS["mnist" if d == "fashion_mnist" else d]  # FashionMNIST in MNIST's client setting here
     model = "cnn_cifar_flexible" if d.startswith("cifar") else "cnn_mnist_flexible"
-    fig3[d] = {lab: ex.run_many([ex.Config(method=m, dataset=d, options=o, seed=sd, model=model, same_init=False,
+    fig3[d] = {lab: sweep.run_many([ex.Config(method=m, dataset=d, options=o, seed=sd, model=model, same_init=False,
                                            **{**base, "rounds": s["rounds"], **s["over"]}) for sd in s["seeds"]])
                for lab, (m, o) in METHODS.items()}
 draw(fig3, "fig3_left_flexible", "Fig. 3 (left): half the clients with a smaller body (mean ± SE over seeds)", "se")
@@ -174,7 +176,7 @@ plots.save_table(summary_rows(fig2, "fig2_local_optimum") + summary_rows(fig3, "
 
 # %%
 s = SETTINGS["thm"]
-base = ex.paper_config("mnist", "fedlog", rounds=s["rounds"], **s["over"])
+base = paper.paper_config("mnist", "fedlog", rounds=s["rounds"], **s["over"])
 study = convergence.step_size_study(base, s["steps"])
 rows = []
 for zeta, tr in study.items():

@@ -3,12 +3,13 @@ import torch
 
 from fedlib import algorithms, engine, expfam
 from fedlib.algorithms import csfl
+from fedlib import paper
 from fedlib import experiments as ex
 
 
 def _tiny(method, **kw):
     base = dict(n_clients=10, train_fraction=0.01, rounds=1, local_epochs=1)
-    return ex.paper_config("mnist", method, **{**base, **kw})
+    return paper.paper_config("mnist", method, **{**base, **kw})
 
 
 def test_fedlog_head_is_the_map_of_the_summed_uplink_and_bodies_stay_local():
@@ -16,7 +17,7 @@ def test_fedlog_head_is_the_map_of_the_summed_uplink_and_bodies_stay_local():
     g = ctx.population.groups[0]
     body_before = g.params["body.8.weight"].clone()
     down = alg.configure(0)
-    up = alg.client_update(0, down)
+    up = alg.client_update(0, down).up
     # during local training the head is fixed: every client still holds the head it received
     assert torch.allclose(g.params["head.weight"], expfam.eta_to_head(down["eta"])[0].expand_as(g.params["head.weight"]))
     assert set(up.payload) == {"T", "n"}  # no body tensor ever leaves a client
@@ -30,7 +31,7 @@ def test_fedlog_head_is_the_map_of_the_summed_uplink_and_bodies_stay_local():
 
 def test_fedlog_statistics_are_those_of_each_clients_training_data():
     ctx, alg = ex.setup(_tiny("fedlog"))
-    up = alg.client_update(0, alg.configure(0))
+    up = alg.client_update(0, alg.configure(0)).up
     assert torch.equal(up["T"][:, :, 0].sum(1), ctx.fed.train.counts.float())  # phi_0 = 1 counts samples
     g, data = ctx.groups[0]
     phi = engine.features(g, data)
@@ -49,21 +50,21 @@ def test_fedlog_c_with_alpha_zero_is_fedlog():
 
 def test_fedlog_c_pulls_features_to_the_global_class_means():
     ctx, alg = ex.setup(_tiny("fedlog_c", options={"alpha": 1.0}))
-    alg.aggregate(0, alg.client_update(0, alg.configure(0)))
+    alg.aggregate(0, alg.client_update(0, alg.configure(0)).up)
     down = alg.configure(1)
     assert set(down.payload) == {"T"}
     alg.receive(down)
     g, data = ctx.groups[0]
     x, y, valid = data.x[:, :5], data.y[:, :5], data.valid()[:, :5]
     feats, logits = g.forward(x, train=False)
-    extra = alg.local_loss(feats, logits, y, valid, g.clients) - engine.masked_cross_entropy(logits, y, valid)
+    extra = alg.local_loss(feats, logits, y, valid, g.clients, g.params) - engine.masked_cross_entropy(logits, y, valid)
     expected = ((feats - alg.means[y]) ** 2).sum(-1).mean(1)
     assert torch.allclose(extra, expected, rtol=1e-4)
 
 
 def test_fedavg_gives_every_client_the_average():
     ctx, alg = ex.setup(_tiny("fedavg"))
-    up = alg.client_update(0, alg.configure(0))
+    up = alg.client_update(0, alg.configure(0)).up
     alg.aggregate(0, up)
     for k in up.payload:
         assert torch.allclose(ctx.population.gather(k), up[k].mean(0).expand_as(up[k]), atol=1e-6)
@@ -122,7 +123,7 @@ def test_csfl_recovers_every_clients_sparse_update_and_every_client_rebuilds_the
         return sent[-1]
 
     alg.sparsify = recording_sparsify
-    up = alg.client_update(0, alg.configure(0))
+    up = alg.client_update(0, alg.configure(0)).up
     updates = sent[0]
     assert updates.shape == (4, 21840) and int((updates != 0).sum(1).max()) == alg.k == 109
     recovered = alg.reconstruct(up["y"], alg.k)

@@ -31,7 +31,7 @@ def _train_both(model_name, optimizer, lr, epochs, fast=True, counts=None):
     g.fast = fast
     trainable = list(g.params)
     engine.train(g, cd, trainable=trainable, optimizer=optimizer, lr=lr, epochs=epochs, batch_size=4,
-                 g=torch.Generator().manual_seed(5))
+                 generator=torch.Generator().manual_seed(5))
     idx, valid = engine.batch_schedule(cd.counts, 4, epochs, torch.Generator().manual_seed(5))
     err = 0.0
     for c, m in enumerate(refs):
@@ -99,7 +99,7 @@ def test_batched_training_really_trains_each_client():
     pop = engine.Population.create([models.build("mlp3", (1, 28, 28), 10)] * 5, same_init=True)
     before = {k: v.clone() for k, v in pop.groups[0].params.items()}
     engine.train(pop.groups[0], cd, trainable=list(before), optimizer="adam", lr=1e-2, epochs=1, batch_size=4,
-                 g=torch.Generator().manual_seed(0))
+                 generator=torch.Generator().manual_seed(0))
     moved = (pop.groups[0].params["body.1.weight"] - before["body.1.weight"]).flatten(1).norm(dim=1)
     assert torch.all(moved > 0)
     # clients started equal but saw different data, so they end different
@@ -120,7 +120,7 @@ def _adam_steps(**train_kw):
     engine.Adam.step = spy
     try:
         engine.train(g, cd, trainable=list(g.params), optimizer="adam", batch_size=4,
-                     g=torch.Generator().manual_seed(0), **train_kw)
+                     generator=torch.Generator().manual_seed(0), **train_kw)
     finally:
         engine.Adam.step = original
     return seen["t"], ((cd.counts + 3) // 4).float()

@@ -2,6 +2,10 @@ import json
 
 import pytest
 
+from fedlib import cache
+from fedlib import config
+from fedlib import paper
+from fedlib import sweep
 from fedlib import experiments as ex
 
 
@@ -13,7 +17,7 @@ def _cfg(seed=0, **kw):
 def test_run_is_cached_atomically_and_reloaded(monkeypatch):
     cfg = _cfg()
     res = ex.run(cfg, progress=False)
-    path = ex.cache_path(cfg)
+    path = cache.path(cfg)
     assert json.loads(path.read_text())["rounds"] == res["rounds"]
     assert not [p for p in path.parent.iterdir() if p.name.startswith(".tmp")]
     monkeypatch.setattr(ex, "setup", lambda cfg: pytest.fail("a cached run must not be recomputed"))
@@ -60,10 +64,10 @@ def test_interrupted_sweep_resumes_without_recomputing(monkeypatch):
 
     monkeypatch.setattr(ex, "setup", interrupt_on_second)
     with pytest.raises(Interrupted):
-        ex.run_many(configs, progress=False)
+        sweep.run_many(configs, progress=False)
     assert ex.is_cached(configs[0]) and not ex.is_cached(configs[1])
     calls.clear()
-    results = ex.run_many(configs, progress=False)
+    results = sweep.run_many(configs, progress=False)
     assert calls == [1, 2]  # the finished run came from the cache
     assert all(ex.is_cached(c) for c in configs) and len(results) == 3
 
@@ -79,7 +83,7 @@ def test_bad_names_give_clear_errors():
     with pytest.raises(ValueError, match="unknown dataset"):
         ex.run(_cfg(dataset="imagenet"), progress=False)
     with pytest.raises(ValueError, match="no paper setting"):
-        ex.paper_config("svhn", "fedlog")
+        paper.paper_config("svhn", "fedlog")
 
 
 def test_fields_added_later_keep_old_cache_keys_until_they_are_used():
@@ -89,8 +93,8 @@ def test_fields_added_later_keep_old_cache_keys_until_they_are_used():
     from fedlib import engine
 
     cfg = ex.Config(method="fedlog", seed=3)
-    legacy = {k: v for k, v in asdict(cfg).items() if k not in ex.ADDED_FIELDS}
-    legacy.update(device=engine.resolve_device("auto").type, cache_version=ex.CACHE_VERSION)
+    legacy = {k: v for k, v in asdict(cfg).items() if k not in config.ADDED_FIELDS}
+    legacy.update(device=engine.resolve_device("auto").type, cache_version=config.CACHE_VERSION)
     old_key = hashlib.sha256(json.dumps(legacy, sort_keys=True).encode()).hexdigest()[:16]
     assert cfg.key() == old_key  # the key a config had before the new fields existed
     assert ex.Config(method="fedlog", seed=3, local_optimum=True).key() != old_key

@@ -19,6 +19,12 @@ def test_log_partition_matches_numerical_integration(m):
     assert ef.log_partition(torch.tensor(eta)).item() == pytest.approx(ef.log_partition_numeric(eta), rel=1e-8)
 
 
+
+def log_posterior_grad(eta, T, n, chi=0.0, nu: float = 1.0):
+    """The gradient of Eqs. 11-12 in closed form: S - N p eta / 2."""
+    p = torch.softmax((eta ** 2).sum(-1) / 4, dim=-1)
+    return (T + chi) - (nu + n) * p.unsqueeze(-1) * eta / 2
+
 def test_sufficient_statistics_is_the_kronecker_sum():
     phi, y = _stats()
     T = ef.sufficient_statistics(phi, y, 4)
@@ -33,7 +39,7 @@ def test_gradient_vanishes_at_the_map(seed, scale):
     phi, y = _stats(seed=seed, scale=scale)
     T, n = ef.sufficient_statistics(phi, y, 4), len(y)
     eta = ef.map_head(T, n)
-    grad = ef.log_posterior_grad(eta, T, n)
+    grad = log_posterior_grad(eta, T, n)
     assert grad.norm() < 1e-8 * T.norm()
     # and it is the maximum: random perturbations only lower the objective
     best = ef.log_posterior(eta, T, n)
@@ -93,3 +99,20 @@ def test_lambert_w_in_log_space():
     assert ef.lambertw_of_exp(np.array([-np.inf]))[0] == 0.0
     big = ef.lambertw_of_exp(np.array([5000.0]))[0]
     assert big + np.log(big) == pytest.approx(5000.0)
+
+
+def test_classes_nobody_holds_get_exact_zero_rows_with_large_statistics():
+    # the audit's case, and a realistic one: 8 of 10 MNIST classes held, 300 samples each, trained features
+    # of scale ~30 (L far above 745, where exp(-L) underflows and the old 2S/(N p) gave 0/0 = NaN rows)
+    S = torch.zeros(3, 5, dtype=torch.float64)
+    S[0], S[2] = torch.tensor([100.0, 3000, 0, 0, 0]), torch.tensor([100.0, -3000, 0, 0, 0])
+    eta = ef.map_head(S, 200)
+    assert torch.isfinite(eta).all() and torch.all(eta[1] == 0)
+    g = torch.Generator().manual_seed(0)
+    phi = torch.randn(2400, 50, generator=g, dtype=torch.float64) * 5 + 30
+    y = torch.arange(2400) % 8  # classes 8 and 9 have no sample
+    T = ef.sufficient_statistics(phi, y, 10)
+    eta = ef.map_head(T, 2400)
+    assert torch.isfinite(eta).all()
+    assert torch.all(eta[8:] == 0) and torch.all(eta[:8].norm(dim=1) > 0)
+    assert log_posterior_grad(eta, T, 2400).norm() < 1e-5 * T.norm()  # still the maximum (to bisection tolerance)

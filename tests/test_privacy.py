@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from fedlib import engine, expfam, models, privacy
+from fedlib import paper
 from fedlib import experiments as ex
 
 
@@ -25,7 +26,7 @@ def test_bad_privacy_parameters_are_refused():
     with pytest.raises(ValueError, match="accountant"):
         privacy.noise_sigma(1.0, 0.01, 5, 2.0, 3, accountant="moments")
     with pytest.raises(ValueError, match="dp must be"):
-        ex.setup(ex.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, options={"dp": "global"}))
+        ex.setup(paper.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, options={"dp": "global"}))
 
 
 def test_tighter_accountant_gives_smaller_sigma_that_still_meets_the_budget():
@@ -66,11 +67,11 @@ def test_noise_has_the_calibrated_standard_deviation():
 
 @pytest.mark.parametrize("mode,per_round", [("local", 6), ("central", 1)])
 def test_local_dp_noises_each_client_and_central_dp_the_sum_once(mode, per_round):
-    cfg = ex.paper_config("mnist", "fedlog", n_clients=6, train_fraction=0.01, rounds=3, local_epochs=1,
+    cfg = paper.paper_config("mnist", "fedlog", n_clients=6, train_fraction=0.01, rounds=3, local_epochs=1,
                           options={"dp": mode, "epsilon": 1.0})
     ctx, alg = ex.setup(cfg)
     for rnd in range(3):
-        up = alg.client_update(rnd, alg.configure(rnd))
+        up = alg.client_update(rnd, alg.configure(rnd)).up
         assert "n" not in up.payload  # the count is read from the noisy statistic instead
         alg.aggregate(rnd, up)
         assert alg.mechanism.releases == per_round * (rnd + 1)
@@ -80,7 +81,7 @@ def test_local_dp_noises_each_client_and_central_dp_the_sum_once(mode, per_round
 
 def test_huge_noise_never_makes_nan_heads():
     for method in ("fedlog", "fedlog_c"):
-        cfg = ex.paper_config("mnist", method, n_clients=6, train_fraction=0.01, rounds=3, local_epochs=1,
+        cfg = paper.paper_config("mnist", method, n_clients=6, train_fraction=0.01, rounds=3, local_epochs=1,
                               options={"dp": "local", "epsilon": 0.01})
         res = ex.run(cfg, cache=False, progress=False)  # raises DivergenceError on NaN
         assert all(0 <= a <= 1 for a in res["rounds"]["acc_mean"])

@@ -1,9 +1,9 @@
 """One module per method; `REGISTRY` maps a config's method name to its class.
 
-To add a method: write a module with a subclass of `Algorithm` (configure, client_update,
-aggregate), give it a `name` and `defaults`, and add it here.
+To add a method: write a module with a subclass of `Algorithm` (configure, client_update returning a
+`Reply`, aggregate), give it a `name` and `defaults`, and add it here.
 """
-from .base import Algorithm, Context
+from .base import Algorithm, Context, Reply
 from .fedavg import FedAvg, LGFedAvg, ParameterAveraging
 from .csfl import CSFL
 from .fedbabu import FedBabu
@@ -23,5 +23,5 @@ def make(name: str, **options) -> Algorithm:
     return REGISTRY[name](**options)
 
 
-__all__ = ["Algorithm", "Context", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer", "FedRep",
+__all__ = ["Algorithm", "Context", "Reply", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer", "FedRep",
            "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC"]

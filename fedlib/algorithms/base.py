@@ -1,16 +1,19 @@
-"""The one protocol every method follows, round by round:
+"""The one protocol every method follows, round by round (`fedlib.rounds.run_round` drives it):
 
-    down = configure(round)            server -> clients (a Message, counted by the ledger)
-    up   = client_update(round, down)  every client trains locally, then replies (a Message)
-    aggregate(round, up)               the server combines the replies
+    down  = configure(round)             the server picks this round's participants and what they receive
+    reply = client_update(round, down)   the participants train locally and answer: Reply(up message, losses)
+    aggregate(round, reply.up)           the server combines the answers
 
-After `aggregate`, `population` holds what each client predicts with (its personalized
-model); the runner evaluates it on each client's own test set. The engine decides how
-clients run together (`Context.train` trains a whole architecture group at once).
+Messages pass through the ledger, so every bit is counted. After `aggregate`, `population` holds what every
+client, participant or not, predicts with (its personalized model, or the new global one); the runner
+evaluates all of them. The engine decides how clients run together: `Context.train_clients` trains the
+participants of every architecture group as one batched computation, and `Context.for_each_client` applies any
+per-client computation the same way.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 
@@ -18,6 +21,16 @@ from .. import engine
 from ..data import ClientData, Federation
 from ..engine import Group, Population
 from ..messages import Message
+
+SELECT_SALT = 7_777_777  # the random stream of client selection, apart from the batch orders
+
+
+@dataclass
+class Reply:
+    """What `client_update` returns: the uplink (counted by the ledger) and what the runner records."""
+    up: Message
+    loss: torch.Tensor | None  # [K] each participant's mean training loss, in the order of up.clients
+    report: dict = field(default_factory=dict)  # anything else the method reports this round (JSON-serialisable)
 
 
 @dataclass
@@ -33,6 +46,9 @@ class Context:
     rounds: int = 1
     until_converged: bool = False  # Section 4.3: local training runs to the local optimum (epochs is the cap)
     augment: bool = False  # random crops and flips of the training images
+    participation: float = 1.0  # fraction of the clients that take part in a round
+    lr_decay: float = 1.0  # the local learning rate of round t is lr * lr_decay^t
+    optimizer_kw: dict = field(default_factory=dict)  # momentum, weight_decay
 
     def __post_init__(self):
         self.train_data = [self.fed.train.select(g.clients) for g in self.population.groups]
@@ -48,25 +64,87 @@ class Context:
     def generator(self, rnd: int, salt: int = 0) -> torch.Generator:
         return torch.Generator().manual_seed(self.seed * 1_000_003 + rnd * 7919 + salt)
 
+    def lr_at(self, rnd: int) -> float:
+        return self.lr * self.lr_decay ** rnd if self.lr_decay != 1.0 else self.lr
+
+    def select(self, rnd: int, probs: torch.Tensor | None = None, replace: bool = False) -> torch.Tensor:
+        """This round's participants, sorted: K = max(1, round(participation * N)) clients drawn with probabilities
+        `probs` (default equal), with or without replacement. Uniform selection is the weighted draw with equal
+        probabilities, so a method whose scores are all equal selects exactly the clients uniform selection does.
+        With full participation and no `probs`, every client."""
+        n = self.population.n_clients
+        k = max(1, round(self.participation * n))
+        if probs is None:
+            if k == n:
+                return self.clients
+            probs = torch.full((n,), 1.0 / n)
+        chosen = torch.multinomial(probs.double().cpu(), k, replacement=replace,
+                                   generator=self.generator(rnd, SELECT_SALT))
+        return chosen.sort().values
+
+    def for_each_client(self, clients: torch.Tensor, fn: Callable[[Group, ClientData], object],
+                        write_back: bool = False):
+        """Apply fn(group, data) to the given clients, one call per architecture group with only those clients'
+        rows (a copy when the group has others; with `write_back` their parameters are copied back afterwards).
+        fn returns a tensor [rows, ...] or a tuple of them; the results come back in the order of `clients`."""
+        clients = torch.as_tensor(clients, dtype=torch.long)
+        position = torch.full((self.population.n_clients,), -1, dtype=torch.long)
+        position[clients] = torch.arange(len(clients))
+        out = None
+        for group, data in self.groups:
+            rows = torch.nonzero(position[group.clients] >= 0).flatten()
+            if len(rows) == 0:
+                continue
+            whole = len(rows) == group.n
+            part = group if whole else group.subset(rows)
+            res = fn(part, data if whole else data.select(rows))
+            if write_back and not whole:
+                group.assign(rows, part)
+            parts = res if isinstance(res, tuple) else (res,)
+            if out is None:
+                out = [p.new_zeros((len(clients), *p.shape[1:])) for p in parts]
+            for o, p in zip(out, parts):
+                o[position[group.clients[rows]].to(o.device)] = p
+        if out is None:
+            raise ValueError("for_each_client needs at least one client")
+        if not isinstance(res, tuple):
+            return out[0]
+        return type(res)(*out) if hasattr(res, "_fields") else tuple(out)  # a NamedTuple keeps its type
+
     def train(self, group: Group, data: ClientData, rnd: int, trainable: list[str], loss_fn=engine.default_loss,
-              epochs: int | None = None, lr: float | None = None) -> torch.Tensor:
+              epochs: int | None = None, lr: float | None = None, stream: int = 0) -> engine.TrainStats:
+        """Local training of one group (all of its rows). `stream` > 0 draws another batch order in the same round
+        (FedRep trains its head, then its body)."""
         return engine.train(group, data, trainable=trainable, optimizer=self.optimizer,
-                            lr=self.lr if lr is None else lr, epochs=self.epochs if epochs is None else epochs,
-                            batch_size=self.batch_size, g=self.generator(rnd, int(group.clients[0])), loss_fn=loss_fn,
-                            until_converged=self.until_converged, augment=self.augment)
+                            lr=self.lr_at(rnd) if lr is None else lr, epochs=self.epochs if epochs is None else epochs,
+                            batch_size=self.batch_size, generator=self.generator(rnd + stream, int(group.clients[0])),
+                            loss_fn=loss_fn, optimizer_kw=self.optimizer_kw, until_converged=self.until_converged,
+                            augment=self.augment)
+
+    def train_clients(self, rnd: int, clients: torch.Tensor, trainable: list[str] | Callable[[Group], list[str]],
+                      loss_fn=engine.default_loss, epochs: int | None = None, lr: float | None = None,
+                      stream: int = 0) -> engine.TrainStats:
+        """Train the given clients, every architecture group as one batched computation; the others stay
+        untouched. `trainable`: parameter names, or a function of the group that gives them. Returns each
+        client's mean loss and number of steps, in the order of `clients`."""
+        def fit(group, data):
+            names = trainable(group) if callable(trainable) else trainable
+            return self.train(group, data, rnd, names, loss_fn, epochs, lr, stream)
+
+        return self.for_each_client(clients, fit, write_back=True)
 
 
 class Algorithm:
     name = "base"
     defaults: dict = {}
     version = 1  # bump when a change alters this method's numbers: its cached runs are then recomputed
+    supports_partial = False  # whether it runs with participation < 1
 
     def __init__(self, **options):
         unknown = set(options) - set(self.defaults)
         if unknown:
             raise ValueError(f"{self.name}: unknown option(s) {sorted(unknown)}; valid: {sorted(self.defaults)}")
         self.options = {**self.defaults, **options}
-        self.train_loss = torch.zeros(0)
 
     def init(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -78,8 +156,23 @@ class Algorithm:
     def configure(self, rnd: int) -> Message:
         raise NotImplementedError
 
-    def client_update(self, rnd: int, down: Message) -> Message:
+    def client_update(self, rnd: int, down: Message) -> Reply:
         raise NotImplementedError
 
     def aggregate(self, rnd: int, up: Message) -> None:
         raise NotImplementedError
+
+    def personal_names(self, group: Group) -> list[str]:
+        """The parameters a client keeps for itself; the final fine-tune trains only these."""
+        return []
+
+    def finetune(self, epochs: int) -> torch.Tensor:
+        """After the last round every client trains its personal parameters alone for `epochs` epochs, the
+        shared ones frozen (cross-entropy; e.g. FedAvg + this = FedAvg-FT). Returns the clients' losses."""
+        if not self.personal_names(self.population.groups[0]):
+            raise ValueError(f"{self.name} names no personal parameters, so it has nothing to fine-tune")
+        return self.ctx.train_clients(self.ctx.rounds, self.ctx.clients, self.personal_names, epochs=epochs).loss
+
+    def summary(self) -> dict:
+        """A method's own record of the run (JSON-serialisable), stored in the result as "extra"."""
+        return {}

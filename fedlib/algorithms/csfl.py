@@ -29,7 +29,7 @@ import math
 import torch
 
 from ..messages import Message
-from .base import Context
+from .base import Context, Reply
 from .fedavg import ParameterAveraging
 
 
@@ -57,9 +57,13 @@ class CSFL(ParameterAveraging):
     # 2: the server recovers every client's update (1 recovered their average); 3: coordinates permuted before blocking
     version = 3
     defaults = dict(sparsity=0.005, reduction=0.1, phase2_lr=None, block=1000, iht_steps=60, error_feedback=True)
+    supports_partial = False  # every client keeps an error-feedback residual; not worked out for a subset
 
     def shared_names(self, ctx: Context) -> list[str]:
-        return list(ctx.population.groups[0].params)
+        return ctx.population.param_names()
+
+    def personal_names(self, group) -> list[str]:
+        return group.names("head")
 
     def init(self, ctx: Context) -> None:
         super().init(ctx)
@@ -116,7 +120,7 @@ class CSFL(ParameterAveraging):
             return Message.down({}, self.ctx.clients)
         return Message.down({"y": self.y}, self.ctx.clients)
 
-    def client_update(self, rnd: int, down: Message) -> Message:
+    def client_update(self, rnd: int, down: Message) -> Reply:
         if "y" in down.payload:
             step = self.reconstruct(down["y"].unsqueeze(0), self.k)[0]
             scale = (self.options["phase2_lr"] or self.ctx.lr) / self.ctx.lr
@@ -126,12 +130,9 @@ class CSFL(ParameterAveraging):
         for k, v in self.global_params.items():
             self.population.set_all(k, v)
         start = flatten({k: v.unsqueeze(0) for k, v in self.global_params.items()}, self.shared)
-        losses = torch.zeros(self.population.n_clients)
-        for g, data in self.ctx.groups:
-            losses[g.clients] = self.local_training(g, data, rnd).cpu()
-        self.train_loss = losses
+        losses = self.local_training(rnd, down.clients)
         delta = flatten({k: self.population.gather(k) for k in self.shared}, self.shared) - start
-        return Message.up({"y": self.measure(self.sparsify(delta, self.client_residual))}, self.ctx.clients)
+        return Reply(Message.up({"y": self.measure(self.sparsify(delta, self.client_residual))}, down.clients), losses)
 
     def aggregate(self, rnd: int, up: Message) -> None:
         clients_updates = self.reconstruct(up["y"], self.k)

@@ -6,6 +6,10 @@ FedAvg shares the whole model, LG-FedAvg keeps the body local and shares the las
 and send the shared ones back. Averaging is uniform over clients, as in LG-FedAvg's code
 (Table 1's partitions give every client nearly the same number of samples);
 `weighted=True` weights by sample count and then also sends n_c up.
+
+With partial participation the server picks the round's clients (`Context.select`), only they download the
+shared parameters, train and reply, and the average is over them; afterwards every client holds the new
+shared parameters with its own local ones.
 """
 from __future__ import annotations
 
@@ -13,18 +17,23 @@ import torch
 
 from ..messages import Message
 from ..models import last_layers
-from .base import Algorithm, Context
+from .base import Algorithm, Context, Reply
 
 
 class ParameterAveraging(Algorithm):
     defaults = dict(weighted=False)
+    supports_partial = True
 
     def shared_names(self, ctx: Context) -> list[str]:
         raise NotImplementedError
 
-    def local_training(self, group, data, rnd: int) -> torch.Tensor:
-        """What a client trains between download and upload; by default every parameter for the local epochs."""
-        return self.ctx.train(group, data, rnd, trainable=list(group.params))
+    def personal_names(self, group) -> list[str]:
+        return [k for k in group.params if k not in self.shared]
+
+    def local_training(self, rnd: int, clients: torch.Tensor) -> torch.Tensor:
+        """What the participants train between download and upload; by default every parameter for the local
+        epochs. Returns their losses."""
+        return self.ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params)).loss
 
     def init(self, ctx: Context) -> None:
         super().init(ctx)
@@ -38,19 +47,17 @@ class ParameterAveraging(Algorithm):
         self.global_params = {k: first.params[k][0].clone() for k in self.shared}
 
     def configure(self, rnd: int) -> Message:
-        return Message.down(dict(self.global_params), self.ctx.clients)
+        return Message.down(dict(self.global_params), self.ctx.select(rnd))
 
-    def client_update(self, rnd: int, down: Message) -> Message:
+    def client_update(self, rnd: int, down: Message) -> Reply:
+        clients = down.clients
         for k in self.shared:
-            self.population.set_all(k, down[k])
-        losses = torch.zeros(self.population.n_clients)
-        for g, data in self.ctx.groups:
-            losses[g.clients] = self.local_training(g, data, rnd).cpu()
-        self.train_loss = losses
-        payload = {k: self.population.gather(k) for k in self.shared}
+            self.population.set_clients(k, down[k], clients)
+        losses = self.local_training(rnd, clients)
+        payload = {k: self.population.gather(k, clients) for k in self.shared}
         if self.options["weighted"]:
-            payload["n"] = self.ctx.fed.train.counts.float()
-        return Message.up(payload, self.ctx.clients)
+            payload["n"] = self.ctx.fed.train.counts[clients].float()
+        return Reply(Message.up(payload, clients), losses)
 
     def aggregate(self, rnd: int, up: Message) -> None:
         if self.options["weighted"]:
@@ -64,10 +71,14 @@ class ParameterAveraging(Algorithm):
 
 
 class FedAvg(ParameterAveraging):
+    """The whole model is shared; for the final fine-tune (FedAvg-FT) the head counts as personal."""
     name = "fedavg"
 
     def shared_names(self, ctx: Context) -> list[str]:
-        return list(ctx.population.groups[0].params)
+        return ctx.population.param_names()
+
+    def personal_names(self, group) -> list[str]:
+        return group.names("head")
 
 
 class LGFedAvg(ParameterAveraging):
@@ -76,4 +87,4 @@ class LGFedAvg(ParameterAveraging):
     defaults = dict(ParameterAveraging.defaults, global_layers=1)
 
     def shared_names(self, ctx: Context) -> list[str]:
-        return last_layers(ctx.population.groups[0].model, self.options["global_layers"])
+        return last_layers(ctx.population.template, self.options["global_layers"])

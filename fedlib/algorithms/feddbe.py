@@ -21,27 +21,26 @@ import torch
 from .. import engine
 from ..messages import Message
 from ..models import Shift
-from .base import Context
+from .base import Context, Reply
 from .fedavg import ParameterAveraging
 
 
 class FedDBE(ParameterAveraging):
     name = "feddbe"
     defaults = dict(ParameterAveraging.defaults, kappa=1.0, momentum=1.0)
+    supports_partial = False  # the global mean comes from every client in round 0; not worked out for a subset
 
     def init(self, ctx: Context) -> None:
-        for g in ctx.population.groups:
-            g.model.body.append(Shift(g.model.feature_dim))
-            g.params[f"body.{len(g.model.body) - 1}.shift"] = torch.zeros(g.n, g.model.feature_dim,
-                                                                        device=g.params["head.bias"].device)
-        self.prbm = [f"body.{len(g.model.body) - 1}.shift" for g in ctx.population.groups][0]
+        index = ctx.population.append_to_bodies(lambda g: Shift(g.model.feature_dim))[0]
+        self.prbm = f"body.{index}.shift"
         super().init(ctx)
         self.server_mean = None  # what the server computed
         self.global_mean = None  # what the clients received
         self.sent_mean = False
+        self.running: dict[int, torch.Tensor] = {}  # per group (its first client): the running mean representation
 
     def shared_names(self, ctx: Context) -> list[str]:
-        return [k for k in ctx.population.groups[0].params if k != self.prbm]
+        return [k for k in ctx.population.param_names() if k != self.prbm]
 
     def configure(self, rnd: int) -> Message:
         msg = super().configure(rnd)
@@ -50,36 +49,42 @@ class FedDBE(ParameterAveraging):
             self.sent_mean = True
         return msg
 
-    def local_training(self, group, data, rnd: int) -> torch.Tensor:
-        self.group, self.running = group, None
-        trainable = [k for k in group.params if k != self.prbm] if self.global_mean is None else list(group.params)
-        return self.ctx.train(group, data, rnd, trainable=trainable, loss_fn=self.local_loss)
+    def local_training(self, rnd: int, clients: torch.Tensor) -> torch.Tensor:
+        self.running = {}
+        trainable = (lambda g: [k for k in g.params if k != self.prbm]) if self.global_mean is None else \
+            (lambda g: list(g.params))
+        return self.ctx.train_clients(rnd, clients, trainable=trainable, loss_fn=self.local_loss).loss
 
-    def local_loss(self, feats, logits, y, valid, clients):
+    def local_loss(self, feats, logits, y, valid, clients, params):
         loss = engine.masked_cross_entropy(logits, y, valid)
-        rep = feats - self.group.params[self.prbm].unsqueeze(1)  # the representation before the PRBM
+        rep = feats - params[self.prbm].unsqueeze(1)  # the representation before the PRBM
         w = valid.unsqueeze(-1).to(rep.dtype)
         batch_mean = (rep * w).sum(1) / w.sum(1).clamp(min=1)
-        rho = self.options["momentum"]
-        self.running = batch_mean if self.running is None else (1 - rho) * self.running.detach() + rho * batch_mean
+        rho, key = self.options["momentum"], int(clients[0])
+        previous = self.running.get(key)
+        self.running[key] = batch_mean if previous is None else (1 - rho) * previous.detach() + rho * batch_mean
         if self.global_mean is None:
             return loss
-        reg = (0.5 * (self.running - self.global_mean) ** 2).mean(-1)
+        reg = (0.5 * (self.running[key] - self.global_mean) ** 2).mean(-1)
         return loss + self.options["kappa"] * reg
 
-    def client_update(self, rnd: int, down: Message) -> Message:
+    def mean_representations(self, clients: torch.Tensor) -> torch.Tensor:
+        """Each client's mean representation (before its PRBM) over its training data [K, m-1]."""
+        def mean(group, data):
+            phi = engine.features(group, data) - group.params[self.prbm].unsqueeze(1)
+            v = data.valid().unsqueeze(-1).to(phi.dtype)
+            return (phi * v).sum(1) / v.sum(1)
+
+        return self.ctx.for_each_client(clients, mean)
+
+    def client_update(self, rnd: int, down: Message) -> Reply:
         if "global_mean" in down.payload:
             self.global_mean = down["global_mean"]
-        up = super().client_update(rnd, down)
+        reply = super().client_update(rnd, down)
         if self.global_mean is None:  # round 0: every client's mean representation goes up once
-            means = []
-            for g, data in self.ctx.groups:
-                phi = engine.features(g, data) - g.params[self.prbm].unsqueeze(1)
-                v = data.valid().unsqueeze(-1).to(phi.dtype)
-                means.append(((phi * v).sum(1) / v.sum(1)).to(phi.device))
-            up.payload["mean"] = torch.cat(means)
-            up.payload["count"] = self.ctx.fed.train.counts.float()
-        return up
+            reply.up.payload["mean"] = self.mean_representations(down.clients)
+            reply.up.payload["count"] = self.ctx.fed.train.counts[down.clients].float()
+        return reply
 
     def aggregate(self, rnd: int, up: Message) -> None:
         super().aggregate(rnd, up)

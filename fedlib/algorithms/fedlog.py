@@ -19,6 +19,10 @@ paper) by a `Clip` appended to every body, and sigma comes from Thm. 7 (`account
 tighter accountant ("rdp", "pld"). Under DP the count n_c is not sent: the server reads the (noisy)
 counts from the statistic's constant column. The head solve uses max(n, 1) samples, so a noisy count
 can never make it ill-posed, and FedLog-C only pulls towards classes whose noisy count is at least 1.
+
+Partial participation: the server sums the participants' statistics only; a class that no participant holds this
+round keeps last round's statistic (as FedCR keeps its class representations), and a class that no client has
+ever held keeps the zero statistic, whose MAP head row is exactly zero (`expfam.map_head`).
 """
 from __future__ import annotations
 
@@ -27,13 +31,14 @@ import torch
 from .. import engine, expfam, privacy
 from ..messages import Message
 from ..models import Clip
-from .base import Algorithm, Context
+from .base import Algorithm, Context, Reply
 
 
 class FedLog(Algorithm):
     name = "fedlog"
     defaults = dict(head_solver="exact", head_lr=0.01, head_steps=100, chi=0.0, nu=1.0,
                     dp="none", epsilon=1.0, delta=0.01, clip_b=None, accountant="thm7")
+    supports_partial = True
 
     def init(self, ctx: Context) -> None:
         super().init(ctx)
@@ -42,8 +47,7 @@ class FedLog(Algorithm):
             raise ValueError(f"dp must be 'none', 'local' or 'central', got {o['dp']!r}")
         b = o["clip_b"] if o["clip_b"] is not None else (2.0 if o["dp"] != "none" else None)
         if b is not None:
-            for g in ctx.population.groups:
-                g.model.body.append(Clip(b))  # Eq. 14: the body's last activation
+            ctx.population.append_to_bodies(lambda g: Clip(b))  # Eq. 14: the body's last activation
         self.mechanism = None
         if o["dp"] != "none":
             m = ctx.population.groups[0].model.feature_dim + 1
@@ -51,12 +55,17 @@ class FedLog(Algorithm):
             self.mechanism = privacy.GaussianMechanism(sigma, seed=ctx.seed * 7919 + 17)
         head = ctx.population.groups[0].params
         self.eta = expfam.head_to_eta(head["head.weight"][0], head["head.bias"][0]).clone()  # random, Alg. 1
+        self.T = None  # the aggregated statistic
         self.load_head(self.eta)
 
-    def load_head(self, eta: torch.Tensor) -> None:
+    def personal_names(self, group) -> list[str]:
+        return group.names("body")
+
+    def load_head(self, eta: torch.Tensor, clients: torch.Tensor | None = None) -> None:
         weight, bias = expfam.eta_to_head(eta)
-        self.population.set_all("head.weight", weight)
-        self.population.set_all("head.bias", bias)
+        clients = self.ctx.clients if clients is None else clients
+        self.population.set_clients("head.weight", weight, clients)
+        self.population.set_clients("head.bias", bias, clients)
 
     def solve_head(self, T: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
         o = self.options
@@ -68,37 +77,42 @@ class FedLog(Algorithm):
         raise ValueError(f"head_solver must be 'exact' or 'gradient', got {o['head_solver']!r}")
 
     def configure(self, rnd: int) -> Message:
-        return Message.down({"eta": self.eta}, self.ctx.clients)
+        return Message.down({"eta": self.eta}, self.ctx.select(rnd))
 
     def receive(self, down: Message) -> None:
-        self.load_head(down["eta"])
+        self.load_head(down["eta"], down.clients)
 
-    def local_loss(self, feats, logits, y, valid, clients):
+    def local_loss(self, feats, logits, y, valid, clients, params):
         return engine.masked_cross_entropy(logits, y, valid)
 
-    def client_update(self, rnd: int, down: Message) -> Message:
+    def statistics(self, group, data) -> torch.Tensor:
+        """Each client's summed sufficient statistic of its training data [n, C, m] (Eq. 2)."""
+        return expfam.sufficient_statistics(engine.features(group, data), data.y, self.ctx.fed.num_classes,
+                                            data.valid())
+
+    def client_update(self, rnd: int, down: Message) -> Reply:
         self.receive(down)
-        C = self.ctx.fed.num_classes
-        n_clients = self.population.n_clients
-        T, losses = None, torch.zeros(n_clients)
-        for g, data in self.ctx.groups:
-            losses[g.clients] = self.ctx.train(g, data, rnd, trainable=g.names("body"), loss_fn=self.local_loss).cpu()
-            stats = expfam.sufficient_statistics(engine.features(g, data), data.y, C, data.valid())
-            if T is None:
-                T = stats.new_zeros((n_clients, *stats.shape[1:]))
-            T[g.clients.to(T.device)] = stats
-        self.train_loss = losses
+        clients = down.clients
+        losses = self.ctx.train_clients(rnd, clients, trainable=lambda g: g.names("body"),
+                                        loss_fn=self.local_loss).loss
+        T = self.ctx.for_each_client(clients, self.statistics)
         if self.options["dp"] == "local":
-            return Message.up({"T": self.mechanism.release(T)}, self.ctx.clients)
+            return Reply(Message.up({"T": self.mechanism.release(T)}, clients), losses)
         if self.options["dp"] == "central":  # secure aggregation: the server only ever sees the sum
-            return Message.up({"T": T}, self.ctx.clients)
-        return Message.up({"T": T, "n": self.ctx.fed.train.counts.to(T.device, T.dtype)}, self.ctx.clients)
+            return Reply(Message.up({"T": T}, clients), losses)
+        return Reply(Message.up({"T": T, "n": self.ctx.fed.train.counts[clients].to(T.device, T.dtype)}, clients),
+                     losses)
 
     def aggregate(self, rnd: int, up: Message) -> None:
-        self.T = up["T"].sum(0)
+        T = up["T"].sum(0)
         if self.options["dp"] == "central":
-            self.T = self.mechanism.release(self.T)
-        n = up["n"].sum() if "n" in up.payload else self.T[:, 0].sum()
+            T = self.mechanism.release(T)
+        n = up["n"].sum() if "n" in up.payload else T[:, 0].sum()
+        unheld = T[:, 0] == 0  # no participant holds the class this round (never under DP noise)
+        if self.T is not None and bool(unheld.any()):
+            T = torch.where(unheld.unsqueeze(-1), self.T, T)
+            n = n + self.T[unheld, 0].sum()
+        self.T = T
         self.eta = self.solve_head(self.T, n)
         self.load_head(self.eta)
 
@@ -108,9 +122,9 @@ class FedLogC(FedLog):
     defaults = dict(FedLog.defaults, alpha=0.01)
 
     def configure(self, rnd: int) -> Message:
-        if rnd == 0:
+        if self.T is None:
             return super().configure(rnd)
-        return Message.down({"T": self.T}, self.ctx.clients)
+        return Message.down({"T": self.T}, self.ctx.select(rnd))
 
     def receive(self, down: Message) -> None:
         if "eta" in down.payload:
@@ -118,11 +132,11 @@ class FedLogC(FedLog):
             return super().receive(down)
         T = down["T"]
         counts = T[:, 0]
-        self.load_head(self.solve_head(T, counts.sum()))  # every client solves the same head
+        self.load_head(self.solve_head(T, counts.sum()), down.clients)  # every client solves the same head
         self.means = T[:, 1:] / counts.clamp(min=1.0).unsqueeze(1)
         self.has_mean = counts >= 1  # noisy counts under DP can be tiny or negative
 
-    def local_loss(self, feats, logits, y, valid, clients):
+    def local_loss(self, feats, logits, y, valid, clients, params):
         loss = engine.masked_cross_entropy(logits, y, valid)
         if self.means is None:
             return loss

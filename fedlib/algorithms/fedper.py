@@ -16,5 +16,5 @@ class FedPer(ParameterAveraging):
     defaults = dict(ParameterAveraging.defaults, local_layers=2)
 
     def shared_names(self, ctx: Context) -> list[str]:
-        local = set(last_layers(ctx.population.groups[0].model, self.options["local_layers"]))
-        return [k for k in ctx.population.groups[0].params if k not in local]
+        local = set(last_layers(ctx.population.template, self.options["local_layers"]))
+        return [k for k in ctx.population.param_names() if k not in local]

@@ -13,24 +13,29 @@ import torch.nn.functional as F
 
 from .. import engine
 from ..messages import Message
-from .base import Algorithm, Context
+from .base import Algorithm, Context, Reply
 
 
 class FedProto(Algorithm):
     name = "fedproto"
     defaults = dict(lam=1.0)
+    supports_partial = True  # a class that no participant holds keeps last round's prototype
 
     def init(self, ctx: Context) -> None:
         super().init(ctx)
         self.protos = None
 
-    def configure(self, rnd: int) -> Message:
-        if self.protos is None:
-            return Message.down({}, self.ctx.clients)
-        return Message.down({"protos": self.protos[self.has_proto], "labels": self.has_proto.nonzero().flatten()},
-                            self.ctx.clients)
+    def personal_names(self, group) -> list[str]:
+        return list(group.params)
 
-    def local_loss(self, feats, logits, y, valid, clients):
+    def configure(self, rnd: int) -> Message:
+        clients = self.ctx.select(rnd)
+        if self.protos is None:
+            return Message.down({}, clients)
+        return Message.down({"protos": self.protos[self.has_proto], "labels": self.has_proto.nonzero().flatten()},
+                            clients)
+
+    def local_loss(self, feats, logits, y, valid, clients, params):
         loss = engine.masked_cross_entropy(logits, y, valid)
         if self.protos is None:
             return loss
@@ -38,26 +43,29 @@ class FedProto(Algorithm):
         mse = F.mse_loss(feats, self.protos[y], reduction="none").mean(-1)
         return loss + self.options["lam"] * (mse * w).sum(1) / valid.sum(1).clamp(min=1)
 
-    def client_update(self, rnd: int, down: Message) -> Message:
-        C, N = self.ctx.fed.num_classes, self.population.n_clients
-        protos, present, losses = None, torch.zeros(N, C, dtype=torch.bool), torch.zeros(N)
-        for g, data in self.ctx.groups:
-            losses[g.clients] = self.ctx.train(g, data, rnd, trainable=list(g.params), loss_fn=self.local_loss).cpu()
-            phi = engine.features(g, data)
-            onehot = F.one_hot(data.y, C).to(phi.dtype) * data.valid().unsqueeze(-1)
-            counts = onehot.sum(1)  # [n, C]
-            mean = torch.einsum("nic,nif->ncf", onehot, phi) / counts.clamp(min=1).unsqueeze(-1)
-            if protos is None:
-                protos = mean.new_zeros((N, C, mean.shape[-1]))
-            protos[g.clients.to(protos.device)] = mean
-            present[g.clients] = (counts > 0).cpu()
-        self.train_loss = losses
-        labels = torch.arange(C).expand(N, C)
-        return Message.up({"protos": protos, "labels": labels}, self.ctx.clients,
-                          present={"protos": present, "labels": present})
+    def class_means(self, group, data):
+        """Each client's mean representation of each class [n, C, m-1], and how many samples it has of each [n, C]."""
+        phi = engine.features(group, data)
+        onehot = F.one_hot(data.y, self.ctx.fed.num_classes).to(phi.dtype) * data.valid().unsqueeze(-1)
+        counts = onehot.sum(1)
+        return torch.einsum("nic,nif->ncf", onehot, phi) / counts.clamp(min=1).unsqueeze(-1), counts
+
+    def client_update(self, rnd: int, down: Message) -> Reply:
+        clients = down.clients
+        losses = self.ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params), loss_fn=self.local_loss).loss
+        protos, counts = self.ctx.for_each_client(clients, self.class_means)
+        present = (counts > 0).cpu()
+        labels = torch.arange(self.ctx.fed.num_classes).expand(len(clients), -1)
+        return Reply(Message.up({"protos": protos, "labels": labels}, clients,
+                                present={"protos": present, "labels": present}), losses)
 
     def aggregate(self, rnd: int, up: Message) -> None:
         present = up.present["protos"].to(up["protos"].device)
         holders = present.sum(0)  # [C]
-        self.protos = (up["protos"] * present.unsqueeze(-1)).sum(0) / holders.clamp(min=1).unsqueeze(-1)
-        self.has_proto = holders > 0
+        protos = (up["protos"] * present.unsqueeze(-1)).sum(0) / holders.clamp(min=1).unsqueeze(-1)
+        if self.protos is None:
+            self.protos, self.has_proto = protos, holders > 0
+        else:
+            held = holders > 0
+            self.protos = torch.where(held.unsqueeze(-1), protos, self.protos)
+            self.has_proto = self.has_proto | held

@@ -20,9 +20,9 @@ class FedRep(ParameterAveraging):
     defaults = dict(ParameterAveraging.defaults, local_layers=1, head_epochs=10)
 
     def shared_names(self, ctx: Context) -> list[str]:
-        self.local = last_layers(ctx.population.groups[0].model, self.options["local_layers"])
-        return [k for k in ctx.population.groups[0].params if k not in self.local]
+        self.local = last_layers(ctx.population.template, self.options["local_layers"])
+        return [k for k in ctx.population.param_names() if k not in self.local]
 
-    def local_training(self, group, data, rnd: int) -> torch.Tensor:
-        self.ctx.train(group, data, rnd, trainable=self.local, epochs=self.options["head_epochs"])
-        return self.ctx.train(group, data, rnd + 100_003, trainable=self.shared)  # another batch order
+    def local_training(self, rnd: int, clients: torch.Tensor) -> torch.Tensor:
+        self.ctx.train_clients(rnd, clients, trainable=self.local, epochs=self.options["head_epochs"])
+        return self.ctx.train_clients(rnd, clients, trainable=self.shared, stream=100_003).loss  # another batch order
