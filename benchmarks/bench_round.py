@@ -8,6 +8,8 @@
                evaluated once on the test set: the floor a batched engine approaches
 
 A round includes local training, the messages, aggregation and the per-client evaluation on the test set.
+It also times the training part of a FedAvg round (`run_round`: messages, local training, aggregation) with 10%
+of the clients against all of them, and the evaluation of all clients, which does not shrink.
 Usage: python benchmarks/bench_round.py [--rounds 3] [--device auto]
 """
 from __future__ import annotations
@@ -19,10 +21,10 @@ import time
 import torch
 import torch.nn.functional as F
 
-from fedlib import engine, expfam
-from fedlib import models
-from fedlib import paper
+from fedlib import engine, expfam, models, paper
 from fedlib import experiments as ex
+from fedlib.messages import Ledger
+from fedlib.rounds import run_round
 
 
 def sync(device):
@@ -41,15 +43,21 @@ def seconds_per_round(one, rounds, device) -> float:
     return (time.perf_counter() - t) / rounds
 
 
-def time_engine(method, rounds, device):
-    ctx, alg = ex.setup(paper.paper_config("mnist", method, device=str(device)))
-    torch.manual_seed(0)
+def time_engine(method, rounds, device, participation=1.0, evaluate=True):
+    ctx, alg = ex.setup(paper.paper_config("mnist", method, device=str(device), participation=participation))
+    ledger = Ledger()
 
     def one(rnd):
-        alg.aggregate(rnd, alg.client_update(rnd, alg.configure(rnd)))
-        engine.evaluate_population(alg.population, ctx.fed.test)
+        run_round(alg, rnd, ledger)
+        if evaluate:
+            engine.evaluate_population(alg.population, ctx.fed.test)
 
     return seconds_per_round(one, rounds, device)
+
+
+def time_evaluation(rounds, device):
+    ctx, alg = ex.setup(paper.paper_config("mnist", "fedavg", device=str(device)))
+    return seconds_per_round(lambda rnd: engine.evaluate_population(alg.population, ctx.fed.test), rounds, device)
 
 
 def time_loop(method, rounds, device):
@@ -146,6 +154,10 @@ def main():
         loop = time_loop(method, args.rounds, device)
         print(f"{method:7s} engine {eng:.3f} s/round | loop {loop:.3f} s/round | "
               f"loop/engine {loop / eng:.2f}x | engine/centralized {eng / central:.2f}x")
+    full = time_engine("fedavg", args.rounds, device, evaluate=False)
+    tenth = time_engine("fedavg", args.rounds, device, participation=0.1, evaluate=False)
+    print(f"fedavg training part of a round (no evaluation): all 50 clients {full:.3f} s | 10% (5 clients) "
+          f"{tenth:.3f} s | 10% / all {tenth / full:.2f}x; evaluating all 50 clients {time_evaluation(args.rounds, device):.3f} s")
 
 
 if __name__ == "__main__":

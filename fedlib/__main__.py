@@ -64,13 +64,20 @@ def main(argv=None) -> int:
         for cfg, err in report.failures:
             print(f"FAILED {cfg.label()}: {err.strip().splitlines()[-1]}", file=sys.stderr)
         return 1 if report.failures else 0
-    from .experiments import paper_config, run
+    from .experiments import run
+
+    res = run(run_config(args))
+    print(json.dumps({k: v[-1] for k, v in res["rounds"].items() if k not in ("participants", "report")}, indent=1))
+    return 0
+
+
+def run_config(args):
+    """The Config of `fedlib run`: the paper's setting of the dataset with the method's Tables A.3-A.5 options."""
+    from .paper import paper_config
 
     opts = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
     over = {"rounds": args.rounds} if args.rounds else {}
-    res = run(paper_config(args.dataset, args.method, seed=args.seed, options=opts, **over))
-    print(json.dumps({k: v[-1] for k, v in res["rounds"].items()}, indent=1))
-    return 0
+    return paper_config(args.dataset, args.method, seed=args.seed, options=opts, **over)
 
 
 if __name__ == "__main__":

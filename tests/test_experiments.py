@@ -100,3 +100,15 @@ def test_fields_added_later_keep_old_cache_keys_until_they_are_used():
     assert ex.Config(method="fedlog", seed=3, local_optimum=True).key() != old_key
     assert ex.Config(method="fedlog", seed=3, augment=True).key() != old_key
     assert ex.Config(method="csfl").key() != ex.Config(method="fedavg").key()
+
+
+def test_the_command_line_uses_the_papers_method_settings():
+    import argparse
+
+    from fedlib.__main__ import run_config
+
+    args = argparse.Namespace(dataset="cifar10", method="csfl", seed=0, option=[], rounds=None)
+    cfg = run_config(args)
+    assert cfg.options == {"sparsity": 0.0005, "reduction": 0.2, "phase2_lr": 0.01} and cfg.batch_size == 10
+    args = argparse.Namespace(dataset="mnist", method="fedrep", seed=1, option=["head_epochs=3"], rounds=2)
+    assert run_config(args) == paper.paper_config("mnist", "fedrep", seed=1, rounds=2, options={"head_epochs": 3})

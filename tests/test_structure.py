@@ -1,0 +1,58 @@
+"""The code stays small and layered: no import cycle inside fedlib, no function longer than 60 lines."""
+import ast
+from pathlib import Path
+
+FEDLIB = Path(__file__).resolve().parent.parent / "fedlib"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(FEDLIB.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """fedlib modules that `path` imports anywhere (also inside functions)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(node.level - 1):
+                base = base.rsplit(".", 1)[0]
+            mod = f"{base}.{node.module}" if node.level and node.module else (base if node.level else node.module)
+            if not mod or not mod.startswith("fedlib"):
+                continue
+            for alias in node.names:  # `from . import engine` imports the module fedlib.engine
+                sub = f"{mod}.{alias.name}"
+                out.add(sub if (FEDLIB.parent / (sub.replace(".", "/") + ".py")).exists()
+                        or (FEDLIB.parent / sub.replace(".", "/")).is_dir() else mod)
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("fedlib")}
+    return out - {name}
+
+
+def test_fedlib_has_no_import_cycle():
+    graph = {_module_name(p): _imports(p) for p in FEDLIB.rglob("*.py")}
+    state: dict[str, int] = {}
+
+    def visit(node, path):
+        state[node] = 1
+        for nxt in graph.get(node, ()):
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt] if nxt in path else [node, nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for module in graph:
+        if module not in state:
+            visit(module, [module])
+
+
+def test_no_function_is_longer_than_60_lines():
+    long = [f"{p.relative_to(FEDLIB.parent)}:{n.lineno} {n.name} ({n.end_lineno - n.lineno + 1} lines)"
+            for p in FEDLIB.rglob("*.py") for n in ast.walk(ast.parse(p.read_text()))
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno - n.lineno + 1 > 60]
+    assert not long, long
