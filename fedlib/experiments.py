@@ -12,7 +12,7 @@ from dataclasses import asdict
 import torch
 from tqdm.auto import tqdm
 
-from . import algorithms, data, engine, leaf, models
+from . import algorithms, data, engine, leaf, models, provenance
 from . import cache as store
 from .config import Config
 from .messages import Ledger
@@ -122,7 +122,7 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
         bar.set_postfix(acc=f"{rows['acc_mean'][-1]:.4f}")
     result = {"config": asdict(cfg), "key": cfg.key(), "rounds": rows, "client_acc": ev["client_acc"] if ev else [],
               "wall_s": time.perf_counter() - t_start, "device": engine.resolve_device(cfg.device).type,
-              "torch": torch.__version__}
+              "torch": torch.__version__, "code": provenance.record()}
     if cfg.final_finetune_epochs:
         loss = float(alg.finetune(cfg.final_finetune_epochs).mean())
         final = _evaluate(alg.population, ctx.fed.test)

@@ -1,0 +1,60 @@
+"""Which code produced a result: a fingerprint of the fedlib sources that determine numbers.
+
+The fingerprint hashes the syntax tree of every fedlib module except those that only present, store or
+schedule results (`NOT_NUMERIC`), with docstrings removed: a comment, a docstring or a reformatting leaves it
+unchanged; any change to what the code computes changes it. It is computed from the files themselves, so it
+works the same from a git checkout, a tarball or an installed package, and it sees uncommitted edits, which a
+commit hash alone does not (the commit and a dirty flag are recorded beside it, for people). It is recorded in
+every result, not added to the cache key, so existing keys, pinned tests and archived runs stay valid.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import subprocess
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+NOT_NUMERIC = {"__main__", "cache", "paths", "plots", "provenance", "stats", "sweep", "paper"}
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def numeric_modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if p.stem not in NOT_NUMERIC or p.parent != PACKAGE)
+
+
+@functools.lru_cache(maxsize=1)
+def fingerprint() -> str:
+    h = hashlib.sha256()
+    for p in numeric_modules():
+        h.update(str(p.relative_to(PACKAGE)).encode())
+        h.update(ast.dump(_without_docstrings(ast.parse(p.read_text()))).encode())
+    return h.hexdigest()[:12]
+
+
+@functools.lru_cache(maxsize=1)
+def commit() -> dict:
+    """The git commit of the checkout and whether fedlib has uncommitted changes (empty outside a checkout)."""
+    try:
+        run = lambda *a: subprocess.run(["git", *a], cwd=PACKAGE, capture_output=True, text=True, timeout=10)  # noqa
+        head = run("rev-parse", "--short=12", "HEAD")
+        if head.returncode:
+            return {}
+        return {"commit": head.stdout.strip(), "dirty": bool(run("status", "--porcelain", "--", ".").stdout.strip())}
+    except (OSError, subprocess.SubprocessError):
+        return {}
+
+
+def record() -> dict:
+    """What a result stores about its code."""
+    return {"fingerprint": fingerprint(), **commit()}

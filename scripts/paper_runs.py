@@ -1,0 +1,41 @@
+"""Compute paper-setting runs into the results cache, one after another (resumable: finished runs are skipped).
+
+    OMP_NUM_THREADS=1 python scripts/paper_runs.py table1 [--seeds 0-4] [--reverse]
+
+`table1`: MNIST Table 1 in the paper setting (12 methods, 100 rounds), seed by seed, so that a stopped job leaves
+whole seeds. `--only LABEL,LABEL` restricts the methods. Two such jobs (one with --reverse) share a 2-core machine.
+"""
+from __future__ import annotations
+
+import argparse
+
+import torch
+
+from fedlib import paper
+from fedlib import experiments as ex
+
+
+def table1_configs(seeds: list[int], only: list[str]) -> list[ex.Config]:
+    labels = [lab for lab in paper.TABLE1_METHODS if not only or lab in only]
+    return [paper.table1_config("mnist", lab, seed=s) for s in seeds for lab in labels]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("what", choices=["table1"])
+    p.add_argument("--seeds", default="0-4")
+    p.add_argument("--only", default="")
+    p.add_argument("--reverse", action="store_true")
+    args = p.parse_args()
+    lo, hi = (int(v) for v in args.seeds.split("-"))
+    configs = table1_configs(list(range(lo, hi + 1)), [s for s in args.only.split(",") if s])
+    torch.set_num_threads(1)
+    for cfg in reversed(configs) if args.reverse else configs:
+        if ex.is_cached(cfg):
+            continue
+        res = ex.run(cfg, progress=False)
+        print(f"{cfg.label()}: best {max(res['rounds']['acc_mean']):.4f} in {res['wall_s']:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

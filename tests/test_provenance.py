@@ -1,0 +1,35 @@
+import shutil
+
+from fedlib import provenance
+
+
+def _fingerprint_of(tree, monkeypatch):
+    monkeypatch.setattr(provenance, "PACKAGE", tree)
+    provenance.fingerprint.cache_clear()
+    try:
+        return provenance.fingerprint()
+    finally:
+        provenance.fingerprint.cache_clear()
+
+
+def test_the_fingerprint_follows_what_the_code_computes_not_its_comments(tmp_path, monkeypatch):
+    tree = tmp_path / "fedlib"
+    shutil.copytree(provenance.PACKAGE, tree, ignore=shutil.ignore_patterns("__pycache__"))
+    base = _fingerprint_of(tree, monkeypatch)
+    engine = tree / "engine.py"
+    src = engine.read_text()
+    engine.write_text(src.replace('"""The engine:', '"""An edited docstring. The engine:', 1) + "\n# a comment\n")
+    assert _fingerprint_of(tree, monkeypatch) == base
+    (tree / "plots.py").write_text((tree / "plots.py").read_text() + "\nX = 1\n")  # presentation only
+    assert _fingerprint_of(tree, monkeypatch) == base
+    engine.write_text(src.replace("eps: float = 1e-8", "eps: float = 1e-7", 1))  # one numeric constant
+    assert _fingerprint_of(tree, monkeypatch) != base
+
+
+def test_every_result_records_its_code():
+    from fedlib import paper
+    from fedlib import experiments as ex
+
+    res = ex.run(paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1),
+                 cache=False, progress=False)
+    assert res["code"]["fingerprint"] == provenance.fingerprint()
