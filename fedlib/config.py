@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import asdict, dataclass, field, fields
 
-from . import algorithms, engine
+import torch
+
+from . import algorithms, engine, models
+
+DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100", "circle", "celeba", "sent140")
+PARTITIONED = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # the datasets `partition` and friends apply to
+IMAGES = ("mnist", "fashion_mnist", "cifar10", "cifar100", "celeba")
+INPUT_SHAPES = {"mnist": (1, 28, 28), "fashion_mnist": (1, 28, 28), "cifar10": (3, 32, 32), "cifar100": (3, 32, 32),
+                "circle": (2,), "celeba": (3, 84, 84), "sent140": (25,)}
 
 CACHE_VERSION = 1  # bump when a change alters the numbers every config produces
 # Config fields added after CACHE_VERSION 1 -> their default; hashed only when set to something else
@@ -50,20 +59,36 @@ class Config:
     server_fraction: float = 0.0  # > 0: a stratified clean share of the training pool held by the server
 
     def __post_init__(self):
-        checks = {"participation": 0 < self.participation <= 1, "lr_decay": 0 < self.lr_decay <= 1,
-                  "momentum": 0 <= self.momentum < 1, "weight_decay": self.weight_decay >= 0,
-                  "final_finetune_epochs": int(self.final_finetune_epochs) == self.final_finetune_epochs >= 0,
-                  "pool_split": self.pool_split == 0 or 0 < self.pool_split < 1,
-                  "server_fraction": 0 <= self.server_fraction < 1}
-        ranges = {"participation": "(0, 1]", "lr_decay": "(0, 1]", "momentum": "[0, 1)", "weight_decay": ">= 0",
-                  "final_finetune_epochs": "an integer >= 0", "pool_split": "0 (off) or (0, 1)",
-                  "server_fraction": "[0, 1)"}
-        for name, ok in checks.items():
-            if not ok:
-                raise ValueError(f"Config.{name} must be {ranges[name]}, got {getattr(self, name)!r}")
+        """Every field is checked when the Config is built, before any data is loaded."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in _RULES:
+                kind, check, text = _RULES[f.name]
+                if not (_is(kind, value) and check(value)):
+                    raise ValueError(f"Config.{f.name} must be {text}, got {value!r}")
+        if self.method not in algorithms.REGISTRY:
+            raise ValueError(f"Config.method: unknown method {self.method!r}; choose one of "
+                             f"{', '.join(sorted(algorithms.REGISTRY))}")
+        algorithms.REGISTRY[self.method].check_options(self.options)
+        self._check_combinations()
+
+    def _check_combinations(self) -> None:
+        if self.n_clients == 0 and self.dataset not in ("celeba", "sent140"):
+            raise ValueError(f"Config.n_clients must be an integer >= 1 for {self.dataset} (0 means every user, "
+                             f"for celeba and sent140 only)")
         if self.momentum and self.optimizer != "sgd":
             raise ValueError(f"Config.momentum is for optimizer='sgd'; got optimizer={self.optimizer!r}")
-
+        if self.participation < 1 and not algorithms.REGISTRY[self.method].supports_partial:
+            able = ", ".join(sorted(n for n, c in algorithms.REGISTRY.items() if c.supports_partial))
+            raise ValueError(f"Config.participation: {self.method} does not support participation < 1 (got "
+                             f"{self.participation}); use 1.0, or one of {able}")
+        if self.augment and self.dataset not in IMAGES:
+            raise ValueError(f"Config.augment crops and flips images; {self.dataset} has none")
+        moved = [n for n in ("pool_split", "server_fraction") if getattr(self, n)]
+        if moved and self.dataset not in PARTITIONED:
+            raise ValueError(f"Config.{moved[0]} applies to {', '.join(PARTITIONED)}, not {self.dataset}")
+        if self.model != "auto":
+            _check_model_fits(self.model, self.dataset)
     def key(self) -> str:
         d = asdict(self)
         for name, default in ADDED_FIELDS.items():  # fields added later leave older keys (and caches) valid
@@ -79,3 +104,69 @@ class Config:
     def label(self) -> str:
         opts = ",".join(f"{k}={v}" for k, v in sorted(self.options.items()))
         return f"{self.method}{'(' + opts + ')' if opts else ''} {self.dataset} seed={self.seed}"
+
+
+def _is(kind: str, v) -> bool:
+    if kind == "int":
+        return isinstance(v, int) and not isinstance(v, bool)
+    if kind == "real":
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if kind == "bool":
+        return isinstance(v, bool)
+    if kind == "dict":
+        return isinstance(v, dict)
+    return isinstance(v, str)
+
+
+def _device_ok(name: str) -> bool:
+    try:
+        return name == "auto" or torch.device(name).type in ("cpu", "cuda", "mps")
+    except (RuntimeError, ValueError):
+        return False
+
+
+# field -> (type, check, what it must be)
+_RULES = {
+    "method": ("str", lambda v: True, "a method name"),
+    "dataset": ("str", lambda v: v in DATASETS, "one of " + ", ".join(DATASETS)),
+    "model": ("str", lambda v: v == "auto" or models.is_known(v), "auto or one of " + ", ".join(models.MODELS)
+              + ", mlpK, X_flexible"),
+    "partition": ("str", lambda v: v in ("pathological", "dirichlet", "iid"), "pathological, dirichlet or iid"),
+    "n_clients": ("int", lambda v: v >= 0, "an integer >= 1 (0: every user of celeba or sent140)"),
+    "classes_per_client": ("int", lambda v: v >= 1, "an integer >= 1"),
+    "dirichlet_alpha": ("real", lambda v: v > 0, "a number > 0"),
+    "train_fraction": ("real", lambda v: 0 < v <= 1, "in (0, 1]"),
+    "n_train": ("int", lambda v: v >= 0, "an integer >= 0"),
+    "rounds": ("int", lambda v: v >= 1, "an integer >= 1"),
+    "local_epochs": ("int", lambda v: v >= 1, "an integer >= 1"),
+    "local_optimum": ("bool", lambda v: True, "true or false"),
+    "augment": ("bool", lambda v: True, "true or false"),
+    "batch_size": ("int", lambda v: v >= 1, "an integer >= 1"),
+    "optimizer": ("str", lambda v: v in ("adam", "sgd"), "adam or sgd"),
+    "lr": ("real", lambda v: v > 0, "a number > 0"),
+    "same_init": ("bool", lambda v: True, "true or false"),
+    "seed": ("int", lambda v: v >= 0, "an integer >= 0"),
+    "options": ("dict", lambda v: True, "a dict of method options"),
+    "device": ("str", _device_ok, "auto, cpu or cuda[:k]"),
+    "participation": ("real", lambda v: 0 < v <= 1, "in (0, 1]"),
+    "lr_decay": ("real", lambda v: 0 < v <= 1, "in (0, 1]"),
+    "momentum": ("real", lambda v: 0 <= v < 1, "in [0, 1)"),
+    "weight_decay": ("real", lambda v: v >= 0, "a number >= 0"),
+    "final_finetune_epochs": ("int", lambda v: v >= 0, "an integer >= 0"),
+    "pool_split": ("real", lambda v: v == 0 or 0 < v < 1, "0 (off) or in (0, 1)"),
+    "server_fraction": ("real", lambda v: 0 <= v < 1, "in [0, 1)"),
+}
+
+
+def _check_model_fits(model: str, dataset: str) -> None:
+    """Build the model on the meta device (no memory, no numbers) and pass it an input of the dataset's shape."""
+    shape = INPUT_SHAPES[dataset]
+    for arch in set(models.client_architectures(model, 2, torch.Generator().manual_seed(0))):
+        try:
+            with torch.device("meta"):
+                net = models.build(arch, shape, 2, vocab_size=10_002)
+                x = torch.zeros(1, *shape, dtype=torch.long if dataset == "sent140" else torch.float32)
+                net(x)
+        except (RuntimeError, ValueError, IndexError) as err:
+            raise ValueError(f"Config.model={model!r} does not fit {dataset}'s inputs {shape}: "
+                             f"{str(err).splitlines()[0]}; use model='auto'") from None

@@ -267,7 +267,7 @@ def load_dataset(name: str, root: str | Path | None = None, seed: int = 0) -> Da
 def stratified_subset(y: torch.Tensor, fraction: float, g: torch.Generator) -> torch.Tensor:
     """A random `fraction` of every class (MNIST trains on a stratified 5% in Table 1)."""
     if not 0 < fraction <= 1:
-        raise PartitionError(f"train fraction must be in (0, 1], got {fraction}")
+        raise PartitionError(f"Config.train_fraction must be in (0, 1], got {fraction}")
     keep = []
     for c in torch.unique(y):
         idx = torch.nonzero(y == c).flatten()
@@ -302,8 +302,8 @@ def _split_class_among_holders(y: torch.Tensor, classes_of: list[list[int]], num
         idx = idx[torch.randperm(len(idx), generator=g)]
         if len(idx) < len(holders):
             raise PartitionError(
-                f"class {c} has {len(idx)} {what} samples for {len(holders)} clients; use fewer clients, "
-                f"fewer classes per client or a larger train fraction")
+                f"class {c} has {len(idx)} {what} samples for {len(holders)} clients; use fewer clients (n_clients), "
+                f"fewer classes per client (classes_per_client) or a larger train_fraction")
         for holder, shard in zip(holders, torch.tensor_split(idx, len(holders))):
             parts[holder].append(shard)
     return [torch.sort(torch.cat(p)).values for p in parts]
@@ -312,9 +312,9 @@ def _split_class_among_holders(y: torch.Tensor, classes_of: list[list[int]], num
 def pathological(train_y, test_y, n_clients: int, k: int, num_classes: int, g: torch.Generator):
     """k classes per client; each class's images (train and test alike) split equally among its holders."""
     if not 1 <= k <= num_classes:
-        raise PartitionError(f"classes per client must be in 1..{num_classes}, got {k}")
+        raise PartitionError(f"Config.classes_per_client must be in 1..{num_classes} here, got {k}")
     if n_clients < 1:
-        raise PartitionError(f"need at least one client, got {n_clients}")
+        raise PartitionError(f"Config.n_clients must be at least 1, got {n_clients}")
     classes_of = _assign_classes(n_clients, k, num_classes, g)
     return (_split_class_among_holders(train_y, classes_of, num_classes, g, "training"),
             _split_class_among_holders(test_y, classes_of, num_classes, g, "test"), classes_of)
@@ -324,7 +324,7 @@ def dirichlet(train_y, test_y, n_clients: int, alpha: float, num_classes: int, g
               min_size: int = 2, tries: int = 100):
     """Per class, client shares ~ Dir(alpha); the test set of each class is split with the same shares."""
     if alpha <= 0:
-        raise PartitionError(f"Dirichlet alpha must be > 0, got {alpha}")
+        raise PartitionError(f"Config.dirichlet_alpha must be > 0, got {alpha}")
     gen = np.random.default_rng(int(torch.randint(2**31, (1,), generator=g)))
     for _ in range(tries):
         shares = gen.dirichlet([alpha] * n_clients, size=num_classes)  # [classes, clients]
@@ -342,12 +342,12 @@ def dirichlet(train_y, test_y, n_clients: int, alpha: float, num_classes: int, g
             classes_of = [sorted(torch.unique(train_y[p]).tolist()) for p in tr]
             return tr, te, classes_of
     raise PartitionError(f"Dirichlet({alpha}) left a client with fewer than {min_size} samples in {tries} "
-                         f"draws; use a larger alpha or fewer clients")
+                         f"draws; use a larger dirichlet_alpha or fewer clients (n_clients)")
 
 
 def iid(train_y, test_y, n_clients: int, num_classes: int, g: torch.Generator):
     if n_clients > len(train_y) or n_clients > len(test_y):
-        raise PartitionError(f"{n_clients} clients but only {len(train_y)} training / {len(test_y)} test samples")
+        raise PartitionError(f"Config.n_clients={n_clients} but only {len(train_y)} training / {len(test_y)} test samples")
     tr = [torch.sort(p).values for p in torch.tensor_split(torch.randperm(len(train_y), generator=g), n_clients)]
     te = [torch.sort(p).values for p in torch.tensor_split(torch.randperm(len(test_y), generator=g), n_clients)]
     return tr, te, [list(range(num_classes))] * n_clients
@@ -441,20 +441,20 @@ def _partition(partition: str, train_y, test_y, n_clients: int, num_classes: int
         return dirichlet(train_y, test_y, n_clients, alpha, num_classes, g)
     if partition == "iid":
         return iid(train_y, test_y, n_clients, num_classes, g)
-    raise PartitionError(f"unknown partition {partition!r}; choose pathological, dirichlet or iid")
+    raise PartitionError(f"Config.partition: unknown partition {partition!r}; choose pathological, dirichlet or iid")
 
 
 def _split_each(parts: list[torch.Tensor], train_share: float, g: torch.Generator):
     """Each client's samples in random order, the first `train_share` of them for training, the rest for testing."""
     if not 0 < train_share < 1:
-        raise PartitionError(f"pool_split must be in (0, 1), got {train_share}")
+        raise PartitionError(f"Config.pool_split must be in (0, 1), got {train_share}")
     tr, te = [], []
     for p in parts:
         p = p[torch.randperm(len(p), generator=g)]
         k = int(round(train_share * len(p)))
         if k == 0 or k == len(p):
-            raise PartitionError(f"a client with {len(p)} samples cannot be split {train_share}:{1 - train_share}; "
-                                 f"use fewer clients or a larger train fraction")
+            raise PartitionError(f"a client with {len(p)} samples cannot be split {train_share}:{1 - train_share} "
+                                 f"(pool_split); use fewer clients (n_clients) or a larger train_fraction")
         tr.append(torch.sort(p[:k]).values)
         te.append(torch.sort(p[k:]).values)
     return tr, te

@@ -51,11 +51,9 @@ def setup(cfg: Config):
     """Data, population and algorithm of a config, ready for round 0. Seeds torch's global generator (dropout,
     augmentation) with the config's seed last, so every driver starts from the same state."""
     alg = algorithms.make(cfg.method, **cfg.options)
-    if cfg.participation < 1 and not alg.supports_partial:
-        raise ValueError(f"{cfg.method} does not support participation < 1 (got {cfg.participation}); run it with "
-                         f"participation=1.0, or use a method that does: "
-                         f"{', '.join(sorted(n for n, c in algorithms.REGISTRY.items() if c.supports_partial))}")
     device = engine.resolve_device(cfg.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"Config.device={cfg.device!r}, but this machine has no CUDA device; use 'auto' or 'cpu'")
     fed = _federation(cfg)
     fed.train, fed.test = fed.train.to(device), fed.test.to(device)
     if fed.server is not None:

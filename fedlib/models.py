@@ -6,6 +6,8 @@ coefficient of the constant feature 1 (phi_0), so eta = [bias | weight] (see `ex
 """
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
@@ -154,9 +156,19 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
         return transformer(num_classes, vocab_size, max_len=input_shape[0])
     if name.startswith("mlp"):  # Fig. 1: "mlp3" = 3 linear layers, 2-D representation, no last activation
         depth = int(name[3:] or 2)
-        return mlp(int(torch.tensor(input_shape).prod()), [64] * (depth - 1), 2, num_classes, last_activation=False)
+        return mlp(math.prod(input_shape), [64] * (depth - 1), 2, num_classes, last_activation=False)
     raise ValueError(f"unknown model {name!r}; choose cnn_mnist(_small), cnn_cifar(_small), "
                      "mobilenet_v2, transformer or mlpK (or X_flexible: half the clients get X_small)")
+
+
+MODELS = ("cnn_mnist", "cnn_mnist_small", "cnn_mnist_nodrop", "cnn_cifar", "cnn_cifar_small", "mobilenet_v2",
+          "transformer", "mlp_flexible")
+
+
+def is_known(name: str) -> bool:
+    """Whether `build` (or `client_architectures`, for X_flexible) knows the model `name`."""
+    base = name[: -len("_flexible")] if name.endswith("_flexible") and name != "mlp_flexible" else name
+    return base in MODELS or (base.startswith("mlp") and base[3:].isdigit() and int(base[3:]) >= 1)
 
 
 def default_model(dataset: str) -> str:
@@ -175,10 +187,12 @@ def client_architectures(model: str, n_clients: int, g: torch.Generator) -> list
     return [model] * n_clients
 
 
-def last_layers(model: nn.Module, k: int) -> list[str]:
-    """Parameter names of the last k layers that have parameters (LG-FedAvg's "global layers")."""
+def last_layers(model: nn.Module, k: int, option: str = "k") -> list[str]:
+    """Parameter names of the last k layers that have parameters (LG-FedAvg's "global layers"); `option` names the
+    method option that asked, for the error message."""
     layers = [name for name, m in model.named_modules() if list(m.parameters(recurse=False))]
     if not 1 <= k <= len(layers):
-        raise ValueError(f"the model has {len(layers)} layers with parameters; cannot take the last {k}")
+        raise ValueError(f"option {option}={k}: the model has {len(layers)} layers with parameters; cannot take "
+                         f"the last {k}")
     keep = set(layers[-k:])
     return [n for n, _ in model.named_parameters() if n.rsplit(".", 1)[0] in keep]

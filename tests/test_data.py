@@ -51,7 +51,7 @@ def test_pathological_draws_differ_between_seeds():
 
 def test_impossible_partitions_say_what_to_do():
     g = torch.Generator().manual_seed(0)
-    with pytest.raises(data.PartitionError, match="classes per client"):
+    with pytest.raises(data.PartitionError, match="classes_per_client"):
         data.pathological(_labels(5), _labels(5), 4, 11, 10, g)
     with pytest.raises(data.PartitionError, match="fewer clients"):
         data.pathological(_labels(2), _labels(50), 50, 2, 10, g)

@@ -80,8 +80,8 @@ def test_diverging_run_raises_a_clear_error_and_writes_nothing():
 
 
 def test_bad_names_give_clear_errors():
-    with pytest.raises(ValueError, match="unknown dataset"):
-        ex.run(_cfg(dataset="imagenet"), progress=False)
+    with pytest.raises(ValueError, match="Config.dataset must be one of mnist"):  # when built, before any data
+        _cfg(dataset="imagenet")
     with pytest.raises(ValueError, match="no paper setting"):
         paper.paper_config("svhn", "fedlog")
 

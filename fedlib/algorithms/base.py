@@ -25,6 +25,42 @@ from ..messages import Message
 SELECT_SALT = 7_777_777  # the random stream of client selection, apart from the batch orders
 
 
+# Rules for method options: (predicate, what the value must be). Types come from each option's default.
+def at_least(lo):
+    return (lambda v: v >= lo), f">= {lo}"
+
+
+def above(lo):
+    return (lambda v: v > lo), f"> {lo}"
+
+
+def between(lo, hi, low_open=True):
+    return (lambda v: (lo < v if low_open else lo <= v) and v <= hi), f"in {'(' if low_open else '['}{lo}, {hi}]"
+
+
+def one_of(*choices):
+    return (lambda v: v in choices), "one of " + ", ".join(map(repr, choices))
+
+
+def none_or(rule):
+    check, text = rule
+    return (lambda v: v is None or check(v)), f"None or {text}"
+
+
+def _type_error(name: str, value, default) -> str | None:
+    """Why `value` cannot stand for an option whose default is `default` (None if it can)."""
+    is_real = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else "must be true or false"
+    if isinstance(default, int):
+        return None if isinstance(value, int) and not isinstance(value, bool) else "must be an integer"
+    if isinstance(default, float):
+        return None if is_real(value) and value == value and abs(value) != float("inf") else "must be a finite number"
+    if isinstance(default, str):
+        return None if isinstance(value, str) else "must be a string"
+    return None
+
+
 @dataclass
 class Reply:
     """What `client_update` returns: the uplink (counted by the ledger) and what the runner records."""
@@ -137,14 +173,26 @@ class Context:
 class Algorithm:
     name = "base"
     defaults: dict = {}
+    rules: dict = {}  # option -> (predicate, description), beyond the type its default gives
     version = 1  # bump when a change alters this method's numbers: its cached runs are then recomputed
     supports_partial = False  # whether it runs with participation < 1
 
     def __init__(self, **options):
-        unknown = set(options) - set(self.defaults)
-        if unknown:
-            raise ValueError(f"{self.name}: unknown option(s) {sorted(unknown)}; valid: {sorted(self.defaults)}")
+        self.check_options(options)
         self.options = {**self.defaults, **options}
+
+    @classmethod
+    def check_options(cls, options: dict) -> None:
+        """Refuse unknown option names and values of the wrong type or out of range, naming the option."""
+        unknown = set(options) - set(cls.defaults)
+        if unknown:
+            raise ValueError(f"{cls.name}: unknown option(s) {sorted(unknown)}; valid: {sorted(cls.defaults)}")
+        for key, value in options.items():
+            problem = _type_error(key, value, cls.defaults[key])
+            if problem is None and key in cls.rules and not cls.rules[key][0](value):
+                problem = f"must be {cls.rules[key][1]}"
+            if problem:
+                raise ValueError(f"{cls.name}: option {key} {problem}, got {value!r}")
 
     def init(self, ctx: Context) -> None:
         self.ctx = ctx

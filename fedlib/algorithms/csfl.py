@@ -29,7 +29,7 @@ import math
 import torch
 
 from ..messages import Message
-from .base import Context, Reply
+from .base import Context, Reply, above, at_least, between, none_or
 from .fedavg import ParameterAveraging
 
 
@@ -57,6 +57,8 @@ class CSFL(ParameterAveraging):
     # 2: the server recovers every client's update (1 recovered their average); 3: coordinates permuted before blocking
     version = 3
     defaults = dict(sparsity=0.005, reduction=0.1, phase2_lr=None, block=1000, iht_steps=60, error_feedback=True)
+    rules = dict(sparsity=between(0, 1), reduction=between(0, 1), phase2_lr=none_or(above(0)), block=at_least(1),
+                 iht_steps=at_least(1))
     supports_partial = False  # every client keeps an error-feedback residual; not worked out for a subset
 
     def shared_names(self, ctx: Context) -> list[str]:

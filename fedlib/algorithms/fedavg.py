@@ -17,7 +17,7 @@ import torch
 
 from ..messages import Message
 from ..models import last_layers
-from .base import Algorithm, Context, Reply
+from .base import Algorithm, Context, Reply, at_least
 
 
 class ParameterAveraging(Algorithm):
@@ -43,7 +43,7 @@ class ParameterAveraging(Algorithm):
             for k in self.shared:
                 if k not in g.params or g.params[k].shape[1:] != first.params[k].shape[1:]:
                     raise ValueError(f"{self.name} shares {k!r}, so every client needs it with the same shape; "
-                                     f"use a method that shares no body (fedlog, fedproto) for mixed architectures")
+                                     f"use a method that shares no body (fedlog, fedproto) for mixed architectures (Config.model)")
         self.global_params = {k: first.params[k][0].clone() for k in self.shared}
 
     def configure(self, rnd: int) -> Message:
@@ -85,6 +85,7 @@ class LGFedAvg(ParameterAveraging):
     """Local bodies, global last layers. `global_layers=1` is LG-FedAvg 1 (the head), 2 is LG-FedAvg 2."""
     name = "lg_fedavg"
     defaults = dict(ParameterAveraging.defaults, global_layers=1)
+    rules = dict(global_layers=at_least(1))
 
     def shared_names(self, ctx: Context) -> list[str]:
-        return last_layers(ctx.population.template, self.options["global_layers"])
+        return last_layers(ctx.population.template, self.options["global_layers"], "global_layers")

@@ -21,13 +21,14 @@ import torch
 from .. import engine
 from ..messages import Message
 from ..models import Shift
-from .base import Context, Reply
+from .base import Context, Reply, at_least, between
 from .fedavg import ParameterAveraging
 
 
 class FedDBE(ParameterAveraging):
     name = "feddbe"
     defaults = dict(ParameterAveraging.defaults, kappa=1.0, momentum=1.0)
+    rules = dict(kappa=at_least(0), momentum=between(0, 1))
     supports_partial = False  # the global mean comes from every client in round 0; not worked out for a subset
 
     def init(self, ctx: Context) -> None:

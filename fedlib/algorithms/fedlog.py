@@ -31,13 +31,16 @@ import torch
 from .. import engine, expfam, privacy
 from ..messages import Message
 from ..models import Clip
-from .base import Algorithm, Context, Reply
+from .base import Algorithm, Context, Reply, above, at_least, between, none_or, one_of
 
 
 class FedLog(Algorithm):
     name = "fedlog"
     defaults = dict(head_solver="exact", head_lr=0.01, head_steps=100, chi=0.0, nu=1.0,
                     dp="none", epsilon=1.0, delta=0.01, clip_b=None, accountant="thm7")
+    rules = dict(head_solver=one_of("exact", "gradient"), head_lr=above(0), head_steps=at_least(1), nu=above(0),
+                 dp=one_of("none", "local", "central"), epsilon=above(0), delta=between(0, 1 - 1e-12),
+                 clip_b=none_or(above(0)), accountant=one_of(*privacy.ACCOUNTANTS))
     supports_partial = True
 
     def init(self, ctx: Context) -> None:
@@ -120,6 +123,7 @@ class FedLog(Algorithm):
 class FedLogC(FedLog):
     name = "fedlog_c"
     defaults = dict(FedLog.defaults, alpha=0.01)
+    rules = dict(FedLog.rules, alpha=at_least(0))
 
     def configure(self, rnd: int) -> Message:
         if self.T is None:

@@ -13,12 +13,13 @@ import torch.nn.functional as F
 
 from .. import engine
 from ..messages import Message
-from .base import Algorithm, Context, Reply
+from .base import Algorithm, Context, Reply, at_least
 
 
 class FedProto(Algorithm):
     name = "fedproto"
     defaults = dict(lam=1.0)
+    rules = dict(lam=at_least(0))
     supports_partial = True  # a class that no participant holds keeps last round's prototype
 
     def init(self, ctx: Context) -> None:

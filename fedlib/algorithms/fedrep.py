@@ -11,16 +11,17 @@ from __future__ import annotations
 import torch
 
 from ..models import last_layers
-from .base import Context
+from .base import Context, at_least
 from .fedavg import ParameterAveraging
 
 
 class FedRep(ParameterAveraging):
     name = "fedrep"
     defaults = dict(ParameterAveraging.defaults, local_layers=1, head_epochs=10)
+    rules = dict(local_layers=at_least(1), head_epochs=at_least(1))
 
     def shared_names(self, ctx: Context) -> list[str]:
-        self.local = last_layers(ctx.population.template, self.options["local_layers"])
+        self.local = last_layers(ctx.population.template, self.options["local_layers"], "local_layers")
         return [k for k in ctx.population.param_names() if k not in self.local]
 
     def local_training(self, rnd: int, clients: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,95 @@
+"""Bad settings are refused when a Config is built, before any data is loaded, with a message that names the field
+or option; every other setting runs."""
+import random
+from dataclasses import fields
+
+import pytest
+import torch
+
+from fedlib import algorithms, config, data, paper
+from fedlib import experiments as ex
+
+TINY = dict(dataset="mnist", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1)
+
+
+@pytest.mark.parametrize("field,value", [("rounds", 0), ("rounds", -3), ("batch_size", 0), ("lr", -1.0),
+                                         ("lr", float("nan")), ("local_epochs", 0), ("optimizer", "foo"),
+                                         ("partition", "foo"), ("model", "foo"), ("train_fraction", 0.0),
+                                         ("seed", -1), ("same_init", "yes"), ("device", "gpu7"), ("n_clients", 2.5)])
+def test_bad_fields_are_refused_by_name_before_any_data_is_loaded(field, value, monkeypatch):
+    monkeypatch.setattr(data, "load_dataset", lambda *a, **k: pytest.fail("data loaded before validation"))
+    with pytest.raises(ValueError, match=f"Config.{field}"):
+        ex.Config(method="fedavg", **{**TINY, field: value})
+
+
+@pytest.mark.parametrize("method,options,name", [("fedlog", {"head_solver": "foo"}, "head_solver"),
+                                                 ("fedlog_c", {"alpha": -1.0}, "alpha"), ("fedlog", {"nu": -5.0}, "nu"),
+                                                 ("fedavg", {"weighted": "yes"}, "weighted"),
+                                                 ("fedlog", {"dp": "local", "clip_b": -1.0}, "clip_b"),
+                                                 ("fedlog", {"epsilon": "1.0"}, "epsilon"),
+                                                 ("lg_fedavg", {"global_layers": 0}, "global_layers")])
+def test_bad_method_options_are_refused_by_name_before_training(method, options, name, monkeypatch):
+    monkeypatch.setattr(data, "load_dataset", lambda *a, **k: pytest.fail("data loaded before validation"))
+    with pytest.raises(ValueError, match=f"{method}: option {name}"):
+        ex.Config(method=method, options=options, **TINY)
+
+
+def test_model_and_data_must_fit():
+    with pytest.raises(ValueError, match="Config.model='cnn_cifar' does not fit mnist"):
+        ex.Config(method="fedavg", model="cnn_cifar", **TINY)
+    with pytest.raises(ValueError, match="Config.augment"):
+        ex.Config(method="fedlog", dataset="circle", model="mlp_flexible", augment=True)
+
+
+# ----------------------------------------------------------------------------- 200 random configs
+
+VALID = {
+    "method": sorted(algorithms.REGISTRY),
+    "dataset": ["mnist"] * 5 + ["fashion_mnist", "fashion_mnist", "circle", "cifar10", "sent140"],
+    "model": ["auto"] * 6 + ["cnn_mnist", "cnn_mnist_flexible", "mlp2", "mlp3", "cnn_cifar"],
+    "partition": ["pathological", "dirichlet", "iid"], "n_clients": [1, 2, 3, 4], "classes_per_client": [1, 2, 5],
+    "dirichlet_alpha": [0.3, 1.0], "train_fraction": [0.005, 0.01], "n_train": [0, 40], "rounds": [1],
+    "local_epochs": [1], "local_optimum": [False, True], "augment": [False, False, True], "batch_size": [5, 10],
+    "optimizer": ["adam", "sgd"], "lr": [1e-3, 1e-3, 0.05, 1e5], "same_init": [True, False], "seed": [0, 1],
+    "device": ["auto", "cpu"], "participation": [1.0, 1.0, 0.5], "lr_decay": [1.0, 0.9], "momentum": [0.0] * 3 + [0.5],
+    "weight_decay": [0.0, 1e-4], "final_finetune_epochs": [0, 1], "pool_split": [0.0] * 3 + [0.7],
+    "server_fraction": [0.0] * 3 + [0.1], "options": [{}],
+}
+INVALID = {"method": ["fedfoo"], "dataset": ["imagenet"], "model": ["resnet"], "partition": ["shards"],
+           "n_clients": [-1, 1.5], "classes_per_client": [0, 11], "dirichlet_alpha": [0.0, -1.0],
+           "train_fraction": [0.0, 2.0], "n_train": [-5], "rounds": [0, -2], "local_epochs": [0],
+           "local_optimum": ["no"], "augment": [1], "batch_size": [0], "optimizer": ["rmsprop"], "lr": [0.0, -0.1],
+           "same_init": [None], "seed": [-1], "device": ["tpu"], "participation": [0.0, 1.2], "lr_decay": [0.0, 2.0],
+           "momentum": [1.0, -0.5], "weight_decay": [-1.0], "final_finetune_epochs": [-1],
+           "pool_split": [1.0, -0.2], "server_fraction": [1.0], "options": [{"bogus": 1}, {"lam": -1.0}]}
+NAMES = [f.name for f in fields(ex.Config)] + sorted({o for c in algorithms.REGISTRY.values() for o in c.defaults})
+
+
+def _documented(err: Exception, cfg_kw: dict) -> bool:
+    text = str(err)
+    if isinstance(err, data.DatasetNotFound):
+        return "put" in text.lower() or "download" in text.lower() or "missing" in text.lower()
+    if isinstance(err, ex.DivergenceError):
+        return cfg_kw["method"] in text and "round" in text
+    return isinstance(err, ValueError) and any(name in text for name in NAMES)
+
+
+def test_two_hundred_random_configs_run_one_round_or_raise_a_documented_error():
+    rng = random.Random(20261121)
+    outcomes, reasons = {"ran": 0, "refused": 0}, []
+    for _ in range(200):
+        kw = {k: rng.choice(v) for k, v in VALID.items()}
+        for k in rng.sample(list(INVALID), rng.choice([0, 0, 0, 1, 2])):
+            kw[k] = rng.choice(INVALID[k])
+        try:
+            cfg = ex.Config(**kw)
+            res = ex.run(cfg, cache=False, progress=False)
+        except (ValueError, ex.DivergenceError, data.DatasetNotFound) as err:
+            assert _documented(err, kw), (kw, repr(err))
+            outcomes["refused"] += 1
+            reasons.append(str(err)[:60])
+            continue
+        assert len(res["rounds"]["acc_mean"]) == 1 and torch.isfinite(torch.tensor(res["rounds"]["loss"])).all()
+        outcomes["ran"] += 1
+    assert outcomes["ran"] >= 40 and outcomes["refused"] >= 40, (outcomes, sorted(reasons))
+    assert config.DATASETS  # the list the messages refer to
