@@ -8,7 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/env.sh
 PROFILE="${FEDLIB_PROFILE:-quick}"
+case "$PROFILE" in
+  smoke|quick|paper) ;;
+  *) echo "FEDLIB_PROFILE must be smoke, quick or paper, got '$PROFILE'" >&2; exit 2 ;;
+esac
 "$PY" -m fedlib fetch-data
+"$PY" scripts/check_notebook_pairs.py notebooks  # both files of a pair edited: stop before the sync drops one
 "$PY" -m jupytext --sync notebooks/[0-9]*.py >/dev/null
 mkdir -p build/notebooks figures
 # ./run_all.sh 02 05 runs only those notebooks (by number); no argument runs them all.

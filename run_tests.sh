@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/env.sh
 "$PY" -m fedlib fetch-data
+"$PY" scripts/check_notebook_pairs.py notebooks  # both files of a pair edited: stop before the sync drops one
 "$PY" -m jupytext --sync notebooks/[0-9]*.py >/dev/null
 # smoke-profile notebooks write their figures and caches under build/, never over the real figures/
 FEDLIB_PROFILE=smoke FEDLIB_FIGURES="$ROOT/build/smoke/figures" FEDLIB_RESULTS="$ROOT/build/smoke/results" \

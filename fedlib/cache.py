@@ -1,14 +1,23 @@
-"""The results cache: one JSON file per finished run, `$FEDLIB_RESULTS/<method>/<key>.json` (default `results/`),
-written atomically (a temporary file, then a rename), so an interrupted run never leaves a usable partial file."""
+"""The results cache: one JSON file per finished run, `$FEDLIB_RESULTS/<method>/<key>.json` (default `results/`).
+
+Files are written atomically (a temporary file, then a rename), so an interrupted run never leaves a usable partial
+file; temporaries a killed process left behind are removed after an hour. A file that cannot be read as a result
+is moved aside (`<key>.json.damaged`), named on stderr, and the run is computed again. Files are readable by the
+group, since a cluster shares the folder.
+"""
 from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 from .config import Config
 from .paths import results_dir
+
+STALE_SECONDS = 3600
 
 
 def path(cfg: Config) -> Path:
@@ -16,12 +25,30 @@ def path(cfg: Config) -> Path:
 
 
 def is_cached(cfg: Config) -> bool:
-    return path(cfg).exists()
+    return load(cfg) is not None
 
 
 def load(cfg: Config) -> dict | None:
     p = path(cfg)
-    return json.loads(p.read_text()) if p.exists() else None
+    if not p.exists():
+        return None
+    try:
+        result = json.loads(p.read_text())
+        if not isinstance(result, dict) or not {"config", "rounds"} <= set(result):
+            raise ValueError("it holds no run result")
+        return result
+    except (ValueError, UnicodeDecodeError) as err:  # json's errors are ValueErrors
+        aside = p.with_name(p.name + ".damaged")
+        os.replace(p, aside)
+        print(f"fedlib: {p} was damaged ({str(err).splitlines()[0]}); moved it to {aside.name}, the run is computed "
+              f"again", file=sys.stderr)
+        return None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_atomic(target: Path, obj) -> None:
@@ -30,10 +57,36 @@ def write_atomic(target: Path, obj) -> None:
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(obj, f)
+        os.chmod(tmp, (0o666 & ~_umask()) | 0o040)  # mkstemp makes 0600; the group must read a shared cache
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    remove_stale_temporaries(target.parent)
+
+
+def remove_stale_temporaries(folder: Path, max_age: float = STALE_SECONDS) -> None:
+    """Temporaries of writes that a killed process never finished (recent ones may still be being written)."""
+    now = time.time()
+    for tmp in folder.glob(".tmp-*.json"):
+        try:
+            if now - tmp.stat().st_mtime > max_age:
+                tmp.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def check_writable() -> None:
+    """Fail before a run starts, not after it has computed everything, when results cannot be written."""
+    folder = results_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".tmp-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise ValueError(f"the results folder {folder} cannot be written ({err.strerror or err}); set FEDLIB_RESULTS "
+                         f"to a writable folder") from None
 
 
 def save(cfg: Config, result: dict) -> None:

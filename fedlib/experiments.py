@@ -105,6 +105,8 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
     with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune."""
     if cache and (found := store.load(cfg)) is not None:
         return found
+    if cache:
+        store.check_writable()
     ctx, alg = setup(cfg)
     ledger = Ledger()
     rows = {k: [] for k in ("acc_mean", "acc_all", "loss", "train_loss", "up_bits", "down_bits", "seconds")}

@@ -1,10 +1,18 @@
 """Where data, cached results and figures live: `$FEDLIB_DATA`, `$FEDLIB_RESULTS`, `$FEDLIB_FIGURES`, or the
 folders `data/`, `results/`, `figures/` of the checkout (found from this package, so notebooks that run in
-notebooks/ write to the same place as scripts run from the top)."""
+notebooks/ write to the same place as scripts run from the top).
+
+The smoke profile never writes figures/ or results/: whoever starts it (papermill's `-p profile smoke`, which
+the notebook passes to `use_profile`, or `FEDLIB_PROFILE=smoke`), its figures and results go under
+`build/smoke/`, unless FEDLIB_FIGURES / FEDLIB_RESULTS name another folder than the checkout's own.
+"""
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+PROFILES = ("smoke", "quick", "paper")
+_active: str | None = None
 
 
 def project_root() -> Path:
@@ -12,12 +20,30 @@ def project_root() -> Path:
     return here if (here / "pyproject.toml").exists() else Path.cwd()
 
 
+def use_profile(profile: str) -> str:
+    """Every notebook calls this with its `profile` parameter first: it is checked, and decides where output goes."""
+    global _active
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r} (papermill -p profile ... "
+                         f"or FEDLIB_PROFILE)")
+    _active = profile
+    return profile
+
+
+def active_profile() -> str | None:
+    return _active or os.environ.get("FEDLIB_PROFILE") or None
+
+
 def _dir(env: str, default: str) -> Path:
-    return Path(os.environ[env]) if os.environ.get(env) else project_root() / default
+    own = project_root() / default
+    explicit = Path(os.environ[env]) if os.environ.get(env) else None
+    if active_profile() == "smoke" and (explicit is None or explicit.resolve() == own.resolve()):
+        return project_root() / "build" / "smoke" / default
+    return explicit or own
 
 
 def data_dir() -> Path:
-    return _dir("FEDLIB_DATA", "data")
+    return Path(os.environ["FEDLIB_DATA"]) if os.environ.get("FEDLIB_DATA") else project_root() / "data"
 
 
 def results_dir() -> Path:

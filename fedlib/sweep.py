@@ -115,6 +115,7 @@ def run_sweep(configs: list[Config], backend: str | None = None, address: str | 
     so both backends give bit-identical numbers on the same machine)."""
     backend = backend or os.environ.get("FEDLIB_SWEEP_BACKEND", "local")
     address = address or os.environ.get("FEDLIB_RAY_ADDRESS") or None
+    store.check_writable()
     report = SweepReport(results=[store.load(c) for c in configs])
     report.cached = sum(r is not None for r in report.results)
     todo = [i for i, r in enumerate(report.results) if r is None]

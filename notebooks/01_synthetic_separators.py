@@ -35,8 +35,10 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from fedlib import plots, synthetic
+from fedlib import paths, plots, synthetic
 from fedlib.data import circle_federation
+
+paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 SETTINGS = {
     "smoke": dict(seeds=[0, 1], iters=[1, 5, 10], shown_iters=10),

@@ -40,9 +40,9 @@ methods = os.environ.get("FEDLIB_METHODS", "")  # e.g. "FedLog,FedLog-C": only t
 import matplotlib.pyplot as plt
 import numpy as np
 
-from fedlib import paper, plots, stats
-from fedlib import sweep
-from fedlib import experiments as ex
+from fedlib import experiments as ex, paper, paths, plots, stats, sweep
+
+paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 ALL = list(paper.TABLE1_METHODS)
 COMPETITIVE = ["FedAvg", "LG-FedAvg 1", "FedProto", "FedLog", "FedLog-C"]

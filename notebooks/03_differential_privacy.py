@@ -32,10 +32,9 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from fedlib import data, plots, privacy, stats
-from fedlib import paper
-from fedlib import sweep
-from fedlib import experiments as ex
+from fedlib import data, experiments as ex, paper, paths, plots, privacy, stats, sweep
+
+paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 SMALL = dict(n_clients=10, train_fraction=0.01, local_epochs=1)
 SETTINGS = {

@@ -33,8 +33,10 @@ import numpy as np
 import torch
 from scipy import stats as sps
 
-from fedlib import data, expfam, plots, synthetic
+from fedlib import data, expfam, paths, plots, synthetic
 from fedlib import representations as R
+
+paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 SETTINGS = {
     "smoke": dict(train_samples=1000, epochs=1, test_samples=200, alphas=[0.0, 0.01, 0.1], seeds=[0, 1], rounds=3,

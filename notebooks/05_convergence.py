@@ -42,10 +42,9 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from fedlib import convergence, leaf, plots, stats
-from fedlib import paper
-from fedlib import sweep
-from fedlib import experiments as ex
+from fedlib import convergence, experiments as ex, leaf, paper, paths, plots, stats, sweep
+
+paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 METHODS = {"FedLog": ("fedlog", {}), "FedLog-C": ("fedlog_c", {}), "LG-FedAvg 1": ("lg_fedavg", {"global_layers": 1}),
            "FedProto": ("fedproto", {})}

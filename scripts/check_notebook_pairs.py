@@ -1,0 +1,48 @@
+"""Refuse to sync a notebook pair whose two files were both edited and disagree.
+
+`jupytext --sync` keeps the newer of notebooks/NN_name.py and NN_name.ipynb and overwrites the other, so when both
+were edited (say the .ipynb in JupyterLab, then the .py after a `git pull`) the older edit would be lost without a
+word. "Edited" means changed against git's HEAD (or untracked). Exit 1 and say which file is newer; exit 0 when
+nothing would be lost. Usage: python scripts/check_notebook_pairs.py [notebooks/]
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+
+
+def edited(path: Path) -> bool:
+    res = subprocess.run(["git", "status", "--porcelain", "--", path.name], cwd=path.parent, capture_output=True,
+                         text=True)
+    return res.returncode == 0 and bool(res.stdout.strip())
+
+
+def same_content(py: Path, nb: Path) -> bool:
+    cells = lambda n: [(c.cell_type, c.source.strip()) for c in n.cells]  # noqa: E731
+    return cells(jupytext.read(py)) == cells(jupytext.read(nb))
+
+
+def conflicts(folder: Path) -> list[str]:
+    out = []
+    for py in sorted(folder.glob("[0-9]*.py")):
+        nb = py.with_suffix(".ipynb")
+        if nb.exists() and edited(py) and edited(nb) and not same_content(py, nb):
+            newer, older = (py, nb) if py.stat().st_mtime >= nb.stat().st_mtime else (nb, py)
+            out.append(f"{py.name} and {nb.name} were both edited and differ; {newer.name} is newer. Syncing would "
+                       f"overwrite {older.name}. Keep one edit (copy it into the other file, or `git checkout` the "
+                       f"one to drop), then run again.")
+    return out
+
+
+def main() -> int:
+    found = conflicts(Path(sys.argv[1] if len(sys.argv) > 1 else "notebooks"))
+    for line in found:
+        print(f"notebook pair: {line}", file=sys.stderr)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

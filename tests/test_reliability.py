@@ -1,0 +1,191 @@
+"""What goes wrong on real machines: smoke output over committed figures, damaged caches and data files, results
+folders that cannot be written, notebook pairs edited on both sides."""
+import gzip
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fedlib import cache, data, paper, paths, plots, sweep
+from fedlib import experiments as ex
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tiny(**kw):
+    return paper.paper_config("mnist", "fedavg", **{**dict(n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1),
+                                                    **kw})
+
+
+# ----------------------------------------------------------------------------- profiles
+
+@pytest.fixture
+def checkout(tmp_path, monkeypatch):
+    """A fake checkout: paths resolve under tmp_path, no FEDLIB_* folders set, no profile chosen yet."""
+    monkeypatch.setattr(paths, "project_root", lambda: tmp_path)
+    for env in ("FEDLIB_FIGURES", "FEDLIB_RESULTS", "FEDLIB_PROFILE"):
+        monkeypatch.delenv(env, raising=False)
+    monkeypatch.setattr(paths, "_active", None)
+    return tmp_path
+
+
+@pytest.mark.parametrize("how", ["papermill", "env", "env pointing at figures/"])
+def test_smoke_output_never_lands_in_figures(checkout, monkeypatch, how):
+    if how == "papermill":
+        paths.use_profile("smoke")
+    else:
+        monkeypatch.setenv("FEDLIB_PROFILE", "smoke")
+        if how.endswith("figures/"):
+            monkeypatch.setenv("FEDLIB_FIGURES", str(checkout / "figures"))
+    written = plots.save_table([{"method": "FedLog", "accuracy": 0.9}], "fig1_accuracy")
+    assert all(p.parent == checkout / "build" / "smoke" / "figures" for p in written)
+    assert not (checkout / "figures").exists()
+    assert paths.results_dir() == checkout / "build" / "smoke" / "results"
+    assert "profile" in written[0].read_text().splitlines()[0] and ",smoke" in written[0].read_text()
+
+
+def test_quick_writes_figures_and_tables_say_their_profile(checkout):
+    paths.use_profile("quick")
+    written = plots.save_table([{"method": "FedLog"}], "t")
+    assert written[0] == checkout / "figures" / "t.csv" and written[0].read_text().splitlines()[1] == "FedLog,quick"
+
+
+def test_a_misspelt_profile_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="profile must be one of smoke, quick, paper, got 'smok'"):
+        paths.use_profile("smok")
+    res = subprocess.run(["bash", str(ROOT / "run_all.sh"), "01"], env={**os.environ, "FEDLIB_PROFILE": "Smoke",
+                                                                         "FEDLIB_PYTHON": sys.executable},
+                         capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 2 and "must be smoke, quick or paper" in res.stderr
+
+
+# ----------------------------------------------------------------------------- damaged results
+
+@pytest.mark.parametrize("damage", ["truncate", "empty", "wrong content"])
+def test_a_damaged_result_is_named_set_aside_and_recomputed(damage, capsys):
+    cfg = _tiny()
+    first = ex.run(cfg, progress=False)
+    path = cache.path(cfg)
+    text = path.read_text()
+    path.write_text({"truncate": text[:500], "empty": "", "wrong content": '{"config": {}}'}[damage])
+    again = ex.run(cfg, progress=False)
+    assert again["rounds"]["acc_mean"] == first["rounds"]["acc_mean"]
+    assert str(path) in capsys.readouterr().err
+    assert path.with_name(path.name + ".damaged").exists() and json.loads(path.read_text())["rounds"]
+
+
+def test_a_damaged_result_does_not_stop_a_sweep(capsys):
+    cfgs = [_tiny(seed=s) for s in range(2)]
+    sweep.run_many(cfgs, progress=False)
+    cache.path(cfgs[0]).write_text("{")
+    report = sweep.run_sweep(cfgs, progress=False)
+    assert (report.cached, report.computed, len(report.failures)) == (1, 1, 0)
+
+
+def test_cache_files_are_group_readable_and_stale_temporaries_go():
+    cfg = _tiny()
+    folder = cache.path(cfg).parent
+    folder.mkdir(parents=True)
+    stale, fresh = folder / ".tmp-killed.json", folder / ".tmp-writing.json"
+    stale.write_text("{")
+    fresh.write_text("{")
+    old = time.time() - 2 * cache.STALE_SECONDS
+    os.utime(stale, (old, old))
+    ex.run(cfg, progress=False)
+    assert stat.S_IMODE(cache.path(cfg).stat().st_mode) & stat.S_IRGRP
+    assert not stale.exists() and fresh.exists()
+
+
+def test_an_unwritable_results_folder_fails_before_the_run(tmp_path, monkeypatch):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    monkeypatch.setenv("FEDLIB_RESULTS", str(blocker))
+    monkeypatch.setattr(data, "load_dataset", lambda *a, **k: pytest.fail("the run started"))
+    with pytest.raises(ValueError, match="cannot be written.*FEDLIB_RESULTS"):
+        ex.run(_tiny(), progress=False)
+
+
+# ----------------------------------------------------------------------------- damaged data
+
+@pytest.fixture
+def data_copy(tmp_path, monkeypatch):
+    """FEDLIB_DATA with copies of the real MNIST files; no torchvision download is tried."""
+    real = data.data_dir()
+    for name in ("mnist.npz", "mnist.pkl.gz"):
+        shutil.copy(real / name, tmp_path / name)
+    monkeypatch.setenv("FEDLIB_DATA", str(tmp_path))
+    monkeypatch.setattr(data, "_torchvision_download", lambda *a: None)
+    data._load_cached.cache_clear()
+    yield tmp_path
+    data._load_cached.cache_clear()
+
+
+def _damage_npz(path: Path, how: str) -> None:
+    if how == "truncated":
+        path.write_bytes(path.read_bytes()[:1000])
+    elif how == "bytes flipped":
+        raw = bytearray(path.read_bytes())
+        raw[5000:5100] = bytes(100)
+        path.write_bytes(bytes(raw))
+    else:  # a valid file with other labels
+        with np.load(path) as z:
+            arrays = {k: z[k].copy() for k in z.files}
+        arrays["y_train"][:100] = 3
+        np.savez(path, **arrays)
+
+
+@pytest.mark.parametrize("how", ["truncated", "bytes flipped", "labels altered"])
+def test_a_damaged_or_altered_data_file_is_rebuilt_from_its_source(data_copy, how, capsys):
+    _damage_npz(data_copy / "mnist.npz", how)
+    ds = data.load_dataset("mnist")
+    assert np.bincount(ds.train_y.numpy(), minlength=10).tolist() == data.EXPECTED["mnist"]["train_counts"]
+    assert "mnist.npz" in capsys.readouterr().err and (data_copy / "mnist.npz.damaged").exists()
+
+
+def test_a_truncated_source_is_named_and_fetched_again(data_copy, monkeypatch, capsys):
+    (data_copy / "mnist.npz").unlink()
+    pkl = data_copy / "mnist.pkl.gz"
+    good = pkl.read_bytes()
+    pkl.write_bytes(good[:5000])
+    fetched = []
+    monkeypatch.setattr(data, "_fetch_mnist_pickle", lambda p: fetched.append(p) or p.write_bytes(good) or True)
+    ds = data.load_dataset("mnist")
+    assert len(ds.train_y) == 60000 and fetched == [pkl] and "mnist.pkl.gz" in capsys.readouterr().err
+    with gzip.open(data_copy / "mnist.pkl.gz.damaged") as f:
+        with pytest.raises(EOFError):
+            f.read()
+
+
+# ----------------------------------------------------------------------------- notebook pairs
+
+def _git(folder, *args):
+    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
+
+
+def test_a_pair_edited_on_both_sides_is_refused(tmp_path):
+    import jupytext
+
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    (nb / "01_x.py").write_text("# %% [markdown]\n# title\n\n# %%\nx = 1\n")
+    jupytext.write(jupytext.read(nb / "01_x.py"), nb / "01_x.ipynb")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pair")
+    check = lambda: subprocess.run([sys.executable, str(ROOT / "scripts" / "check_notebook_pairs.py"), str(nb)],  # noqa
+                                   capture_output=True, text=True)
+    edited = jupytext.read(nb / "01_x.ipynb")
+    edited.cells[1].source = "x = 2  # edited in JupyterLab"
+    jupytext.write(edited, nb / "01_x.ipynb")
+    assert check().returncode == 0  # one side edited: the sync keeps that edit
+    time.sleep(0.01)
+    (nb / "01_x.py").write_text("# %% [markdown]\n# title\n\n# %%\nx = 3  # edited after a pull\n")
+    res = check()
+    assert res.returncode == 1 and "01_x.py is newer" in res.stderr and "overwrite 01_x.ipynb" in res.stderr
