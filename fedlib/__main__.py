@@ -1,5 +1,12 @@
-"""Command line: `python -m fedlib fetch-data`, `python -m fedlib run --method fedlog --dataset mnist ...`,
-`python -m fedlib sweep --grid grid.json [--backend ray --address auto]`."""
+"""Command line:
+
+    python -m fedlib run --method fedlog --dataset mnist --rounds 10 --n-clients 20 --option alpha=0.1
+    python -m fedlib list
+    python -m fedlib sweep --grid grid.json [--backend ray --address auto]
+    python -m fedlib fetch-data [mnist fashion_mnist]
+
+Errors are one line that says what to do; `--debug` shows the traceback.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,14 +14,20 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import MISSING, fields
 
 
 def fetch_data(names: list[str]) -> int:
-    from . import data
+    from . import data, leaf
 
     status = 0
     for name in names:
+        if name not in data.DATASETS + leaf.LEAF_DATASETS:
+            raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(data.DATASETS + leaf.LEAF_DATASETS)}")
         try:
+            if name in leaf.LEAF_DATASETS:
+                print(f"{name}: LEAF files found in {leaf.find_leaf_root(name)}")
+                continue
             ds = data.load_dataset(name)
             print(f"{name}: {len(ds.train_y)} train / {len(ds.test_y)} test samples in {data.data_dir()}")
         except data.DatasetNotFound as err:
@@ -32,52 +45,142 @@ def fetch_data(names: list[str]) -> int:
     return status
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="fedlib")
+def parse_option(text: str) -> tuple[str, object]:
+    """`key=value`: the value as JSON (numbers, true/false, null, lists) or else the plain string."""
+    if "=" not in text:
+        raise ValueError(f"--option needs key=value, got {text!r} (e.g. --option dp=local --option epsilon=2)")
+    key, raw = text.split("=", 1)
+    try:
+        return key.strip(), json.loads(raw)
+    except json.JSONDecodeError:
+        return key.strip(), raw
+
+
+def _config_arguments(r: argparse.ArgumentParser) -> None:
+    """One option per Config field; none given means: the paper setting of the dataset (else Config's default)."""
+    from .config import Config
+
+    kinds = {int: int, float: float, str: str}
+    for f in fields(Config):
+        if f.name in ("options", "method", "dataset"):
+            continue
+        default = f.default if f.default is not MISSING else None
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(default, bool):
+            r.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=f"(default: {default})")
+        else:
+            r.add_argument(flag, type=kinds[type(default)], default=None, metavar=type(default).__name__.upper(),
+                           help=f"(default: the dataset's paper setting, else {default})")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import algorithms, config, paper
+
+    parser = argparse.ArgumentParser(prog="fedlib", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("fetch-data", help="load (and cache) the offline-capable datasets")
     f.add_argument("names", nargs="*", default=["mnist", "fashion_mnist"])
-    r = sub.add_parser("run", help="run one experiment (cached) and print its last-round metrics")
-    r.add_argument("--method", default="fedlog")
-    r.add_argument("--dataset", default="mnist")
-    r.add_argument("--rounds", type=int)
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--option", action="append", default=[], help="method option key=value (JSON value)")
+    sub.add_parser("list", help="methods with their options, datasets (and whether their files are here), profiles")
+    methods, datasets = sorted(algorithms.REGISTRY), list(config.DATASETS)
+    r = sub.add_parser("run", help="run one experiment (cached) and print its last-round metrics",
+                       epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (paper settings: "
+                              f"{', '.join(paper.PAPER_SETTINGS)}). `python -m fedlib list` shows every method's "
+                              f"options.")
+    r.add_argument("--method", default="fedlog", choices=methods, metavar="METHOD", help="(default: fedlog)")
+    r.add_argument("--dataset", default="mnist", choices=datasets, metavar="DATASET", help="(default: mnist)")
+    r.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a method option; the value is JSON or a plain string (e.g. dp=local, epsilon=2)")
+    r.add_argument("--no-paper-setting", action="store_true",
+                   help="start from Config's defaults instead of the dataset's paper setting (Tables A.3-A.5)")
+    _config_arguments(r)
     sw = sub.add_parser("sweep", help="run a grid of experiments (cached) locally or on Ray")
     sw.add_argument("--grid", required=True, help='JSON file: a list of configs or {"base": {...}, "grid": {...}}')
     sw.add_argument("--backend", choices=["local", "ray"], default=None, help="default: $FEDLIB_SWEEP_BACKEND or local")
     sw.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
     sw.add_argument("--threads", type=int, default=None,
-                    help="torch threads per Ray task (default: this process's count, which gives numbers identical "
-                         "to the local backend; on one machine use 1 so that tasks do not oversubscribe the cores)")
-    args = parser.parse_args(argv)
-    if args.cmd == "fetch-data":
-        return fetch_data(args.names)
-    if args.cmd == "sweep":
-        from .sweep import expand_grid, run_sweep
-
-        with open(args.grid) as f:
-            configs = expand_grid(json.load(f))
-        report = run_sweep(configs, backend=args.backend, address=args.address, threads=args.threads)
-        print(f"{len(configs)} runs: {report.cached} from the cache, {report.computed} computed, "
-              f"{len(report.failures)} failed")
-        for cfg, err in report.failures:
-            print(f"FAILED {cfg.label()}: {err.strip().splitlines()[-1]}", file=sys.stderr)
-        return 1 if report.failures else 0
-    from .experiments import run
-
-    res = run(run_config(args))
-    print(json.dumps({k: v[-1] for k, v in res["rounds"].items() if k not in ("participants", "report")}, indent=1))
-    return 0
+                    help="torch threads per Ray task (default: 1 on a local cluster, one task per core; on an "
+                         "existing cluster this process's count)")
+    return parser
 
 
 def run_config(args):
-    """The Config of `fedlib run`: the paper's setting of the dataset with the method's Tables A.3-A.5 options."""
-    from .paper import paper_config
+    """The Config of `fedlib run`: the dataset's paper setting with the method's Tables A.3-A.5 options (unless
+    --no-paper-setting), then every option given on the command line."""
+    from .config import Config
+    from .paper import PAPER_SETTINGS, paper_config
 
-    opts = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
-    over = {"rounds": args.rounds} if args.rounds else {}
-    return paper_config(args.dataset, args.method, seed=args.seed, options=opts, **over)
+    given = {f.name: getattr(args, f.name) for f in fields(Config)
+             if f.name not in ("options", "method", "dataset") and getattr(args, f.name, None) is not None}
+    opts = dict(parse_option(o) for o in args.option)
+    if getattr(args, "no_paper_setting", False) or args.dataset not in PAPER_SETTINGS:
+        return Config(method=args.method, dataset=args.dataset, options=opts, **given)
+    return paper_config(args.dataset, args.method, options=opts, **given)
+
+
+def list_everything() -> None:
+    from . import algorithms, config, data, leaf, paths
+
+    print("methods (options and defaults):")
+    for name, cls in sorted(algorithms.REGISTRY.items()):
+        opts = ", ".join(f"{k}={v!r}" for k, v in cls.defaults.items()) or "no options"
+        print(f"  {name:11s} {opts}{'' if cls.supports_partial else '  [full participation only]'}")
+    print(f"datasets (files in {data.data_dir()}):")
+    for name in config.DATASETS:
+        here = leaf.files_present(name) if name in leaf.LEAF_DATASETS else data.files_present(name)
+        print(f"  {name:13s} {'here' if here else 'missing: python -m fedlib fetch-data ' + name + ' says where'}")
+    print("profiles (notebooks, FEDLIB_PROFILE): smoke (seconds, writes build/smoke/), quick (writes figures/), "
+          f"paper (the paper's settings, meant for a GPU); valid: {', '.join(paths.PROFILES)}")
+
+
+def sweep_command(args) -> int:
+    from .sweep import expand_grid, run_sweep
+
+    with open(args.grid) as f:
+        configs = expand_grid(json.load(f))
+    report = run_sweep(configs, backend=args.backend, address=args.address, threads=args.threads)
+    print(f"{len(configs)} runs: {report.cached} from the cache, {report.computed} computed, "
+          f"{len(report.failures)} failed")
+    for cfg, err in report.failures:
+        print(f"FAILED {cfg.label()}: {err.strip().splitlines()[-1]}", file=sys.stderr)
+    return 1 if report.failures else 0
+
+
+def dispatch(args) -> int:
+    if args.cmd == "fetch-data":
+        return fetch_data(args.names)
+    if args.cmd == "list":
+        list_everything()
+        return 0
+    if args.cmd == "sweep":
+        return sweep_command(args)
+    from . import cache
+    from .experiments import run
+
+    cfg = run_config(args)
+    cached = cache.is_cached(cfg)
+    res = run(cfg)
+    print(json.dumps({k: v[-1] for k, v in res["rounds"].items() if k not in ("participants", "report")}, indent=1))
+    print(f"{'from the cache' if cached else 'computed and cached'}: {cache.path(cfg)}", file=sys.stderr)
+    return 0
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.cmd == "sweep" and args.threads is not None and args.threads < 1:
+        print("fedlib: error: --threads must be an integer >= 1", file=sys.stderr)
+        return 2
+    try:
+        return dispatch(args)
+    except KeyboardInterrupt:
+        print("fedlib: interrupted; finished runs stay cached", file=sys.stderr)
+        return 130
+    except Exception as err:  # one line that says what to do; --debug for the traceback
+        if args.debug:
+            raise
+        print(f"fedlib: error: {type(err).__name__}: {str(err).strip().splitlines()[0] if str(err) else ''}",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

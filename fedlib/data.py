@@ -276,6 +276,20 @@ def make_circle(n_train: int = 80, n_test: int = 1000, radius: float = 26 / 7, s
 
 
 DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100", "circle")
+_CIFAR_FILES = {"cifar10": ("cifar-10-batches-py", [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]),
+                "cifar100": ("cifar-100-python", ["train", "test"])}
+
+
+def files_present(name: str, root: Path | None = None) -> bool:
+    """Whether a dataset's files are in the data folder already (nothing is downloaded or read)."""
+    root = root or data_dir()
+    if name in _IDX_SOURCES:
+        raw = root / _IDX_SOURCES[name]["folder"]
+        return (root / f"{name}.npz").exists() or any(raw.glob("train-images-idx3-ubyte*"))
+    if name in _CIFAR_FILES:
+        folder, files = _CIFAR_FILES[name]
+        return all((root / folder / f).exists() for f in files)
+    return name == "circle"
 
 
 @functools.lru_cache(maxsize=4)

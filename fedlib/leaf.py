@@ -51,6 +51,14 @@ def find_leaf_root(name: str, root: Path | None = None) -> Path:
         + (" with the images in raw/img_align_celeba/" if name == "celeba" else ""))
 
 
+def files_present(name: str, root: Path | None = None) -> bool:
+    try:
+        find_leaf_root(name, root)
+        return True
+    except DatasetNotFound:
+        return False
+
+
 def read_split(folder: Path) -> dict[str, dict]:
     """All users of one split: user -> {"x": [...], "y": [...]} (several json files are merged)."""
     files = sorted(folder.glob("*.json"))

@@ -13,7 +13,10 @@ the sweep goes on; running the sweep again retries only the failed and missing r
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 import traceback
 from dataclasses import asdict, dataclass, field
 
@@ -75,16 +78,53 @@ def _remote_run(cfg_dict: dict, env: dict, threads: int):
     return _run_guarded(Config(**cfg_dict), progress=False)
 
 
+def local_cluster_cpus() -> int:
+    """CPUs a local Ray cluster starts with: every core (FEDLIB_RAY_CPUS caps it), one single-threaded task each,
+    so tasks never oversubscribe the machine."""
+    cores = os.cpu_count() or 1
+    cap = int(os.environ.get("FEDLIB_RAY_CPUS", cores))
+    if cap < 1:
+        raise ValueError(f"FEDLIB_RAY_CPUS must be an integer >= 1, got {cap}")
+    return min(cap, cores)
+
+
+@contextlib.contextmanager
+def _terminate_cleanly():
+    """SIGTERM ends the driver like Ctrl-C (Ray's own handler would abort with a C++ stack dump): the finally
+    clauses run, so a local cluster is shut down and its processes go with it."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, stop) if threading.current_thread() is threading.main_thread() else None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
 def _ray(configs, todo, report, progress, address, threads):
     try:
         import ray
     except ImportError as err:
         raise ImportError("the ray backend needs Ray: pip install -e '.[cluster]' (or pip install 'ray>=2.9')") from err
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+    started = not ray.is_initialized()
+    try:
+        with _terminate_cleanly():
+            if started and address:
+                ray.init(address=address, log_to_driver=False)
+            elif started:
+                ray.init(num_cpus=local_cluster_cpus(), include_dashboard=False, log_to_driver=False)
+                threads = threads or 1
+            with _terminate_cleanly():  # again: ray.init installs a handler of its own
+                _ray_tasks(ray, configs, todo, report, progress, threads or torch.get_num_threads())
+    except BaseException:  # interrupted: the local cluster goes now (otherwise it serves the next sweep, then exits
+        if started:        # with this process)
+            ray.shutdown()
+        raise
+
+
+def _ray_tasks(ray, configs, todo, report, progress, threads):
     env = {"FEDLIB_RESULTS": str(results_dir().resolve()), "FEDLIB_DATA": str(data_dir().resolve())}
     task = ray.remote(_remote_run)
     pending = {}
@@ -111,8 +151,9 @@ def _ray(configs, todo, report, progress, address, threads):
 
 def run_sweep(configs: list[Config], backend: str | None = None, address: str | None = None,
               progress: bool = True, threads: int | None = None) -> SweepReport:
-    """Run every config not cached yet. `threads`: torch threads per Ray task (default: this process's count,
-    so both backends give bit-identical numbers on the same machine)."""
+    """Run every config not cached yet. `threads`: torch threads per Ray task (default: 1 on a local cluster, which
+    has one task per core; this process's count on an existing cluster). The thread count does not change the
+    numbers: both backends give the same results bit for bit."""
     backend = backend or os.environ.get("FEDLIB_SWEEP_BACKEND", "local")
     address = address or os.environ.get("FEDLIB_RAY_ADDRESS") or None
     store.check_writable()
@@ -123,7 +164,7 @@ def run_sweep(configs: list[Config], backend: str | None = None, address: str | 
         _local(configs, todo, report, progress)
     elif backend == "ray":
         if todo:
-            _ray(configs, todo, report, progress, address, threads or torch.get_num_threads())
+            _ray(configs, todo, report, progress, address, threads)
     else:
         raise ValueError(f"unknown sweep backend {backend!r}; choose local or ray")
     return report

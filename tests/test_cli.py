@@ -1,0 +1,76 @@
+"""`python -m fedlib`: every Config field settable, defaults and choices shown, one-line errors."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fedlib import paper, sweep
+from fedlib.__main__ import build_parser, main, parse_option, run_config
+
+
+def _config(*argv):
+    return run_config(build_parser().parse_args(["run", *argv]))
+
+
+def test_every_config_field_can_be_set_and_zero_is_not_missing():
+    cfg = _config("--method", "fedavg", "--n-clients", "3", "--local-epochs", "1", "--rounds", "2",
+                  "--participation", "0.5", "--no-same-init", "--optimizer", "sgd", "--momentum", "0.5",
+                  "--lr", "0.05", "--train-fraction", "0.01", "--final-finetune-epochs", "1", "--device", "cpu")
+    assert (cfg.n_clients, cfg.local_epochs, cfg.rounds, cfg.participation, cfg.same_init, cfg.momentum) == \
+        (3, 1, 2, 0.5, False, 0.5)
+    assert cfg.batch_size == paper.PAPER_SETTINGS["mnist"]["batch_size"]  # the rest from the paper setting
+    with pytest.raises(ValueError, match="Config.rounds must be an integer >= 1, got 0"):
+        _config("--rounds", "0")
+    assert _config("--no-paper-setting", "--rounds", "3").n_clients == 50
+
+
+def test_options_are_json_or_plain_strings():
+    assert parse_option("dp=local") == ("dp", "local") and parse_option("epsilon=2") == ("epsilon", 2)
+    assert parse_option("clip_b=null") == ("clip_b", None)
+    assert _config("--option", "dp=local", "--option", "epsilon=0.5").options == {"dp": "local", "epsilon": 0.5}
+    with pytest.raises(ValueError, match="--option needs key=value"):
+        parse_option("epsilon")
+
+
+def _cli(*argv):
+    return subprocess.run([sys.executable, "-m", "fedlib", *argv], capture_output=True, text=True)
+
+
+def test_errors_are_one_line_and_debug_shows_the_traceback():
+    res = _cli("run", "--rounds", "-3")
+    assert res.returncode == 1 and res.stderr.strip() == \
+        "fedlib: error: ValueError: Config.rounds must be an integer >= 1, got -3"
+    res = _cli("--debug", "run", "--option", "head_solver=foo")
+    assert res.returncode == 1 and "Traceback" in res.stderr and "option head_solver" in res.stderr
+    res = _cli("fetch-data", "bogus")
+    assert res.returncode == 1 and len(res.stderr.strip().splitlines()) == 1 and "choose one of" in res.stderr
+    assert main(["sweep", "--grid", "x.json", "--threads", "-1"]) == 2
+
+
+def test_help_and_list_show_methods_datasets_defaults_and_profiles():
+    text = _cli("run", "--help").stdout
+    assert "fedlog_c" in text and "fashion_mnist" in text and "(default: fedlog)" in text
+    assert "--participation" in text and "--pool-split" in text
+    out = _cli("list").stdout
+    assert "head_solver='exact'" in out and "[full participation only]" in out
+    assert "mnist" in out and ("here" in out or "missing" in out) and "smoke" in out and "paper" in out
+
+
+def test_a_run_says_where_its_result_is_cached(tmp_path, monkeypatch, capsys):
+    argv = ["run", "--method", "fedavg", "--n-clients", "4", "--train-fraction", "0.01", "--rounds", "1",
+            "--local-epochs", "1"]
+    assert main(argv) == 0
+    assert "computed and cached" in capsys.readouterr().err
+    assert main(argv) == 0
+    assert "from the cache" in capsys.readouterr().err
+
+
+def test_a_local_ray_cluster_is_capped(monkeypatch):
+    monkeypatch.setenv("FEDLIB_RAY_CPUS", "1")
+    assert sweep.local_cluster_cpus() == 1
+    monkeypatch.setenv("FEDLIB_RAY_CPUS", "1000")
+    assert sweep.local_cluster_cpus() == os.cpu_count()  # never more than the cores
+    monkeypatch.setenv("FEDLIB_RAY_CPUS", "0")
+    with pytest.raises(ValueError, match="FEDLIB_RAY_CPUS"):
+        sweep.local_cluster_cpus()
