@@ -34,4 +34,5 @@ for nb in "${selected[@]}"; do
     "$nb" "build/notebooks/$name"
   echo "   done in $((SECONDS - start)) s"
 done
+FEDLIB_PROFILE="$PROFILE" "$PY" -m fedlib claims
 echo ">> figures and tables are in figures/"

@@ -2,6 +2,7 @@
 
     python -m fedlib run --method fedlog --dataset mnist --rounds 10 --n-clients 20 --option alpha=0.1
     python -m fedlib list
+    python -m fedlib claims          # every notebook's verdicts into figures/claims.csv and .md
     python -m fedlib sweep --grid grid.json [--backend ray --address auto]
     python -m fedlib fetch-data [mnist fashion_mnist]
 
@@ -82,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fetch-data", help="load (and cache) the offline-capable datasets")
     f.add_argument("names", nargs="*", default=["mnist", "fashion_mnist"])
     sub.add_parser("list", help="methods with their options, datasets (and whether their files are here), profiles")
+    sub.add_parser("claims", help="collect every notebook's claims into figures/claims.csv and figures/claims.md")
     methods, datasets = sorted(algorithms.REGISTRY), list(config.DATASETS)
     r = sub.add_parser("run", help="run one experiment (cached) and print its last-round metrics",
                        epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (paper settings: "
@@ -151,6 +153,14 @@ def dispatch(args) -> int:
         return fetch_data(args.names)
     if args.cmd == "list":
         list_everything()
+        return 0
+    if args.cmd == "claims":
+        from . import claims
+
+        rows = claims.collect()
+        written = claims.write_collected(rows)
+        counts = {v: sum(r["verdict"] == v for r in rows) for v in sorted({r["verdict"] for r in rows})}
+        print(f"{len(rows)} claims in {written[0]}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
         return 0
     if args.cmd == "sweep":
         return sweep_command(args)

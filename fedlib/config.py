@@ -159,14 +159,14 @@ _RULES = {
 
 
 def _check_model_fits(model: str, dataset: str) -> None:
-    """Build the model on the meta device (no memory, no numbers) and pass it an input of the dataset's shape."""
+    """Build the model and pass it one input of the dataset's shape (torch's random state is left as it was; the
+    meta device would be cheaper per call but its first use imports torch._dynamo, seconds)."""
     shape = INPUT_SHAPES[dataset]
     for arch in set(models.client_architectures(model, 2, torch.Generator().manual_seed(0))):
         try:
-            with torch.device("meta"):
-                net = models.build(arch, shape, 2, vocab_size=10_002)
-                x = torch.zeros(1, *shape, dtype=torch.long if dataset == "sent140" else torch.float32)
-                net(x)
+            with torch.random.fork_rng(devices=[]), torch.no_grad():
+                net = models.build(arch, shape, 2, vocab_size=10_002).eval()
+                net(torch.zeros(1, *shape, dtype=torch.long if dataset == "sent140" else torch.float32))
         except (RuntimeError, ValueError, IndexError) as err:
             raise ValueError(f"Config.model={model!r} does not fit {dataset}'s inputs {shape}: "
                              f"{str(err).splitlines()[0]}; use model='auto'") from None

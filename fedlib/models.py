@@ -176,6 +176,12 @@ def default_model(dataset: str) -> str:
             "circle": "mlp_flexible", "celeba": "mobilenet_v2", "sent140": "transformer"}.get(dataset, "cnn_mnist")
 
 
+def statistic_size(dataset: str, input_shape: tuple[int, ...], num_classes: int) -> int:
+    """m: the length of FedLog's [1, phi] for the dataset's default model (its features plus the constant)."""
+    with torch.random.fork_rng(devices=[]):
+        return build(default_model(dataset), input_shape, num_classes).feature_dim + 1
+
+
 def client_architectures(model: str, n_clients: int, g: torch.Generator) -> list[str]:
     """The architecture of every client. `X_flexible` gives a random half of the clients the smaller body."""
     if model == "mlp_flexible":  # Fig. 1: client 0 a 3-layer body, client 1 a 2-layer one

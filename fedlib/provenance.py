@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-NOT_NUMERIC = {"__main__", "cache", "paths", "plots", "provenance", "stats", "sweep", "paper"}
+NOT_NUMERIC = {"__main__", "archive", "cache", "paths", "plots", "provenance", "stats", "sweep", "paper"}
 
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:

@@ -1,9 +1,11 @@
 """Compute paper-setting runs into the results cache, one after another (resumable: finished runs are skipped).
 
     OMP_NUM_THREADS=1 python scripts/paper_runs.py table1 [--seeds 0-4] [--reverse]
+    python scripts/paper_runs.py table1 --pack      # the finished ones into archive/table1_mnist_paper.jsonl.gz
 
 `table1`: MNIST Table 1 in the paper setting (12 methods, 100 rounds), seed by seed, so that a stopped job leaves
 whole seeds. `--only LABEL,LABEL` restricts the methods. Two such jobs (one with --reverse) share a 2-core machine.
+`--pack` computes nothing: it adds the runs that are in the results cache to the shipped archive.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import argparse
 
 import torch
 
-from fedlib import paper
+from fedlib import archive, cache, paper
 from fedlib import experiments as ex
 
 
@@ -26,9 +28,16 @@ def main() -> None:
     p.add_argument("--seeds", default="0-4")
     p.add_argument("--only", default="")
     p.add_argument("--reverse", action="store_true")
+    p.add_argument("--pack", action="store_true")
     args = p.parse_args()
     lo, hi = (int(v) for v in args.seeds.split("-"))
     configs = table1_configs(list(range(lo, hi + 1)), [s for s in args.only.split(",") if s])
+    if args.pack:
+        done = [r for r in (cache.load(c) for c in configs) if r is not None]
+        target = archive.folder() / "table1_mnist_paper.jsonl.gz"
+        archive.write(target, done)
+        print(f"{len(done)} of {len(configs)} runs in {target} ({target.stat().st_size / 1e3:.0f} kB)")
+        return
     torch.set_num_threads(1)
     for cfg in reversed(configs) if args.reverse else configs:
         if ex.is_cached(cfg):

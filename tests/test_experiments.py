@@ -112,3 +112,9 @@ def test_the_command_line_uses_the_papers_method_settings():
     assert cfg.options == {"sparsity": 0.0005, "reduction": 0.2, "phase2_lr": 0.01} and cfg.batch_size == 10
     args = argparse.Namespace(dataset="mnist", method="fedrep", seed=1, option=["head_epochs=3"], rounds=2)
     assert run_config(args) == paper.paper_config("mnist", "fedrep", seed=1, rounds=2, options={"head_epochs": 3})
+
+
+def test_cifar100_cs_fl_follows_table_a5():
+    cfg = paper.table1_config("cifar100", "CS-FL")
+    assert cfg.options["reduction"] == 0.1 and cfg.local_epochs == 1 and cfg.options["sparsity"] == 0.0005
+    assert paper.table1_config("cifar10", "CS-FL").options["reduction"] == 0.2  # Table A.4 stays

@@ -120,3 +120,21 @@ def test_rank_agreement_separates_ties_of_the_reference_from_wrong_orders():
     wrong = stats.rank_agreement({"A": 9, "B": 8, "C": 1, "D": 7, "E": 100}, reference, se)
     assert wrong["contradicted"] == [("C", "D")] and wrong["methods"] == 4  # E is not in the reference
     assert stats.rank_agreement({"A": 8, "B": 9}, reference)["contradicted"] == [("A", "B")]  # no SE: no ties
+
+
+def test_recovery_needs_every_larger_epsilon_to_recover():
+    from fedlib.stats import recovers_from
+
+    eps = [0.5, 2.0, 5.0, 20.0, 50.0]
+    # 0.5 recovers by chance, 2 and 5 do not: the old notebook said "from 0.5" (min of the recovering ones)
+    assert recovers_from(eps, [0.97, 0.90, 0.93, 0.975, 0.98], reference=0.98) == 20.0
+    assert recovers_from(eps, [0.975] * 5, reference=0.98) == 0.5
+    assert recovers_from(eps, [0.99, 0.99, 0.99, 0.99, 0.90], reference=0.98) is None
+    assert recovers_from(eps[::-1], [0.98, 0.975, 0.93, 0.90, 0.97], reference=0.98) == 20.0  # any order
+
+
+def test_the_statistic_size_follows_the_datasets_model():
+    from fedlib import config, models
+
+    assert models.statistic_size("mnist", config.INPUT_SHAPES["mnist"], 10) == 51
+    assert models.statistic_size("cifar10", config.INPUT_SHAPES["cifar10"], 10) == 101  # notebook 03 said 51

@@ -93,3 +93,11 @@ def test_two_hundred_random_configs_run_one_round_or_raise_a_documented_error():
         outcomes["ran"] += 1
     assert outcomes["ran"] >= 40 and outcomes["refused"] >= 40, (outcomes, sorted(reasons))
     assert config.DATASETS  # the list the messages refer to
+
+
+def test_building_a_config_leaves_torchs_random_state_alone():
+    torch.manual_seed(3)
+    expected = torch.rand(3)
+    torch.manual_seed(3)
+    ex.Config(method="fedavg", model="cnn_mnist_flexible", **TINY)  # the model/data fit is checked with a model
+    assert torch.equal(torch.rand(3), expected)
