@@ -10,6 +10,15 @@ The Gaussian mechanism adds N(0, sigma^2 I) to a statistic, with sigma from Thm.
 or, as a tighter option, the smallest sigma for which a Renyi-DP (or privacy-loss-distribution)
 accountant of the `dp-accounting` library certifies (epsilon, delta) after k Gaussian releases.
 Local DP noises every client's message; central DP noises the global sum once per round.
+
+What this does not guarantee. Thm. 7 (Eqs. 15-16) treats the body as fixed: it bounds the change of the released
+statistic when one record is removed and the other records' features stay as they are. But each body is trained
+on the same private data without noise, so removing a record changes the body and with it every feature phi_i of
+the client; the released statistic's true sensitivity is then up to about sqrt(1 + (m-1) b^2) + 2 b sqrt(m-1)
+(n_c - 1) (the fidelity audit's bound), not sqrt(1 + (m-1) b^2). Neither local nor central DP as run here (nor the
+tighter accountants, which inherit the same sensitivity) is therefore a formal (epsilon, delta) guarantee for the
+clients' records; it is the paper's mechanism, reproduced. A formal variant needs the body trained with DP-SGD and
+its steps composed with the releases in one accountant.
 """
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 tests against a reference method with the paper's markers, and communication to reach a threshold."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import stats as sps
 
@@ -38,6 +40,13 @@ def bits_to_threshold(acc, up_bits, down_bits, threshold: float) -> tuple[float,
     reached = len(hit) > 0
     r = int(hit[0]) if reached else int(np.argmax(acc))
     return float(per_round[: r + 1].sum()), r, reached
+
+
+def common_threshold(results: dict[str, list[dict]]) -> float:
+    """Section 4.2's rule for a threshold: the largest integer accuracy (as a fraction) that every compared method
+    reaches in every seed; results[label] = one run result per seed."""
+    lowest_best = min(max(r["rounds"]["acc_mean"]) for runs in results.values() for r in runs)
+    return math.floor(100 * lowest_best + 1e-9) / 100
 
 
 def first_round_reaching(acc, target: float) -> int | None:

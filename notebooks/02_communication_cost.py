@@ -155,7 +155,8 @@ for d, by_label in runs.items():
     for lab, rs in by_label.items():
         rows.append({"dataset": d, "method": lab, "uplink_bits": rs[0]["rounds"]["up_bits"][-1],
                      "downlink_bits": rs[0]["rounds"]["down_bits"][-1]})
-plots.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method"))
+if rows:
+    plots.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method"))
 for r in rows:
     print(f"{r['dataset']:13s} {r['method']:12s} up {r['uplink_bits']:>12,d} bits  down {r['downlink_bits']:>12,d} bits")
 
@@ -186,6 +187,9 @@ for d, by_label in runs.items():
 
 # %% [markdown]
 # ## Table A.1: more classes per client
+# The paper gives no thresholds for Table A.1; its rule (Section 4.2) is "the largest integer of accuracy which all
+# competitive algorithms have reached in all seeds", computed here from our runs (`stats.common_threshold`) and
+# printed in the table. Table 1's 97% is reached by no method with 3 or 5 classes per client.
 
 # %%
 for (d, k), s in SETTINGS["tableA1"].items():
@@ -194,14 +198,18 @@ for (d, k), s in SETTINGS["tableA1"].items():
     cfgs = {lab: [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
                   for sd in s["seeds"]] for lab in paper.TABLE_A1_METHODS}
     by_label = {lab: sweep.run_many(c) for lab, c in cfgs.items()}
-    rows = stats.table_rows(by_label, paper.THRESHOLD[d], reference="FedLog-C")
+    threshold = stats.common_threshold(by_label)  # the paper's rule; 97% is reached by no method here
+    print(f"{d}, {k} classes per client: threshold {threshold:.0%}, the largest integer accuracy every method reaches "
+          f"in every seed")
+    rows = stats.table_rows(by_label, threshold, reference="FedLog-C")
     reported = paper.TABLE_A1.get((d, k), {})
     out = []
     for r in rows:
         p_acc, p_bits = reported.get(r["method"], (float("nan"), float("nan")))
         out.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
                     "accuracy_marker": r["accuracy_marker"], "bits_to_threshold": r["bits_to_threshold"],
-                    "bits_marker": r["bits_marker"], "paper_accuracy": p_acc, "paper_bits": p_bits})
+                    "bits_marker": r["bits_marker"], "threshold": threshold, "paper_accuracy": p_acc,
+                    "paper_bits": p_bits, "seeds": len(s["seeds"]), "rounds": s["rounds"]})
         print(f"{d} {k} classes/client {r['method']:12s} {fmt_acc(r['accuracy_mean'], r['accuracy_se'], r['accuracy_marker']):>16s}"
               f" (paper {p_acc:.2f})  {fmt_bits(r['bits_to_threshold'], None, r['bits_marker']):>10s}"
               f" (paper {stats.format_bits(p_bits)})")
@@ -283,5 +291,5 @@ for d, rows in summary.items():
             for row in out:
                 row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank_ref[row["method"]])
     plots.save_table(sorted(out, key=lambda r: r["rank"]), f"table1_{d}_ranking_{profile}")
-if not methods:  # a run for some methods only would leave the claims half made
+if not methods and "table1" in parts:  # a run of some methods or parts only would leave the claims half made
     ledger.save()

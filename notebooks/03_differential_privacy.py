@@ -22,6 +22,13 @@
 # aggregation). A tighter accountant (Rényi DP, `dp-accounting`) certifies the same $(\epsilon, \delta)$ with
 # less noise. The paper runs CIFAR-10; we run it when its files are present, and MNIST (paper setting) and
 # FashionMNIST (CIFAR-10 client setting) in any case. Accuracy is the mean client accuracy after the last round.
+#
+# **Not a formal guarantee.** Thm. 7 treats the body as fixed, but every body is trained on the same private data
+# without noise: removing one record changes the body and so every feature of that client, and the released
+# statistic's true sensitivity is far larger than $\sqrt{1 + (m-1)b^2}$ (up to about $2b\sqrt{m-1}(n_c - 1)$ more).
+# So the local and central DP below, with either accountant, reproduce the paper's mechanism but do not certify
+# $(\epsilon, \delta)$ for the clients' records (`fedlib.privacy` says the same); the claims ledger records the
+# accuracy claims only.
 
 # %% tags=["parameters"]
 import os

@@ -135,3 +135,21 @@ def test_csfl_recovers_every_clients_sparse_update_and_every_client_rebuilds_the
     alg.client_update(1, alg.configure(1))
     moved = csfl.flatten({k: (alg.global_params[k] - before[k]).unsqueeze(0) for k in alg.shared}, alg.shared)[0]
     assert torch.allclose(moved, step, atol=1e-6 * float(step.abs().max()))
+
+
+def test_fedlog_c_separation_option_is_a_hinge_on_the_nearest_other_class_mean():
+    ctx, alg = ex.setup(_tiny("fedlog_c", options={"beta": 1.0, "margin": 1.0}))
+    alg.means = torch.tensor([[0.0, 0.0], [3.0, 0.0], [0.0, 0.5]])
+    alg.has_mean = torch.tensor([True, True, False])  # class 2 has no mean: never a competitor
+    feats = torch.tensor([[[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]]])
+    y = torch.tensor([[0, 0, 1]])
+    own = ((feats - alg.means[y]) ** 2).sum(-1)
+    hinge = alg.separation(feats, y, own)
+    # own and nearest other squared distances: (0, 9), (1, 4), (1, 4): margin 1 + own - other
+    assert torch.allclose(hinge, torch.tensor([[0.0, 0.0, 0.0]]))
+    alg.options["margin"] = 4.0
+    assert torch.allclose(alg.separation(feats, y, own), torch.tensor([[0.0, 1.0, 1.0]]))
+    base = ex.run(_tiny("fedlog_c", rounds=2), cache=False, progress=False)
+    sep = ex.run(_tiny("fedlog_c", rounds=2, options={"beta": 1.0}), cache=False, progress=False)
+    assert base["rounds"]["train_loss"][0] == sep["rounds"]["train_loss"][0]  # round 0 has no means yet
+    assert base["rounds"]["train_loss"][1] != sep["rounds"]["train_loss"][1]

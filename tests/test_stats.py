@@ -138,3 +138,12 @@ def test_the_statistic_size_follows_the_datasets_model():
 
     assert models.statistic_size("mnist", config.INPUT_SHAPES["mnist"], 10) == 51
     assert models.statistic_size("cifar10", config.INPUT_SHAPES["cifar10"], 10) == 101  # notebook 03 said 51
+
+
+def test_the_common_threshold_is_the_largest_integer_every_method_reaches_in_every_seed():
+    from fedlib.stats import common_threshold
+
+    run = lambda *acc: {"rounds": {"acc_mean": list(acc)}}  # noqa: E731
+    results = {"A": [run(0.90, 0.9621), run(0.955, 0.9601)], "B": [run(0.93, 0.9599), run(0.97, 0.971)]}
+    assert common_threshold(results) == 0.95  # B's first seed tops out at 95.99%
+    assert common_threshold({"A": [run(0.96)]}) == 0.96

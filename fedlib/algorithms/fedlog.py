@@ -8,7 +8,12 @@ head lr 0.01, `head_solver="gradient"`). Bodies never leave the clients, so clie
 any architecture as long as they output m-1 features.
 
 FedLog-C adds alpha * mean_i ||phi_i - mean_{y_i}||^2 to the local loss, where mean_y =
-Phi_y / Phi_{y,0} is the global class mean. The server therefore broadcasts the aggregated
+Phi_y / Phi_{y,0} is the global class mean: the long version's Eq. 13, with alpha only. The conference version
+(seeds/003) gives FedLog-C a second weight, beta, that "controls the distance between different clusters"; its
+formula is lost from that text, and both versions print the same Table 1, so the alpha-only variant is the default.
+`beta` > 0 adds our labelled guess after the triplet loss the paper cites (FaceNet): beta * mean_i max(0, margin +
+||phi_i - mean_{y_i}||^2 - min_{c != y_i} ||phi_i - mean_c||^2), which pushes each representation at least `margin`
+(squared distance) closer to its own class mean than to any other. The server therefore broadcasts the aggregated
 statistic itself (C x m numbers, the same size as eta) and every client solves the same eta
 locally. In the first round there is no statistic yet, and the server sends its initial eta.
 Classes that no client holds keep the zero statistic and get no compactness term.
@@ -122,8 +127,8 @@ class FedLog(Algorithm):
 
 class FedLogC(FedLog):
     name = "fedlog_c"
-    defaults = dict(FedLog.defaults, alpha=0.01)
-    rules = dict(FedLog.rules, alpha=at_least(0))
+    defaults = dict(FedLog.defaults, alpha=0.01, beta=0.0, margin=1.0)
+    rules = dict(FedLog.rules, alpha=at_least(0), beta=at_least(0), margin=above(0))
 
     def configure(self, rnd: int) -> Message:
         if self.T is None:
@@ -146,4 +151,15 @@ class FedLogC(FedLog):
             return loss
         w = (valid & self.has_mean[y]).to(feats.dtype)
         sq = ((feats - self.means[y]) ** 2).sum(-1)
-        return loss + self.options["alpha"] * (sq * w).sum(1) / valid.sum(1).clamp(min=1)
+        loss = loss + self.options["alpha"] * (sq * w).sum(1) / valid.sum(1).clamp(min=1)
+        if self.options["beta"]:
+            loss = loss + self.options["beta"] * (self.separation(feats, y, sq) * w).sum(1) / valid.sum(1).clamp(min=1)
+        return loss
+
+    def separation(self, feats, y, own_sq):
+        """The hinge of the labelled beta option: margin + d(own mean) - d(nearest other mean), at least 0."""
+        d = ((feats.unsqueeze(2) - self.means) ** 2).sum(-1)  # [n, B, C]
+        other = (~self.has_mean).expand_as(d) | torch.nn.functional.one_hot(y, d.shape[-1]).bool()
+        nearest = d.masked_fill(other, float("inf")).min(-1).values
+        hinge = (self.options["margin"] + own_sq - nearest).clamp(min=0)
+        return torch.where(torch.isfinite(nearest), hinge, torch.zeros_like(hinge))
