@@ -139,9 +139,11 @@ class Group:
         n, B = x.shape[:2]
         body_module = self.model.body if upto is None else self.model.body[:upto]
         body = {k[5:]: v for k, v in params.items() if k.startswith("body.")}
-        if upto is not None:
-            kept = {f"{name}." for name, _ in body_module.named_children()}
-            body = {k: v for k, v in body.items() if any(k.startswith(p) for p in kept)}
+        bufs = {k[5:]: v for k, v in self.buffers.items() if k.startswith("body.")}
+        if upto is not None:  # only the parameters and buffers of the layers kept
+            kept = tuple(f"{name}." for name, _ in body_module.named_children())
+            body = {k: v for k, v in body.items() if k.startswith(kept)}
+            bufs = {k: v for k, v in bufs.items() if k.startswith(kept)}
         if self.fast:
             conv = x.dim() == 5
             h = x.transpose(0, 1).reshape(B, n * x.shape[2], *x.shape[3:]) if conv else x
@@ -152,7 +154,6 @@ class Group:
                 h = h.reshape(B, n, -1).transpose(0, 1)
             return h
         body_module.train(train)
-        bufs = {k[5:]: v for k, v in self.buffers.items() if k.startswith("body.")}
         call = lambda p, b, xi: functional_call(body_module, {**p, **b}, (xi,))  # noqa: E731
         out = vmap(call, randomness="different" if train else "error")(body, bufs, x)
         return out if upto is None else out.flatten(2)

@@ -75,10 +75,10 @@ def _evaluate(pop: engine.Population, test: data.ClientData) -> dict:
             "loss": float((ev["loss"].sum() / ev["count"].sum()).cpu()), "client_acc": acc.tolist()}
 
 
-def _check_finite(cfg: Config, rnd, train_loss: float, test_loss: float) -> None:
+def _check_finite(cfg: Config, when: str, train_loss: float, test_loss: float) -> None:
     if math.isfinite(train_loss) and math.isfinite(test_loss):
         return
-    where = f"{cfg.label()} diverged in round {rnd} (train loss {train_loss}, test loss {test_loss})"
+    where = f"{cfg.label()} diverged {when} (train loss {train_loss}, test loss {test_loss})"
     if not math.isfinite(train_loss):
         raise DivergenceError(f"{where}: the local training diverged; lower the learning rate (lr={cfg.lr}) or "
                               f"check the data")
@@ -117,7 +117,7 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
         t0 = time.perf_counter()
         res = run_round(alg, rnd, ledger)
         ev = _evaluate(alg.population, ctx.fed.test)
-        _check_finite(cfg, rnd, res.train_loss, ev["loss"])
+        _check_finite(cfg, f"in round {rnd}", res.train_loss, ev["loss"])
         _record(rows, res, ev, ledger, time.perf_counter() - t0, ctx.population.n_clients)
         bar.set_postfix(acc=f"{rows['acc_mean'][-1]:.4f}")
     result = {"config": asdict(cfg), "key": cfg.key(), "rounds": rows, "client_acc": ev["client_acc"] if ev else [],
@@ -126,7 +126,7 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
     if cfg.final_finetune_epochs:
         loss = float(alg.finetune(cfg.final_finetune_epochs).mean())
         final = _evaluate(alg.population, ctx.fed.test)
-        _check_finite(cfg, "fine-tune", loss, final["loss"])
+        _check_finite(cfg, f"in the final fine-tune after round {cfg.rounds - 1}", loss, final["loss"])
         result["final"] = {**final, "train_loss": loss}
     if extra := alg.summary():
         result["extra"] = extra

@@ -295,3 +295,12 @@ def test_appending_a_module_keeps_the_fast_path_and_every_clients_parameters():
     g = ctx.population.groups[0]
     assert g.fast and alg.prbm in g.params and g.params[alg.prbm].shape == (10, 50)
     assert ctx.population.template.body[-1].shift.device.type == "meta"
+
+
+def test_a_client_drawn_twice_trains_once_and_its_result_repeats():
+    ctx, _ = ex.setup(_tiny("fedavg"))
+    torch.manual_seed(1)
+    twice = ctx.train_clients(0, torch.tensor([3, 1, 3]), trainable=lambda g: list(g.params))
+    steps = ((ctx.fed.train.counts[[3, 1, 3]] + 9) // 10).float()  # one epoch of batch 10
+    assert torch.equal(twice.loss[0], twice.loss[2]) and torch.equal(twice.steps, steps)
+    assert bool((twice.loss > 0).all())

@@ -47,7 +47,7 @@ def none_or(rule):
     return (lambda v: v is None or check(v)), f"None or {text}"
 
 
-def _type_error(name: str, value, default) -> str | None:
+def _type_error(value, default) -> str | None:
     """Why `value` cannot stand for an option whose default is `default` (None if it can)."""
     is_real = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
     if isinstance(default, bool):
@@ -122,8 +122,16 @@ class Context:
                         write_back: bool = False):
         """Apply fn(group, data) to the given clients, one call per architecture group with only those clients'
         rows (a copy when the group has others; with `write_back` their parameters are copied back afterwards).
-        fn returns a tensor [rows, ...] or a tuple of them; the results come back in the order of `clients`."""
+        fn returns a tensor [rows, ...] or a tuple of them; the results come back in the order of `clients`. A client
+        listed twice (selection with replacement) computes once and its result repeats."""
         clients = torch.as_tensor(clients, dtype=torch.long)
+        unique, inverse = torch.unique(clients, return_inverse=True)
+        if len(unique) < len(clients):
+            res = self.for_each_client(unique, fn, write_back)
+            if not isinstance(res, tuple):
+                return res[inverse.to(res.device)]
+            parts = [r[inverse.to(r.device)] for r in res]
+            return type(res)(*parts) if hasattr(res, "_fields") else tuple(parts)
         position = torch.full((self.population.n_clients,), -1, dtype=torch.long)
         position[clients] = torch.arange(len(clients))
         out = None
@@ -188,7 +196,7 @@ class Algorithm:
         if unknown:
             raise ValueError(f"{cls.name}: unknown option(s) {sorted(unknown)}; valid: {sorted(cls.defaults)}")
         for key, value in options.items():
-            problem = _type_error(key, value, cls.defaults[key])
+            problem = _type_error(value, cls.defaults[key])
             if problem is None and key in cls.rules and not cls.rules[key][0](value):
                 problem = f"must be {cls.rules[key][1]}"
             if problem:

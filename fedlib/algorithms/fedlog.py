@@ -8,15 +8,17 @@ head lr 0.01, `head_solver="gradient"`). Bodies never leave the clients, so clie
 any architecture as long as they output m-1 features.
 
 FedLog-C adds alpha * mean_i ||phi_i - mean_{y_i}||^2 to the local loss, where mean_y =
-Phi_y / Phi_{y,0} is the global class mean: the long version's Eq. 13, with alpha only. The conference version
-(seeds/003) gives FedLog-C a second weight, beta, that "controls the distance between different clusters"; its
-formula is lost from that text, and both versions print the same Table 1, so the alpha-only variant is the default.
-`beta` > 0 adds our labelled guess after the triplet loss the paper cites (FaceNet): beta * mean_i max(0, margin +
-||phi_i - mean_{y_i}||^2 - min_{c != y_i} ||phi_i - mean_c||^2), which pushes each representation at least `margin`
-(squared distance) closer to its own class mean than to any other. The server therefore broadcasts the aggregated
+Phi_y / Phi_{y,0} is the global class mean. The server therefore broadcasts the aggregated
 statistic itself (C x m numbers, the same size as eta) and every client solves the same eta
 locally. In the first round there is no statistic yet, and the server sends its initial eta.
 Classes that no client holds keep the zero statistic and get no compactness term.
+
+This is the long version's Eq. 13, with alpha only. The conference version (seeds/003) gives FedLog-C a second
+weight, beta, that "controls the distance between different clusters"; its formula is lost from that text, and both
+versions print the same Table 1, so the alpha-only variant is the default. `beta` > 0 adds our labelled guess after
+the triplet loss the paper cites (FaceNet): beta * mean_i max(0, margin + ||phi_i - mean_{y_i}||^2 -
+min_{c != y_i} ||phi_i - mean_c||^2), which pushes each representation at least `margin` (squared distance)
+closer to its own class mean than to any other.
 
 Differential privacy (Section 3.6): `dp="local"` adds Gaussian noise to every client's statistic,
 `dp="central"` once to the global sum; features are clipped to [-b, b] (`clip_b`, b = 2 as in the
