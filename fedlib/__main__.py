@@ -3,6 +3,7 @@
     python -m fedlib run --method fedlog --dataset mnist --rounds 10 --n-clients 20 --option alpha=0.1
     python -m fedlib list
     python -m fedlib claims          # every notebook's verdicts into figures/claims.csv and .md
+    python -m fedlib check           # do shipped runs still match what the code computes?
     python -m fedlib sweep --grid grid.json [--backend ray --address auto]
     python -m fedlib fetch-data [mnist fashion_mnist]
 
@@ -84,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("names", nargs="*", default=["mnist", "fashion_mnist"])
     sub.add_parser("list", help="methods with their options, datasets (and whether their files are here), profiles")
     sub.add_parser("claims", help="collect every notebook's claims into figures/claims.csv and figures/claims.md")
+    ch = sub.add_parser("check", help="re-run the first rounds of shipped runs (archive/) and compare")
+    ch.add_argument("--rounds", type=int, default=2)
+    ch.add_argument("--per-file", type=int, default=2, help="runs replayed per archive file")
     methods, datasets = sorted(algorithms.REGISTRY), list(config.DATASETS)
     r = sub.add_parser("run", help="run one experiment (cached) and print its last-round metrics",
                        epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (paper settings: "
@@ -164,6 +168,14 @@ def dispatch(args) -> int:
         return 0
     if args.cmd == "sweep":
         return sweep_command(args)
+    if args.cmd == "check":
+        from . import freshness
+
+        stale = freshness.check(args.rounds, args.per_file)
+        for line in stale:
+            print(line, file=sys.stderr)
+        print("shipped runs: " + (f"{len(stale)} stale" if stale else "the replayed ones match what the code computes"))
+        return 1 if stale else 0
     from . import cache
     from .experiments import run
 

@@ -100,18 +100,11 @@ def _record(rows: dict, res: RoundResult, ev: dict, ledger: Ledger, seconds: flo
         rows.setdefault("report", []).append(res.report)
 
 
-def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
-    """Run (or load) one experiment. Returns {"config", "rounds": {metric: [per round]}, "client_acc", ...};
-    with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune."""
-    if cache and (found := store.load(cfg)) is not None:
-        return found
-    if cache:
-        store.check_writable()
-    ctx, alg = setup(cfg)
+def _rounds(cfg: Config, ctx, alg, rounds: int, progress: bool) -> tuple[dict, dict | None]:
+    """The first `rounds` rounds of a set-up run: per-round metrics and the last evaluation."""
     ledger = Ledger()
     rows = {k: [] for k in ("acc_mean", "acc_all", "loss", "train_loss", "up_bits", "down_bits", "seconds")}
-    t_start = time.perf_counter()
-    bar = tqdm(range(cfg.rounds), desc=cfg.label(), leave=False, disable=not progress)
+    bar = tqdm(range(rounds), desc=cfg.label(), leave=False, disable=not progress)
     ev = None
     for rnd in bar:
         t0 = time.perf_counter()
@@ -120,6 +113,19 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
         _check_finite(cfg, f"in round {rnd}", res.train_loss, ev["loss"])
         _record(rows, res, ev, ledger, time.perf_counter() - t0, ctx.population.n_clients)
         bar.set_postfix(acc=f"{rows['acc_mean'][-1]:.4f}")
+    return rows, ev
+
+
+def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
+    """Run (or load) one experiment. Returns {"config", "rounds": {metric: [per round]}, "client_acc", ...};
+    with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune."""
+    if cache and (found := store.load(cfg)) is not None:
+        return found
+    if cache:
+        store.check_writable()
+    ctx, alg = setup(cfg)
+    t_start = time.perf_counter()
+    rows, ev = _rounds(cfg, ctx, alg, cfg.rounds, progress)
     result = {"config": asdict(cfg), "key": cfg.key(), "rounds": rows, "client_acc": ev["client_acc"] if ev else [],
               "wall_s": time.perf_counter() - t_start, "device": engine.resolve_device(cfg.device).type,
               "torch": torch.__version__, "code": provenance.record()}
@@ -135,6 +141,13 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
     return result
 
 
+def replay(cfg: Config, rounds: int) -> dict:
+    """The first `rounds` rounds of `cfg`, computed now and not cached: what the freshness check compares with a
+    finished run (the same config, so nothing that depends on the total number of rounds changes)."""
+    ctx, alg = setup(cfg)
+    return _rounds(cfg, ctx, alg, min(rounds, cfg.rounds), progress=False)[0]
+
+
 def dataset_available(name: str) -> bool:
     """Whether a dataset's files are here (LEAF: its json folders); if not, print why, so a notebook can report the
     dataset as missing instead of failing."""
@@ -148,4 +161,4 @@ def dataset_available(name: str) -> bool:
 
 is_cached = store.is_cached
 
-__all__ = ["Config", "run", "setup", "is_cached", "dataset_available", "DivergenceError"]
+__all__ = ["Config", "run", "replay", "setup", "is_cached", "dataset_available", "DivergenceError"]

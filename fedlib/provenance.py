@@ -55,6 +55,15 @@ def commit() -> dict:
         return {}
 
 
+def machine() -> str:
+    """The kind of processor the numbers come from (CPUs of another kind may round differently)."""
+    import platform
+
+    import torch
+
+    return f"{platform.machine()}-{torch.backends.cpu.get_cpu_capability()}"
+
+
 def record() -> dict:
-    """What a result stores about its code."""
-    return {"fingerprint": fingerprint(), **commit()}
+    """What a result stores about its code and the machine kind that ran it."""
+    return {"fingerprint": fingerprint(), **commit(), "machine": machine()}

@@ -1,0 +1,31 @@
+import torch
+
+from fedlib import archive, engine, freshness, paper
+from fedlib import experiments as ex
+
+
+def _tiny(seed):
+    return paper.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, rounds=3, local_epochs=1, seed=seed)
+
+
+def test_the_check_passes_on_fresh_runs_and_names_the_stale_ones_after_a_numeric_change(tmp_path, monkeypatch):
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    archive.write(tmp_path / "archive" / "runs.jsonl.gz", [ex.run(_tiny(s), cache=False, progress=False)
+                                                          for s in range(2)])
+    assert freshness.check(rounds=2) == []
+    original = engine.masked_cross_entropy
+    monkeypatch.setattr(engine, "masked_cross_entropy", lambda *a: original(*a) * (1 + 1e-6))  # a tiny change
+    stale = freshness.check(rounds=2)
+    assert len(stale) == 2 and all("fedlog mnist" in line and "is stale" in line for line in stale)
+
+
+def test_a_replay_is_the_first_rounds_of_the_run():
+    full = ex.run(_tiny(0), cache=False, progress=False)
+    again = ex.replay(_tiny(0), 2)
+    assert again["acc_mean"] == full["rounds"]["acc_mean"][:2] and again["up_bits"] == full["rounds"]["up_bits"][:2]
+    assert torch.isfinite(torch.tensor(again["loss"])).all()
+
+
+def test_the_shipped_runs_match_what_the_code_computes():
+    # the cheap part of `python -m fedlib check`: two shipped runs per archive file, their first two rounds
+    assert freshness.check(rounds=2, per_file=2) == []
