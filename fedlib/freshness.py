@@ -1,4 +1,5 @@
-"""Is what the repository ships what the code computes? Re-run the first rounds of shipped runs and compare.
+"""Is what the repository ships what the code computes? Regenerate the cheap notebooks and compare their tables
+with figures/ (`regenerate`); re-run the first rounds of shipped runs and compare (`check`).
 
 A shipped run (`archive/*.jsonl.gz`) is replayed for its first `rounds` rounds from its own config
 (`experiments.replay`) and every per-round metric is compared: exactly when the run was made on the same kind of
@@ -9,10 +10,16 @@ bumped and the run recomputed (`scripts/paper_runs.py`, then `--pack`).
 from __future__ import annotations
 
 import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 from . import archive, provenance
 from .config import Config
 from .experiments import replay
+from .paths import project_root
 
 METRICS = ("acc_mean", "acc_all", "loss", "train_loss", "up_bits", "down_bits")
 TOLERANCE = 1e-4  # provisional: not yet measured across processor kinds (no second kind was at hand)
@@ -42,4 +49,56 @@ def check(rounds: int = 2, per_file: int = 2) -> list[str]:
                 stale.append(f"{path.name}: {label} (key {shipped['key']}) is stale: {found[0]}"
                              f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}. Bump the method's version "
                              f"if the change was meant, recompute the runs (scripts/paper_runs.py) and pack them again")
+    return stale
+
+
+CHEAP_NOTEBOOKS = ("01", "04")  # quick profile under a minute each: regenerated and compared file by file
+
+
+def _cells_match(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        return math.isclose(float(a), float(b), rel_tol=TOLERANCE, abs_tol=1e-12)
+    except ValueError:
+        return False
+
+
+def compare_tables(new_dir: Path, committed_dir: Path) -> list[str]:
+    """Every CSV the regeneration wrote against the committed one of the same name: equal, or equal within
+    `TOLERANCE` cell by cell (another processor may round differently)."""
+    stale = []
+    for new in sorted(new_dir.rglob("*.csv")):
+        old = committed_dir / new.relative_to(new_dir)
+        if not old.exists():
+            stale.append(f"{old} is not committed")
+            continue
+        a, b = new.read_text().splitlines(), old.read_text().splitlines()
+        same = len(a) == len(b) and all(len(ra.split(",")) == len(rb.split(","))
+                                        and all(_cells_match(x, y) for x, y in zip(ra.split(","), rb.split(",")))
+                                        for ra, rb in zip(a, b))
+        if not same:
+            stale.append(f"{old} differs from what the code computes now")
+    return stale
+
+
+def regenerate(numbers=CHEAP_NOTEBOOKS, out: Path | None = None) -> list[str]:
+    """Run the cheap notebooks in the quick profile into `out` (default build/check/) and compare their tables with
+    figures/; one line per stale file, with the command that remakes it."""
+    root = project_root()
+    out = out or root / "build" / "check"
+    stale = []
+    for number in numbers:
+        nb = next((root / "notebooks").glob(f"{number}_*.ipynb"))
+        figures = out / "figures" / nb.stem
+        shutil.rmtree(figures, ignore_errors=True)
+        env = {**os.environ, "FEDLIB_PROFILE": "quick", "FEDLIB_FIGURES": str(figures),
+               "FEDLIB_RESULTS": str(out / "results")}
+        out.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(root / "notebooks"), "-k", "python3",
+                               "-p", "profile", "quick", str(nb), str(out / nb.name)], env=env, capture_output=True,
+                              text=True)
+        if done.returncode:
+            raise RuntimeError(f"regenerating {nb.name} failed: {done.stderr.strip().splitlines()[-1]}")
+        stale += [f"{line}: ./run_all.sh {number} remakes it" for line in compare_tables(figures, root / "figures")]
     return stale

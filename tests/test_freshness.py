@@ -29,3 +29,18 @@ def test_a_replay_is_the_first_rounds_of_the_run():
 def test_the_shipped_runs_match_what_the_code_computes():
     # the cheap part of `python -m fedlib check`: two shipped runs per archive file, their first two rounds
     assert freshness.check(rounds=2, per_file=2) == []
+
+
+def test_the_cheap_notebooks_regenerate_their_committed_tables():
+    assert freshness.regenerate() == []
+
+
+def test_a_table_that_differs_is_named(tmp_path):
+    new, old = tmp_path / "new", tmp_path / "old"
+    for d, value in ((new, "0.9158"), (old, "0.9092")):
+        (d / "claims").mkdir(parents=True)
+        (d / "t.csv").write_text(f"method,acc\nFedLog,{value}\n")
+        (d / "claims" / "c.csv").write_text("a,b\n1,2\n")
+    assert freshness.compare_tables(new, old) == [f"{old / 't.csv'} differs from what the code computes now"]
+    (new / "t.csv").write_text("method,acc\nFedLog,0.90920000001\n")  # rounding of another processor
+    assert freshness.compare_tables(new, old) == []
