@@ -6,6 +6,7 @@ they existed stays valid (tests/test_reference_numbers.py pins the Table 1 keys)
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -158,6 +159,7 @@ _RULES = {
 }
 
 
+@functools.lru_cache(maxsize=64)  # Configs are built often (sweeps, cached results): build each probe once
 def _check_model_fits(model: str, dataset: str) -> None:
     """Build the model and pass it one input of the dataset's shape (torch's random state is left as it was; the
     meta device would be cheaper per call but its first use imports torch._dynamo, seconds)."""
