@@ -64,6 +64,8 @@ def setup(cfg: Config):
                              until_converged=cfg.local_optimum, augment=cfg.augment, participation=cfg.participation,
                              lr_decay=cfg.lr_decay, optimizer_kw=optimizer_kw)
     alg.init(ctx)
+    if cfg.final_finetune_epochs:
+        alg.check_finetune()
     torch.manual_seed(cfg.seed)
     return ctx, alg
 

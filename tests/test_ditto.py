@@ -1,4 +1,5 @@
 """Ditto: the global model is FedAvg's, the personal one is pulled towards the global model it received."""
+import pytest
 import torch
 
 from fedlib import experiments as ex
@@ -45,3 +46,10 @@ def test_a_larger_proximal_weight_keeps_the_personal_model_nearer_the_global_one
         pop = ctx.population
         distance[lam] = sum(float(((pop.gather(k) - alg.received[k]) ** 2).sum()) for k in alg.names)
     assert distance[2.0] < distance[0.0]
+
+
+def test_a_final_fine_tune_is_refused_before_any_round(monkeypatch):
+    monkeypatch.setattr(ex, "run_round", lambda *a: (_ for _ in ()).throw(AssertionError("a round ran")))
+    with pytest.raises(ValueError, match="ditto.*no final fine-tune"):
+        ex.run(paper.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01,
+                                  rounds=2, local_epochs=1, final_finetune_epochs=1), cache=False, progress=False)

@@ -239,11 +239,16 @@ class Algorithm:
         """The parameters a client keeps for itself; the final fine-tune trains only these."""
         return []
 
+    def check_finetune(self) -> None:
+        """Refuse Config.final_finetune_epochs before round 0 when this method has nothing to fine-tune."""
+        if not self.personal_names(self.population.groups[0]):
+            raise ValueError(f"Config.final_finetune_epochs: {self.name} names no personal parameters, so it has "
+                             f"nothing to fine-tune; set it to 0")
+
     def finetune(self, epochs: int) -> torch.Tensor:
         """After the last round every client trains its personal parameters alone for `epochs` epochs, the
         shared ones frozen (cross-entropy; e.g. FedAvg + this = FedAvg-FT). Returns the clients' losses."""
-        if not self.personal_names(self.population.groups[0]):
-            raise ValueError(f"{self.name} names no personal parameters, so it has nothing to fine-tune")
+        self.check_finetune()
         return self.ctx.train_clients(self.ctx.rounds, self.ctx.clients, self.personal_names, epochs=epochs).loss
 
     def summary(self) -> dict:

@@ -71,5 +71,6 @@ class Ditto(Algorithm):
         for k, v in self.global_params.items():
             self.global_pop.set_all(k, v)
 
-    def finetune(self, epochs: int) -> torch.Tensor:
-        raise ValueError("ditto's personal models are already the clients' own: it has no final fine-tune")
+    def check_finetune(self) -> None:
+        raise ValueError("Config.final_finetune_epochs: ditto's personal models are already the clients' own, so it "
+                         "has no final fine-tune; set it to 0")
