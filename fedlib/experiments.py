@@ -118,6 +118,14 @@ def _rounds(cfg: Config, ctx, alg, rounds: int, progress: bool) -> tuple[dict, d
     return rows, ev
 
 
+def run_live(cfg: Config, progress: bool = False):
+    """Run a config's rounds outside the cache and return (ctx, alg, per-round metrics): the trained models stay
+    in hand, for views a result file does not hold (e.g. FedCR's Fig. 2)."""
+    ctx, alg = setup(cfg)
+    rows, _ = _rounds(cfg, ctx, alg, cfg.rounds, progress)
+    return ctx, alg, rows
+
+
 def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
     """Run (or load) one experiment. Returns {"config", "rounds": {metric: [per round]}, "client_acc", ...};
     with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune."""

@@ -33,3 +33,46 @@ FEDCR_TABLE3 = {  # V -> (EMNIST-L, FMNIST, CIFAR-10, CIFAR-100), non-iid_1
 FEDCR_TABLE9 = {10: {"Local": 52.44, "FedAvg": 35.51, "FedPer": 54.98, "FedCR-NA": 55.87},
                 15: {"Local": 40.99, "FedAvg": 34.08, "FedPer": 39.5, "FedCR-NA": 44.45},
                 20: {"Local": 28.33, "FedAvg": 31.89, "FedPer": 37.03, "FedCR-NA": 37.16}}  # CIFAR-100, classes/client
+
+# ----------------------------------------------------------------------------------------------- FedCR's protocol
+# Sec. 5.1 and Table 4: each dataset's train and test sets pooled, 100 equal clients split 70/30, 10% participation,
+# 10 local epochs of SGD with batch 48, and every client's 10-epoch fine-tune of its personal part after the last
+# round (the authors' "last" round), for every method that has one (Ditto's personal model is already its own).
+FEDCR_METHODS = {  # label -> (method, options, whether the body ends in FedCR's Gaussian layer)
+    "FedAvg": ("fedavg", {}, False),  # read before the fine-tune; "FedAvg-FT" is the same run after it
+    "FedPer": ("fedper", {"local_layers": 1}, False),  # only the head local, as the authors' w_glob_keys
+    "LG-FedAvg": ("lg_fedavg", {"global_layers": 2}, False),  # the authors' global keys: the last two layers
+    "FedRep": ("fedrep", {"local_layers": 1, "head_epochs": 9, "body_epochs": 1}, False),  # the authors' 9 + 1 epochs
+    "FedBabu (frozen head)": ("fedbabu", {}, False),  # the real FedBABU; the paper's "FedBABU" row is FedPer's code
+    "Ditto": ("ditto", {}, False),  # lam: chosen on seed 0 from Ditto's grid by the notebook
+    "FedCR": ("fedcr", {}, True),
+    "FedCR-NA": ("fedcr_na", {}, True),  # Sec. 4.4: only the class Gaussians travel
+    "Local": ("local", {}, False),  # Table 9's Local-Training: no communication
+    "FedLog": ("fedlog", {}, False),  # also shares only per-class statistics
+}
+FEDCR_PARTITIONS = {"n1": dict(partition="pathological"),  # k classes per client, equal amounts (FedCR: 5)
+                    "n2": dict(partition="dirichlet_client", dirichlet_alpha=0.5)}  # per-client Dir(0.5) priors
+FEDCR_BODIES = {"fashion_mnist": "fedcr_cnn", "mnist": "fedcr_mlp"}  # MNIST stands in for EMNIST-L: its MLP
+
+
+def fedcr_config(dataset: str, label: str, partition: str, *, seed: int, rounds: int, width: int, dim: int,
+                 lr: float, classes: int = 5, options: dict | None = None, **over):
+    """The Config of one run of FedCR's protocol: `label` from FEDCR_METHODS, `partition` "n1" (`classes` per
+    client) or "n2", bodies of `width` hidden units (FMNIST: the authors' CNN; MNIST: the EMNIST-L MLP) ending, for
+    FedCR, in a Gaussian layer of dimension `dim`. `options` join the label's; `over` overrides Config fields."""
+    from .config import Config
+
+    if label not in FEDCR_METHODS:
+        raise ValueError(f"unknown FedCR-protocol label {label!r}; choose from {', '.join(FEDCR_METHODS)}")
+    if dataset not in FEDCR_BODIES:
+        raise ValueError(f"FedCR's protocol here runs on {', '.join(FEDCR_BODIES)}, not {dataset!r}")
+    if partition not in FEDCR_PARTITIONS:
+        raise ValueError(f"FedCR's partitions are {', '.join(FEDCR_PARTITIONS)}, not {partition!r}")
+    method, fixed, gaussian = FEDCR_METHODS[label]
+    model = f"{FEDCR_BODIES[dataset]}{width}" + (f"_v{dim}" if gaussian else "")
+    fields = dict(n_clients=100, pool_split=0.7, participation=0.1, local_epochs=10, batch_size=48, optimizer="sgd",
+                  final_finetune_epochs=0 if method == "ditto" else 10, classes_per_client=classes,
+                  **FEDCR_PARTITIONS[partition])
+    fields.update(over)
+    return Config(method=method, dataset=dataset, model=model, seed=seed, rounds=rounds, lr=lr,
+                  options={**fixed, **(options or {})}, **fields)

@@ -153,3 +153,24 @@ def table_rows(results: dict[str, list[dict]], threshold: float, reference: str)
                      "bits_marker": wilcoxon_marker(bits[label], ref_b)[0] if ref_b and label != reference else "",
                      "reached": f"{sum(reached[label])}/{len(reached[label])}"})
     return rows
+
+
+def silhouette(points, labels) -> float:
+    """The mean silhouette coefficient of points [n, d] grouped by labels (Euclidean): per point (b - a) / max(a, b),
+    a its mean distance to the rest of its class, b the smallest mean distance to another class; a point alone in
+    its class scores 0. In [-1, 1]; higher = classes more separated. Needs at least two classes."""
+    x, y = np.asarray(points, dtype=float), np.asarray(labels)
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(f"a silhouette needs at least two classes, got {len(classes)}")
+    dist = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(-1))
+    member = y[None, :] == classes[:, None]  # [classes, n]
+    sums = dist @ member.T  # [n, classes]: summed distance to each class
+    sizes = member.sum(1)
+    own = np.searchsorted(classes, y)
+    own_size = sizes[own]
+    a = sums[np.arange(len(y)), own] / np.maximum(own_size - 1, 1)
+    other = np.where(member.T, np.inf, sums / sizes)  # mean distances to the other classes
+    b = other.min(1)
+    s = np.where(own_size > 1, (b - a) / np.maximum(np.maximum(a, b), 1e-300), 0.0)
+    return float(s.mean())

@@ -158,3 +158,40 @@ def test_without_the_kl_and_with_z_equal_to_mu_fedcr_is_fedper_with_only_the_hea
     fp_eval = engine.evaluate_population(fp_ctx.population, fp_ctx.fed.test)
     assert torch.equal(cr_eval["correct"], fp_eval["correct"])
     assert torch.allclose(cr_eval["loss"], fp_eval["loss"], rtol=1e-4)
+
+
+def test_fig_2s_view_trains_only_that_client_and_returns_its_test_means():
+    ctx, alg, _ = ex.run_live(_config(model="cnn_mnist_vib_v2"))
+    before = {k: v.clone() for k, v in ctx.population.groups[0].params.items()}
+    mu, y = alg.client_view(2, epochs=1, n=7)
+    assert mu.shape == (7, 2) and torch.equal(y, ctx.fed.test.y[2, :7].cpu())
+    for k, v in ctx.population.groups[0].params.items():
+        changed = (v != before[k]).flatten(1).any(1)
+        assert changed.tolist() == [i == 2 for i in range(6)], k
+
+
+def test_local_training_sends_nothing_and_each_client_trains_alone():
+    cfg = paper.paper_config("mnist", "local", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, rounds=2,
+                             local_epochs=1)
+    ctx, alg = ex.setup(cfg)
+    group, data = ctx.groups[0]
+    alone = group.subset(torch.arange(group.n))
+    ledger = Ledger()
+    for rnd in range(2):
+        run_round(alg, rnd, ledger)
+        ctx.train(alone, data, rnd, list(alone.params))
+    assert sum(ledger.up) == 0 and sum(ledger.down) == 0
+    for k in group.params:
+        assert torch.equal(group.params[k], alone.params[k]), k
+
+
+def test_the_protocol_config_follows_sec_5_1_and_refuses_what_it_does_not_know():
+    from fedlib import seed_papers as sp
+    cfg = sp.fedcr_config("fashion_mnist", "FedCR", "n2", seed=1, rounds=3, width=256, dim=64, lr=0.05)
+    assert (cfg.model, cfg.n_clients, cfg.participation, cfg.pool_split, cfg.batch_size, cfg.local_epochs,
+            cfg.final_finetune_epochs, cfg.partition) == ("fedcr_cnn256_v64", 100, 0.1, 0.7, 48, 10, 10,
+                                                          "dirichlet_client")
+    assert sp.fedcr_config("mnist", "Ditto", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 0
+    for bad in [("cifar10", "FedCR", "n1"), ("mnist", "FedSR", "n1"), ("mnist", "FedCR", "n3")]:
+        with pytest.raises(ValueError, match="choose from|not|partitions"):
+            sp.fedcr_config(*bad, seed=0, rounds=1, width=8, dim=2, lr=0.1)

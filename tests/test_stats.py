@@ -150,3 +150,19 @@ def test_the_common_threshold_is_the_largest_integer_every_method_reaches_in_eve
     results = {"A": [run(0.90, 0.9621), run(0.955, 0.9601)], "B": [run(0.93, 0.9599), run(0.97, 0.971)]}
     assert common_threshold(results) == 0.95  # B's first seed tops out at 95.99%
     assert common_threshold({"A": [run(0.96)]}) == 0.96
+
+
+def test_the_silhouette_matches_a_hand_computation_and_orders_separations():
+    from fedlib.stats import silhouette
+    x = np.array([[0.0], [1.0], [4.0], [6.0]])
+    y = np.array([0, 0, 1, 1])
+    # point 0: a = 1, b = mean(4, 6) = 5 -> 0.8; point 1: a = 1, b = 4 -> 0.75; point 2: a = 2, b = 3.5 -> 3/7;
+    # point 3: a = 2, b = 5.5 -> 7/11
+    assert silhouette(x, y) == pytest.approx((0.8 + 0.75 + 3 / 7 + 7 / 11) / 4)
+    assert silhouette(np.array([[0.0], [5.0], [0.2]]), np.array([0, 1, 2])) == 0.0  # singletons score 0
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(3), 20)
+    near, far = (rng.normal(size=(60, 2)) + scale * labels[:, None] for scale in (0.5, 5.0))
+    assert silhouette(far, labels) > silhouette(near, labels)
+    with pytest.raises(ValueError, match="two classes"):
+        silhouette(x, np.zeros(4))

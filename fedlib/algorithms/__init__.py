@@ -4,7 +4,7 @@ To add a method: write a module with a subclass of `Algorithm` (configure, clien
 `Reply`, aggregate), give it a `name` and `defaults`, and add it here.
 """
 from .base import Algorithm, Context, Reply
-from .fedavg import FedAvg, LGFedAvg, ParameterAveraging
+from .fedavg import FedAvg, LGFedAvg, Local, ParameterAveraging
 from .csfl import CSFL
 from .ditto import Ditto
 from .fedcr import FedCR, FedCRNA
@@ -17,7 +17,7 @@ from .fedrep import FedRep
 
 REGISTRY: dict[str, type[Algorithm]] = {
     cls.name: cls for cls in (FedAvg, LGFedAvg, FedPer, FedRep, CSFL, FedBabu, FedProto, FedDBE, FedLog, FedLogC,
-                                        FedCR, FedCRNA, Ditto)}
+                                        FedCR, FedCRNA, Ditto, Local)}
 
 
 def make(name: str, **options) -> Algorithm:
@@ -27,4 +27,4 @@ def make(name: str, **options) -> Algorithm:
 
 
 __all__ = ["Algorithm", "Context", "Reply", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer", "FedRep",
-           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto"]
+           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local"]

@@ -1,11 +1,12 @@
-"""Parameter averaging: FedAvg (McMahan et al., 2017) and LG-FedAvg (Liang et al., 2020).
+"""Parameter averaging: FedAvg (McMahan et al., 2017) and LG-FedAvg (Liang et al., 2020), and local training.
 
 Both share some parameters and let the server average them; they differ only in which:
 FedAvg shares the whole model, LG-FedAvg keeps the body local and shares the last
 `global_layers` layers. Clients load the shared parameters, train everything locally,
 and send the shared ones back. Averaging is uniform over clients, as in LG-FedAvg's code
 (Table 1's partitions give every client nearly the same number of samples);
-`weighted=True` weights by sample count and then also sends n_c up.
+`weighted=True` weights by sample count and then also sends n_c up. `Local` shares nothing: each client trains
+its own model alone (the "Local-Training" baseline of FedCR's Table 9), under the same round protocol.
 
 With partial participation the server picks the round's clients (`Context.select`), only they download the
 shared parameters, train and reply, and the average is over them; afterwards every client holds the new
@@ -89,3 +90,11 @@ class LGFedAvg(ParameterAveraging):
 
     def shared_names(self, ctx: Context) -> list[str]:
         return last_layers(ctx.population.template, self.options["global_layers"], "global_layers")
+
+
+class Local(ParameterAveraging):
+    """No communication: the round's participants train their own models; nothing is sent either way."""
+    name = "local"
+
+    def shared_names(self, ctx: Context) -> list[str]:
+        return []

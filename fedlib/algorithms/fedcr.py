@@ -115,12 +115,7 @@ class FedCR(ParameterAveraging):
         clients = down.clients
         for k in self.shared:
             self.population.set_clients(k, down[k], clients)
-        self.received = (down["mu"], down["sigma"]) if "mu" in down.payload else (self.mu, self.sigma)
-        C, V = self.mu.shape
-        self.precision = torch.zeros(self.population.n_clients, C, V, device=self.mu.device)
-        self.weighted = torch.zeros_like(self.precision)
-        self.steps = {}  # per training group (its first client): the steps taken this round
-        losses = self.ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params), loss_fn=self.local_loss).loss
+        losses = self.local_training(rnd, clients, (down["mu"], down["sigma"]) if "mu" in down.payload else None)
         if self.options["poe_features"] == "final_pass":
             self.precision.zero_(), self.weighted.zero_()
             self.ctx.for_each_client(clients, self.final_pass)
@@ -149,6 +144,17 @@ class FedCR(ParameterAveraging):
         self.sent_representation = True
 
     # ------------------------------------------------------------------ local training
+    def local_training(self, rnd: int, clients: torch.Tensor, received=None, epochs: int | None = None):
+        """Eq. 7 on every parameter of `clients`, towards the class Gaussians `received` (default: the server's),
+        collecting Eq. 8's sums. Returns their losses."""
+        self.received = received if received is not None else (self.mu, self.sigma)
+        C, V = self.mu.shape
+        self.precision = torch.zeros(self.population.n_clients, C, V, device=self.mu.device)
+        self.weighted = torch.zeros_like(self.precision)
+        self.steps = {}  # per training group (its first client): the steps taken this round
+        return self.ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params), loss_fn=self.local_loss,
+                                      epochs=epochs).loss
+
     def mc_nll(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """Eq. 7's first term per sample from logits [n, B, S, C]: the mean cross-entropy over the S draws, or the
         paper's -log of the mean probability."""
@@ -201,6 +207,20 @@ class FedCR(ParameterAveraging):
             (self.mc_nll(logits, y) * valid).sum(1) / valid.sum(1).clamp(min=1)  # noqa: E731
         return self.ctx.train_clients(self.ctx.rounds, self.ctx.clients, self.personal_names, loss_fn=nll,
                                       epochs=epochs).loss
+
+
+    def client_view(self, client: int, epochs: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Fig. 2: `client` trains `epochs` more local epochs on Eq. 7, then the Gaussian means mu(x) [n', V] of
+        (up to) its first n test samples, with their labels."""
+        self.local_training(self.ctx.rounds, torch.tensor([client]), epochs=epochs)
+        for group, _ in self.ctx.groups:
+            rows = torch.nonzero(group.clients == client).flatten()
+            if len(rows):
+                part, test = group.subset(rows), self.ctx.fed.test.select([client])
+                mu, _ = part.model.gaussian(engine.features(part, test))
+                count = min(n, int(test.counts[0]))
+                return mu[0, :count].cpu(), test.y[0, :count].cpu()
+        raise ValueError(f"client {client} is not in this federation of {self.population.n_clients} clients")
 
 
 class FedCRNA(FedCR):
