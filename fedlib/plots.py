@@ -120,7 +120,9 @@ def mean_band(ax, x, runs, label: str, color=None, spread: str = "std", **line):
 FAMILIES = {"shared model": ("-", ["fedavg", "fedbabu", "csfl", "feddbe"]),
             "personal layers": ("-.", ["lg_fedavg", "fedper", "fedrep"]),
             "prototypes": (":", ["fedproto"]),
-            "FedLog": ("-", ["fedlog", "fedlog_c"])}
+            "FedLog": ("-", ["fedlog", "fedlog_c"]),
+            "Gaussian representation": ("-", ["fedcr", "fedcr_na"]),
+            "no communication": ("--", ["local"])}
 _BASELINE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
                     "#17becf", "#393b79", "#637939", "#8c6d31"]  # tab10 without red, and darker extras
 
@@ -134,6 +136,9 @@ def method_styles(methods: dict[str, str]) -> dict[str, dict]:
             styles[label] = dict(color=PALETTE["fedlog"], ls="-", lw=2.4, zorder=5)
         elif method == "fedlog_c":
             styles[label] = dict(color=PALETTE["fedlog_c"], ls="--", lw=2.0, zorder=6)
+        elif method in ("fedcr", "fedcr_na"):  # FedCR's notebook: its method drawn thick and on top, like FedLog
+            styles[label] = dict(color="#6a3d9a" if method == "fedcr" else "#b15928", ls="-" if method == "fedcr"
+                                 else "--", lw=2.4, zorder=6)
         else:
             styles[label] = dict(color=_BASELINE_COLORS[k % len(_BASELINE_COLORS)], ls=FAMILIES[family][0], lw=1.3,
                                  zorder=3)
@@ -373,5 +378,74 @@ def step_sizes(study: dict[float, dict], bound_note: str = ""):
         ax.legend(fontsize=7)
     if bound_note:
         fig.suptitle(bound_note, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- FedCR's notebook (06)
+
+def accuracy_curves(panels: dict[str, dict[str, dict]], title: str, spread: str = "se"):
+    """Fig. 3(a-c) of FedCR: panels[name][label] = {"method": name, "acc": accuracy in % [seeds, rounds]}; accuracy
+    against rounds, mean +- `spread`, one panel per name. Returns the figure."""
+    from matplotlib.ticker import MaxNLocator
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.4), squeeze=False)
+    for ax, (name, by_label) in zip(axes[0], panels.items()):
+        styles = method_styles({lab: c["method"] for lab, c in by_label.items()})
+        for lab, c in by_label.items():
+            acc = np.asarray(c["acc"], float)
+            mean_band(ax, np.arange(1, acc.shape[1] + 1), acc, lab, spread=spread, **styles[lab])
+        ax.set(title=name, xlabel="global round", ylabel="mean client accuracy (%)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.get_legend().remove()
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=9, bbox_to_anchor=(0.5, -0.02))
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    return fig
+
+
+def parameter_sweep(panels: dict[str, dict[str, tuple]], xlabel: str, title: str, log: bool = True):
+    """A sweep of one parameter (FedCR's V, beta): panels[name][series] = (x values, accuracy %, standard error or
+    None); a series whose label starts with "paper" is drawn dashed with open markers. A zero on a log axis is drawn
+    at the left edge and labelled so. Returns the figure."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.2), squeeze=False)
+    for ax, (name, series) in zip(axes[0], panels.items()):
+        positive = [x for xs, _, _ in series.values() for x in xs if x > 0]
+        zero_at = min(positive) / 4 if log and positive else 0.0
+        for lab, (xs, ys, se) in series.items():
+            xs = [x if x > 0 or not log else zero_at for x in xs]
+            paper_line = lab.startswith("paper")
+            ax.errorbar(xs, ys, yerr=se, label=lab, marker="o", ms=5, capsize=3, ls="--" if paper_line else "-",
+                        mfc="white" if paper_line else None)
+        if log:
+            ax.set_xscale("log", base=2 if all(float(x).is_integer() for x in positive) else 10)
+            if zero_at:
+                ticks = sorted({zero_at, *positive})
+                ax.set_xticks(ticks, ["0" if t == zero_at else f"{t:g}" for t in ticks], rotation=45)
+        ax.set(title=name, xlabel=xlabel, ylabel="mean client accuracy (%)")
+        ax.legend(fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def feature_scatter(panels: dict[str, tuple], title: str):
+    """FedCR's Fig. 2: panels[name] = (2-D Gaussian means [n, 2], labels [n], silhouette score); one colour per
+    class, the score in the panel's title. Returns the figure."""
+    n = len(panels)
+    cols = 2 if n > 1 else 1
+    fig, axes = plt.subplots((n + cols - 1) // cols, cols, figsize=(5.0 * cols, 4.4 * ((n + cols - 1) // cols)),
+                             squeeze=False)
+    colors = plt.get_cmap("tab10").colors
+    for ax, (name, (mu, y, score)) in zip(axes.flat, panels.items()):
+        mu, y = np.asarray(mu), np.asarray(y)
+        for c in np.unique(y):
+            ax.scatter(mu[y == c, 0], mu[y == c, 1], s=12, alpha=0.75, color=colors[int(c) % 10], label=f"class {c}")
+        ax.set(title=f"{name}\nsilhouette by class {score:.2f}", xlabel="$\\mu_1(x)$", ylabel="$\\mu_2(x)$")
+        ax.legend(fontsize=7, markerscale=1.5, ncol=2)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig

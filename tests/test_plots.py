@@ -120,3 +120,28 @@ def test_a_figure_without_its_caption_line_is_refused(tmp_path, monkeypatch):
         assert "plots.caption" in str(err)
     plots.caption(fig, "quick", 2, 40)
     assert [p.name for p in plots.save_figure(fig, "captioned")] == ["captioned.png", "captioned.pdf"]
+
+
+def test_fedcrs_figures_label_every_axis_and_list_every_series():
+    rng = np.random.default_rng(0)
+    labels = {"FedAvg": "fedavg", "Ditto": "ditto", "FedCR": "fedcr", "FedCR-NA": "fedcr_na", "Local": "local"}
+    panels = {name: {lab: {"method": m, "acc": 50 + rng.random((2, 6)) * 40} for lab, m in labels.items()}
+              for name in ("FashionMNIST n1", "MNIST n2")}
+    fig = plots.accuracy_curves(panels, "synthetic")
+    assert all(_labelled(ax) for ax in fig.axes) and set(_legend_texts(fig.legends[0])) == set(labels)
+    styles = plots.method_styles(labels)
+    assert len({s["color"] for s in styles.values()}) == len(styles)
+
+    sweep = {"FashionMNIST": {"ours": ([0.0, 1e-4, 5e-3], [80.0, 82.0, 79.0], [0.5, 0.4, 0.6]),
+                              "paper": ([1e-4, 5e-3], [93.0, 92.0], None)}}
+    fig = plots.parameter_sweep(sweep, "beta", "synthetic")
+    ax = fig.axes[0]
+    assert _labelled(ax) and set(_legend_texts(ax.get_legend())) == {"ours", "paper"}
+    assert "0" in [t.get_text() for t in ax.get_xticklabels()]  # beta = 0 is shown on the log axis, labelled
+
+    scatter = {f"n{i}": (rng.normal(size=(30, 2)), np.repeat([0, 3, 7], 10), 0.25) for i in (1, 2, 3)}
+    fig = plots.feature_scatter(scatter, "synthetic")
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(shown) == 3 and all(_labelled(ax) for ax in shown)
+    assert all(set(_legend_texts(ax.get_legend())) == {"class 0", "class 3", "class 7"} for ax in shown)
+    assert "silhouette by class 0.25" in shown[0].get_title()
