@@ -327,6 +327,12 @@ def masked_cross_entropy(logits: torch.Tensor, y: torch.Tensor, valid: torch.Ten
     return (ce * w).sum(1) / w.sum(1).clamp(min=1)
 
 
+def squared_distance(params: dict, anchor: dict, names) -> torch.Tensor:
+    """Per client, ||params - anchor||^2 over `names` (stacked params [n, ...], anchor one unstacked model): the
+    proximal terms of FedProx and Ditto."""
+    return sum(((params[k] - anchor[k].to(params[k].device)) ** 2).flatten(1).sum(1) for k in names)
+
+
 LossFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict], torch.Tensor]
 
 

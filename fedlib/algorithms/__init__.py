@@ -8,6 +8,8 @@ from .fedavg import FedAvg, LGFedAvg, Local, ParameterAveraging
 from .csfl import CSFL
 from .ditto import Ditto
 from .fedcr import FedCR, FedCRNA
+from .fednova import FedNova
+from .fedprox import FedProx
 from .fedbabu import FedBabu
 from .feddbe import FedDBE
 from .fedlog import FedLog, FedLogC
@@ -17,7 +19,7 @@ from .fedrep import FedRep
 
 REGISTRY: dict[str, type[Algorithm]] = {
     cls.name: cls for cls in (FedAvg, LGFedAvg, FedPer, FedRep, CSFL, FedBabu, FedProto, FedDBE, FedLog, FedLogC,
-                                        FedCR, FedCRNA, Ditto, Local)}
+                                        FedCR, FedCRNA, Ditto, Local, FedProx, FedNova)}
 
 
 def make(name: str, **options) -> Algorithm:
@@ -27,4 +29,4 @@ def make(name: str, **options) -> Algorithm:
 
 
 __all__ = ["Algorithm", "Context", "Reply", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer", "FedRep",
-           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local"]
+           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local", "FedProx", "FedNova"]

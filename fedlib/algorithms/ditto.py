@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import torch
 
-from ..engine import Population, masked_cross_entropy
+from ..engine import Population, masked_cross_entropy, squared_distance
 from ..messages import Message
 from .base import Algorithm, Context, Reply, at_least
 
@@ -63,8 +63,7 @@ class Ditto(Algorithm):
         loss = masked_cross_entropy(logits, y, valid)
         if not self.options["lam"]:
             return loss
-        prox = sum(((params[k] - self.received[k].to(params[k].device)) ** 2).flatten(1).sum(1) for k in self.names)
-        return loss + 0.5 * self.options["lam"] * prox
+        return loss + 0.5 * self.options["lam"] * squared_distance(params, self.received, self.names)
 
     def aggregate(self, rnd: int, up: Message) -> None:
         self.global_params = {k: up[k].mean(0) for k in self.names}
