@@ -83,6 +83,42 @@ class Shift(nn.Module):
         return x + params["shift"].unsqueeze(1)
 
 
+class InstanceNorm(nn.Module):
+    """Instance normalisation with a per-channel affine map (GroupNorm(C, C): DM's and FedDM's "instancenorm"): no
+    running statistics, so stacked clients stay exact. In the stacked layout [B, n*C, H, W] each channel is still
+    normalised on its own, with its client's weight and bias."""
+
+    def __init__(self, channels: int):
+        super().__init__()
+        self.weight, self.bias = nn.Parameter(torch.ones(channels)), nn.Parameter(torch.zeros(channels))
+
+    def forward(self, x):
+        return F.group_norm(x, x.shape[1], self.weight, self.bias, eps=1e-5)
+
+    @staticmethod
+    def stacked_forward(x: torch.Tensor, params: dict) -> torch.Tensor:
+        return F.group_norm(x, x.shape[1], params["weight"].reshape(-1), params["bias"].reshape(-1), eps=1e-5)
+
+
+def convnet_layers(in_channels: int, width: int, side: int, depth: int = 3) -> tuple[list[nn.Module], int]:
+    """DM's ConvNet body: `depth` x [conv 3x3 (width) - instance norm - ReLU - max-pool 2], then flatten. A 28 x 28
+    input is padded by 3 in the first conv (28 -> 32, DM's trick), so both 28 and 32 end at 4 x 4. Returns the
+    layers and the number of features."""
+    layers, channels = [], in_channels
+    for i in range(depth):
+        pad = 3 if i == 0 and side == 28 else 1
+        side = (side + 2 * pad - 2) // 2
+        layers += [nn.Conv2d(channels, width, 3, padding=pad), InstanceNorm(width), nn.ReLU(), nn.MaxPool2d(2)]
+        channels = width
+    return layers + [nn.Flatten()], width * side * side
+
+
+def convnet(input_shape: tuple[int, ...], num_classes: int, width: int = 128) -> BodyHead:
+    """FedDM's and FedRD's task model (ConvNet-W): convnet_layers and one fully connected layer as the head."""
+    layers, features = convnet_layers(input_shape[0], width, input_shape[-1])
+    return BodyHead(nn.Sequential(*layers), nn.Linear(features, num_classes))
+
+
 class Clip(nn.Hardtanh):
     """Eq. 14: clip every feature to [-b, b] (the body's last activation under differential privacy)."""
 
@@ -217,6 +253,8 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
         return cnn_cifar(num_classes, small=name.endswith("small"), in_channels=input_shape[0])
     if name == "cnn_mnist_nodrop":
         return cnn_mnist(num_classes, dropout=0.0)
+    if re.fullmatch(r"convnet\d+", name):
+        return convnet(input_shape, num_classes, width=int(name[7:]))
     if name == "mobilenet_v2":
         return mobilenet_v2(num_classes)
     if name == "transformer":
@@ -227,7 +265,7 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
         depth = int(name[3:] or 2)
         return mlp(math.prod(input_shape), [64] * (depth - 1), 2, num_classes, last_activation=False)
     raise ValueError(f"unknown model {name!r}; choose cnn_mnist(_small), cnn_cifar(_small), "
-                     "mobilenet_v2, transformer, mlpK, or FedCR's cnn_mnist_vib_vV, fedcr_mlpH(_vV), fedcr_cnnH(_vV) "
+                     "mobilenet_v2, transformer, mlpK, convnetW (FedDM's ConvNet of width W), or FedCR's cnn_mnist_vib_vV, fedcr_mlpH(_vV), fedcr_cnnH(_vV) "
                      "(or X_flexible: half the clients get X_small)")
 
 
@@ -239,7 +277,7 @@ def is_known(name: str) -> bool:
     """Whether `build` (or `client_architectures`, for X_flexible) knows the model `name`."""
     base = name[: -len("_flexible")] if name.endswith("_flexible") and name != "mlp_flexible" else name
     return base in MODELS or (base.startswith("mlp") and base[3:].isdigit() and int(base[3:]) >= 1) or \
-        bool(_FEDCR.match(base)) and base != "cnn_mnist_vib"
+        bool(_FEDCR.match(base)) and base != "cnn_mnist_vib" or bool(re.fullmatch(r"convnet\d+", base))
 
 
 def default_model(dataset: str) -> str:

@@ -41,7 +41,7 @@ def _train_both(model_name, optimizer, lr, epochs, fast=True, counts=None):
     return err
 
 
-@pytest.mark.parametrize("model_name", ["cnn_mnist_nodrop", "mlp3"])
+@pytest.mark.parametrize("model_name", ["cnn_mnist_nodrop", "mlp3", "convnet8"])
 @pytest.mark.parametrize("fast", [True, False])
 def test_batched_sgd_equals_each_client_alone(model_name, fast):
     assert _train_both(model_name, "sgd", 0.05, epochs=2, fast=fast) < 1e-5
@@ -242,3 +242,14 @@ def test_an_own_optimizer_for_a_parameter_not_trained_is_refused():
     with pytest.raises(ValueError, match="not trained"):
         engine.train(g, cd, trainable=g.names("body"), optimizer="adam", lr=1e-3, epochs=1, batch_size=4,
                      generator=torch.Generator().manual_seed(0), own_optimizer={"head.bias": ("sgd", 0.1)})
+
+
+def test_the_convnet_ends_at_4_by_4_for_28_and_32_pixel_inputs_and_normalises_each_instance():
+    for shape in [(1, 28, 28), (3, 32, 32)]:
+        m = models.build("convnet8", shape, 10)
+        assert m.feature_dim == 8 * 4 * 4 and m(torch.randn(2, *shape)).shape == (2, 10)
+    norm = models.InstanceNorm(3)
+    x = torch.randn(4, 3, 5, 5) * 7 + 2
+    out = norm(x)
+    assert torch.allclose(out.mean((2, 3)), torch.zeros(4, 3), atol=1e-5)
+    assert torch.allclose(out.var((2, 3), unbiased=False), torch.ones(4, 3), atol=1e-3)
