@@ -118,6 +118,21 @@ def _rounds(cfg: Config, ctx, alg, rounds: int, progress: bool) -> tuple[dict, d
     return rows, ev
 
 
+def first_rounds(result: dict, rounds: int) -> dict:
+    """The first `rounds` rounds of a longer run, as the run of that many rounds would record them: no method's
+    rounds depend on how many follow, except a privacy budget split over the rounds (refused). Per-round metrics
+    only: the final fine-tune and the last round's per-client accuracies belong to the longer run and are dropped."""
+    cfg = result["config"]
+    if cfg["options"].get("dp"):
+        raise ValueError(f"{cfg['method']} with dp={cfg['options']['dp']!r} spends its budget over all "
+                         f"{cfg['rounds']} rounds, so its first {rounds} are not a run of {rounds}")
+    if rounds > cfg["rounds"]:
+        raise ValueError(f"the run has {cfg['rounds']} rounds, fewer than the {rounds} asked for")
+    cut = {k: v[:rounds] for k, v in result["rounds"].items()}
+    return {**{k: v for k, v in result.items() if k not in ("final", "client_acc", "rounds")},
+            "config": {**cfg, "rounds": rounds}, "rounds": cut}
+
+
 def run_live(cfg: Config, progress: bool = False):
     """Run a config's rounds outside the cache and return (ctx, alg, per-round metrics): the trained models stay
     in hand, for views a result file does not hold (e.g. FedCR's Fig. 2)."""

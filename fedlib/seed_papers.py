@@ -70,7 +70,8 @@ def fedcr_config(dataset: str, label: str, partition: str, *, seed: int, rounds:
         raise ValueError(f"FedCR's partitions are {', '.join(FEDCR_PARTITIONS)}, not {partition!r}")
     method, fixed, gaussian = FEDCR_METHODS[label]
     model = f"{FEDCR_BODIES[dataset]}{width}" + (f"_v{dim}" if gaussian else "")
-    fields = dict(n_clients=100, pool_split=0.7, participation=0.1, local_epochs=10, batch_size=48, optimizer="sgd",
+    fields = dict(n_clients=100, train_fraction=1.0, pool_split=0.7, participation=0.1, local_epochs=10,
+                  batch_size=48, optimizer="sgd",
                   final_finetune_epochs=0 if method == "ditto" else 10, classes_per_client=classes,
                   **FEDCR_PARTITIONS[partition])
     fields.update(over)

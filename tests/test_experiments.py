@@ -118,3 +118,20 @@ def test_cifar100_cs_fl_follows_table_a5():
     cfg = paper.table1_config("cifar100", "CS-FL")
     assert cfg.options["reduction"] == 0.1 and cfg.local_epochs == 1 and cfg.options["sparsity"] == 0.0005
     assert paper.table1_config("cifar10", "CS-FL").options["reduction"] == 0.2  # Table A.4 stays
+
+
+def test_the_first_rounds_of_a_run_are_the_shorter_run():
+    from fedlib import paper
+    small = dict(model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, local_epochs=1)
+    long = ex.run(paper.paper_config("mnist", "fedavg", rounds=3, final_finetune_epochs=1, **small), cache=False,
+                  progress=False)
+    short = ex.run(paper.paper_config("mnist", "fedavg", rounds=2, **small), cache=False, progress=False)
+    cut = ex.first_rounds(long, 2)
+    for k in ("acc_mean", "loss", "train_loss", "up_bits", "down_bits"):
+        assert cut["rounds"][k] == short["rounds"][k], k
+    assert cut["config"]["rounds"] == 2 and "final" not in cut and "client_acc" not in cut
+    with pytest.raises(ValueError, match="fewer than"):
+        ex.first_rounds(long, 4)
+    dp = {**long, "config": {**long["config"], "options": {"dp": "local"}}}
+    with pytest.raises(ValueError, match="budget"):
+        ex.first_rounds(dp, 2)
