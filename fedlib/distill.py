@@ -1,0 +1,103 @@
+"""Distribution matching (Zhao and Bilen, WACV 2023), batched over clients: what FedDM and FedRD share.
+
+A client condenses its data into a small synthetic set, `dpc` samples per class it holds, by moving the synthetic
+samples until their mean embedding matches the mean embedding of its real samples, class by class (FedRD's Eq. 5):
+
+    L = sum_c || mean_{x in B_c} psi(x) - mean_{s in S_c} psi(s) ||^2
+
+under embedders psi drawn afresh every iteration (DM: randomly initialised ConvNets without their last layer; FedDM:
+the global model perturbed within a radius rho). Every client's S is one row of a tensor [n, C, dpc, ...], so all
+clients take their steps together; the loss is a sum of per-client terms, so one backward gives each its own
+gradient. The server then trains a model on the union of the synthetic sets (`train_on`).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from . import engine
+from .data import ClientData
+from .models import InstanceNorm
+
+
+def class_batches(data: ClientData, num_classes: int, batch: int, g: torch.Generator):
+    """Per client and class, up to `batch` of its samples of that class drawn without replacement: indices
+    [n, C, batch] into the client's rows and a validity mask [n, C, batch] (False past the class's count)."""
+    n = data.n_clients
+    y, valid = data.y.cpu(), data.valid().cpu()
+    idx = torch.zeros(n, num_classes, batch, dtype=torch.long)
+    mask = torch.zeros(n, num_classes, batch, dtype=torch.bool)
+    for i in range(n):
+        for c in range(num_classes):
+            rows = torch.nonzero((y[i] == c) & valid[i]).flatten()
+            take = rows[torch.randperm(len(rows), generator=g)[:batch]]
+            idx[i, c, :len(take)], mask[i, c, :len(take)] = take, True
+    return idx, mask
+
+
+def real_init(data: ClientData, num_classes: int, dpc: int, g: torch.Generator):
+    """DM's "real" initialisation: `dpc` random real samples per class a client holds (repeated if it has fewer).
+    Returns (samples [n, C, dpc, ...], present [n, C])."""
+    idx, mask = class_batches(data, num_classes, dpc, g)
+    present = mask.any(-1)
+    counts = mask.sum(-1, keepdim=True).clamp(min=1)
+    idx = torch.gather(idx, 2, torch.arange(dpc).expand_as(idx) % counts)  # wrap around a class with < dpc
+    rows = torch.arange(data.n_clients)[:, None, None]
+    x = data.x[rows, idx.to(data.x.device)]
+    return x * present.to(x.device, x.dtype).view(*present.shape, *[1] * (x.dim() - 2)), present
+
+
+def dm_loss(real_emb: torch.Tensor, real_mask: torch.Tensor, syn_emb: torch.Tensor,
+            present: torch.Tensor) -> torch.Tensor:
+    """Eq. 5 per client: real_emb [n, C, B, F] with real_mask [n, C, B], syn_emb [n, C, dpc, F], present [n, C]
+    (classes the client holds). The squared distance of the class means, summed over present classes -> [n]."""
+    w = real_mask.to(real_emb.dtype).unsqueeze(-1)
+    real_mean = (real_emb * w).sum(2) / w.sum(2).clamp(min=1)
+    gap = ((real_mean - syn_emb.mean(2)) ** 2).sum(-1)
+    return (gap * present.to(gap.dtype)).sum(-1)
+
+
+def random_params(body: nn.Sequential, n: int, g: torch.Generator, device=None) -> dict[str, torch.Tensor]:
+    """n freshly initialised copies of `body`'s parameters, stacked [n, ...] and named as a model's ("body.0.weight"),
+    with torch's default initialisation
+    (convolutions and linear layers uniform in +-1/sqrt(fan_in), normalisation weight 1 and bias 0): DM's random
+    embedders, one per client."""
+    params = {}
+    for name, layer in body.named_modules():
+        if isinstance(layer, (nn.Conv2d, nn.Linear)):
+            w = layer.weight
+            bound = 1.0 / math.sqrt(w[0].numel())
+            params[f"body.{name}.weight"] = (torch.rand(n, *w.shape, generator=g) * 2 - 1) * bound
+            if layer.bias is not None:
+                params[f"body.{name}.bias"] = (torch.rand(n, *layer.bias.shape, generator=g) * 2 - 1) * bound
+        elif isinstance(layer, InstanceNorm):
+            params[f"body.{name}.weight"] = torch.ones(n, *layer.weight.shape)
+            params[f"body.{name}.bias"] = torch.zeros(n, *layer.bias.shape)
+    return {k: v.to(device) for k, v in params.items()}
+
+
+def perturbed(params: dict[str, torch.Tensor], rho: float, g: torch.Generator) -> dict[str, torch.Tensor]:
+    """FedDM's neighbourhood: per client (row), the parameters plus a random direction u of norm min(rho, ||u||)
+    over all of them (u ~ N(0, I))."""
+    u = {k: torch.randn(v.shape, generator=g).to(v.device, v.dtype) for k, v in params.items()}
+    norm = torch.sqrt(sum((t ** 2).flatten(1).sum(1) for t in u.values()))
+    scale = torch.clamp(rho / norm, max=1.0)
+    return {k: v + scale.view(-1, *[1] * (v.dim() - 1)) * u[k] for k, v in params.items()}
+
+
+def embed(group: engine.Group, x: torch.Tensor, params: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Body features of samples x [n, C, k, ...] under stacked params -> [n, C, k, F]."""
+    n, C, k = x.shape[:3]
+    return group.body_features(x.reshape(n, C * k, *x.shape[3:]), train=False, params=params).view(n, C, k, -1)
+
+
+def train_on(group: engine.Group, samples: torch.Tensor, labels: torch.Tensor, *, epochs: int, batch: int, lr: float,
+             optimizer: str, g: torch.Generator, trainable: list[str] | None = None) -> torch.Tensor:
+    """The server's step: train the one-row `group` (a model) on samples [M, ...] with labels [M] for `epochs`;
+    returns the mean training loss."""
+    data = ClientData(samples.unsqueeze(0), labels.unsqueeze(0), torch.tensor([len(labels)]))
+    stats = engine.train(group, data, trainable=trainable or list(group.params), optimizer=optimizer, lr=lr,
+                         epochs=epochs, batch_size=batch, generator=g)
+    return stats.loss[0]

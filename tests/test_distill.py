@@ -1,0 +1,85 @@
+"""Distribution matching, batched over clients (fedlib.distill): the loss, its batches, its embedders."""
+import torch
+from torch import nn
+
+from fedlib import distill, engine, models
+from fedlib.data import ClientData
+
+
+def _data():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(30, 1, 28, 28, generator=g)
+    y = torch.tensor([0, 1, 2] * 10)
+    y[:12] = torch.tensor([0, 1] * 6)  # client 0 holds classes 0 and 1 only
+    return ClientData.from_parts(x, y, [torch.arange(12), torch.arange(12, 30)])
+
+
+def test_class_batches_draw_each_class_from_its_own_samples_without_replacement():
+    data = _data()
+    idx, mask = distill.class_batches(data, 3, 8, torch.Generator().manual_seed(1))
+    assert idx.shape == mask.shape == (2, 3, 8)
+    assert mask[0, 2].sum() == 0 and mask[0, 0].sum() == 6 and mask[1, 2].sum() == 6
+    for i in range(2):
+        for c in range(3):
+            taken = idx[i, c][mask[i, c]]
+            assert len(set(taken.tolist())) == len(taken) and bool((data.y[i, taken] == c).all())
+
+
+def test_the_dm_loss_is_zero_when_the_class_means_agree_and_ignores_padding_and_absent_classes():
+    g = torch.Generator().manual_seed(0)
+    real = torch.randn(2, 3, 4, 5, generator=g)
+    mask = torch.ones(2, 3, 4, dtype=torch.bool)
+    present = torch.ones(2, 3, dtype=torch.bool)
+    assert torch.allclose(distill.dm_loss(real, mask, real.clone(), present), torch.zeros(2))
+    linear = nn.Linear(5, 7)
+    shuffled = real[:, :, torch.randperm(4, generator=g)]  # other samples, same class means
+    assert torch.allclose(distill.dm_loss(linear(real), mask, linear(shuffled)[:, :, :3] * 0 +
+                                          linear(real).mean(2, keepdim=True), present), torch.zeros(2), atol=1e-6)
+    padded = real.clone()
+    padded[:, :, 3] = 1e6  # a padded slot must not count
+    mask[:, :, 3] = False
+    syn = real[:, :, :3].mean(2, keepdim=True)
+    assert torch.allclose(distill.dm_loss(padded, mask, syn, present), torch.zeros(2), atol=1e-5)
+    present[1, 2] = False
+    far = syn.clone()
+    far[1, 2] += 100  # an absent class must not count either
+    assert torch.allclose(distill.dm_loss(padded, mask, far, present), torch.zeros(2), atol=1e-5)
+
+
+def test_a_step_moves_only_the_synthetic_samples_and_lowers_the_loss():
+    data = _data()
+    model = models.build("convnet8", (1, 28, 28), 3)
+    group = engine.Population.create([model, model], same_init=True).groups[0]
+    before = {k: v.clone() for k, v in group.params.items()}
+    g = torch.Generator().manual_seed(2)
+    syn, present = distill.real_init(data, 3, 2, g)
+    assert syn.shape == (2, 3, 2, 1, 28, 28) and present.tolist() == [[True, True, False], [True, True, True]]
+    syn = syn.clone().requires_grad_(True)
+    idx, mask = distill.class_batches(data, 3, 6, g)
+    real = data.x[torch.arange(2)[:, None, None], idx]
+    emb = distill.random_params(model.body, 2, g)
+    losses = []
+    for _ in range(5):
+        loss = distill.dm_loss(distill.embed(group, real, emb), mask, distill.embed(group, syn, emb), present)
+        (grad,) = torch.autograd.grad(loss.sum(), [syn])
+        with torch.no_grad():
+            syn -= 1.0 * grad
+        losses.append(loss.detach())
+    assert bool((losses[-1] < losses[0]).all())
+    assert all(torch.equal(v, before[k]) for k, v in group.params.items())
+
+
+def test_the_perturbed_models_lie_at_distance_rho():
+    params = {"a": torch.zeros(3, 40, 50), "b": torch.ones(3, 50)}
+    moved = distill.perturbed(params, 5.0, torch.Generator().manual_seed(0))
+    dist = torch.sqrt(sum(((moved[k] - v) ** 2).flatten(1).sum(1) for k, v in params.items()))
+    assert torch.allclose(dist, torch.full((3,), 5.0), atol=1e-4)
+    assert not torch.equal(moved["a"][0], moved["a"][1])  # every client its own direction
+
+
+def test_random_embedders_differ_per_client_and_follow_torchs_initialisation_bounds():
+    body = models.build("convnet8", (1, 28, 28), 3).body
+    emb = distill.random_params(body, 2, torch.Generator().manual_seed(0))
+    assert set(emb) == {f"body.{k}" for k, _ in body.named_parameters()}
+    w = emb["body.0.weight"]
+    assert not torch.equal(w[0], w[1]) and float(w.abs().max()) <= 1 / 3  # fan_in 9
