@@ -22,17 +22,23 @@ from .data import ClientData
 from .models import InstanceNorm
 
 
-def class_batches(data: ClientData, num_classes: int, batch: int, g: torch.Generator):
-    """Per client and class, up to `batch` of its samples of that class drawn without replacement: indices
-    [n, C, batch] into the client's rows and a validity mask [n, C, batch] (False past the class's count)."""
-    n = data.n_clients
+def class_rows(data: ClientData, num_classes: int) -> list[list[torch.Tensor]]:
+    """Per client and class, the rows of its samples of that class."""
     y, valid = data.y.cpu(), data.valid().cpu()
-    idx = torch.zeros(n, num_classes, batch, dtype=torch.long)
-    mask = torch.zeros(n, num_classes, batch, dtype=torch.bool)
-    for i in range(n):
-        for c in range(num_classes):
-            rows = torch.nonzero((y[i] == c) & valid[i]).flatten()
-            take = rows[torch.randperm(len(rows), generator=g)[:batch]]
+    return [[torch.nonzero((y[i] == c) & valid[i]).flatten() for c in range(num_classes)]
+            for i in range(data.n_clients)]
+
+
+def class_batches(data: ClientData, num_classes: int, batch: int, g: torch.Generator, rows=None):
+    """Per client and class, up to `batch` of its samples of that class drawn without replacement: indices
+    [n, C, batch] into the client's rows and a validity mask [n, C, batch] (False past the class's count).
+    `rows`: `class_rows(data, num_classes)`, when the caller draws many batches."""
+    rows = class_rows(data, num_classes) if rows is None else rows
+    idx = torch.zeros(data.n_clients, num_classes, batch, dtype=torch.long)
+    mask = torch.zeros(data.n_clients, num_classes, batch, dtype=torch.bool)
+    for i, per_class in enumerate(rows):
+        for c, r in enumerate(per_class):
+            take = r[torch.randperm(len(r), generator=g)[:batch]]
             idx[i, c, :len(take)], mask[i, c, :len(take)] = take, True
     return idx, mask
 
@@ -91,6 +97,40 @@ def embed(group: engine.Group, x: torch.Tensor, params: dict[str, torch.Tensor])
     """Body features of samples x [n, C, k, ...] under stacked params -> [n, C, k, F]."""
     n, C, k = x.shape[:3]
     return group.body_features(x.reshape(n, C * k, *x.shape[3:]), train=False, params=params).view(n, C, k, -1)
+
+
+def condense(group: engine.Group, data: ClientData, syn: torch.Tensor, present: torch.Tensor, embedders, *,
+             iterations: int, lr: float, momentum: float, batch: int, g: torch.Generator, match_logits: bool = False,
+             transform=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Every client's synthetic set syn [n, C, dpc, ...] after `iterations` steps of Eq. 5: each step draws fresh
+    embedders (`embedders()` -> stacked parameters of `group`'s model, one row per client) and a real batch per class,
+    and moves S by SGD (`momentum` 0: the paper's plain step). `match_logits` adds the same loss on the logits
+    (FedDM). `transform` maps real inputs into the space S lives in (FedRD's projection), without gradient.
+    Returns (S, the last step's loss per client)."""
+    num_classes = syn.shape[1]
+    rows = class_rows(data, num_classes)
+    clients = torch.arange(data.n_clients)[:, None, None]
+    syn = syn.detach().clone().requires_grad_(True)
+    velocity = torch.zeros_like(syn)
+    loss = torch.zeros(data.n_clients)
+    for _ in range(iterations):
+        params = embedders()
+        idx, mask = class_batches(data, num_classes, batch, g, rows)
+        real = data.x[clients, idx.to(data.x.device)]
+        if transform is not None:
+            with torch.no_grad():
+                real = transform(real)
+        mask = mask.to(syn.device)
+        real_emb, syn_emb = embed(group, real, params), embed(group, syn, params)
+        loss = dm_loss(real_emb, mask, syn_emb, present)
+        if match_logits:
+            logits = lambda e: group.model.head_logits(e.flatten(1, 2), params, train=False).view(*e.shape[:3], -1)  # noqa: E731
+            loss = loss + dm_loss(logits(real_emb), mask, logits(syn_emb), present)
+        (grad,) = torch.autograd.grad(loss.sum(), [syn])
+        with torch.no_grad():
+            velocity = momentum * velocity + grad
+            syn -= lr * velocity
+    return syn.detach(), loss.detach()
 
 
 def train_on(group: engine.Group, samples: torch.Tensor, labels: torch.Tensor, *, epochs: int, batch: int, lr: float,

@@ -195,3 +195,13 @@ def test_the_protocol_config_follows_sec_5_1_and_refuses_what_it_does_not_know()
     for bad in [("cifar10", "FedCR", "n1"), ("mnist", "FedSR", "n1"), ("mnist", "FedCR", "n3")]:
         with pytest.raises(ValueError, match="choose from|not|partitions"):
             sp.fedcr_config(*bad, seed=0, rounds=1, width=8, dim=2, lr=0.1)
+
+
+def test_local_trainings_final_fine_tune_trains_only_the_head_like_every_other_method():
+    cfg = paper.paper_config("mnist", "local", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, rounds=1,
+                             local_epochs=1, final_finetune_epochs=1)
+    ctx, alg = ex.setup(cfg)
+    before = {k: v.clone() for k, v in ctx.population.groups[0].params.items()}
+    alg.finetune(1)
+    for k, v in ctx.population.groups[0].params.items():
+        assert torch.equal(v, before[k]) == k.startswith("body."), k

@@ -8,6 +8,7 @@ from .fedavg import FedAvg, LGFedAvg, Local, ParameterAveraging
 from .csfl import CSFL
 from .ditto import Ditto
 from .fedcr import FedCR, FedCRNA
+from .feddm import FedDM
 from .fednova import FedNova
 from .fedprox import FedProx
 from .fedbabu import FedBabu
@@ -19,7 +20,7 @@ from .fedrep import FedRep
 
 REGISTRY: dict[str, type[Algorithm]] = {
     cls.name: cls for cls in (FedAvg, LGFedAvg, FedPer, FedRep, CSFL, FedBabu, FedProto, FedDBE, FedLog, FedLogC,
-                                        FedCR, FedCRNA, Ditto, Local, FedProx, FedNova)}
+                                        FedCR, FedCRNA, Ditto, Local, FedProx, FedNova, FedDM)}
 
 
 def make(name: str, **options) -> Algorithm:
@@ -29,4 +30,4 @@ def make(name: str, **options) -> Algorithm:
 
 
 __all__ = ["Algorithm", "Context", "Reply", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer", "FedRep",
-           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local", "FedProx", "FedNova"]
+           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local", "FedProx", "FedNova", "FedDM"]

@@ -93,8 +93,13 @@ class LGFedAvg(ParameterAveraging):
 
 
 class Local(ParameterAveraging):
-    """No communication: the round's participants train their own models; nothing is sent either way."""
+    """No communication: the round's participants train their own models; nothing is sent either way. The final
+    fine-tune trains the head, as every other method's in FedCR's protocol (all of the model is the client's own,
+    but a longer fine-tune of everything would be more local training, not the same protocol)."""
     name = "local"
 
     def shared_names(self, ctx: Context) -> list[str]:
         return []
+
+    def personal_names(self, group) -> list[str]:
+        return group.names("head")
