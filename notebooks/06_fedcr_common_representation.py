@@ -65,7 +65,7 @@ SETTINGS = {
                   ditto_grid=[0.1, 1.0], dims=[2, 4, 16, 64], betas=[0.0, 5e-4, 5e-3],
                   beta_sets=["fashion_mnist", "mnist"],
                   fig2=dict(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.3)),
-                  table9=dict(ks=[3, 5, 7], rounds=20), table1=dict(seeds=[0], rounds=10, over={})),
+                  table9=dict(ks=[5, 7], rounds=20), table1=dict(seeds=[0], rounds=5, over={})),
     "paper": dict(model=dict(width=1024, dim=512, lr=0.05), samples=(18, 18), seeds=[0, 1, 2], rounds=250, over={},
                   columns=[(d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")],
                   ditto_grid=[0.01, 0.1, 0.5, 1.0, 2.0], dims=[2, 4, 8, 16, 32, 64, 128, 256, 512],
@@ -105,16 +105,47 @@ def best_acc(r):
     return 100 * max(r["rounds"]["acc_mean"])
 
 
+def table1_setting(method, seed):
+    """Part G: FedCR or FedCR-NA in FedLog's MNIST Table 1 setting, Table A.2's CNN with a Gaussian layer."""
+    g = S["table1"]
+    return paper.paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=seed, rounds=g["rounds"],
+                              options=dict(train_samples=S["samples"][0], eval_samples=S["samples"][1]), **g["over"])
+
+
 columns = [(d, p) for d, p in S["columns"] if ex.dataset_available(d)]
 missing = [(d, p) for d, p in S["columns"] if (d, p) not in columns]
 print("columns run:", columns, "| missing here (no files):", missing)
+LABELS = BASELINES + ["FedCR"]
+DIM_SETS = [d for d, p in columns if p == "n1"][:None if profile == "paper" else 1]  # quick: FashionMNIST only
+BETA_SETS = [d for d in S["beta_sets"] if (d, "n1") in columns]
+NONAGG = ["Local", "FedAvg", "FedPer", "FedCR-NA", "FedLog"]  # part F
+NONAGG_SET = "fashion_mnist" if ex.dataset_available("fashion_mnist") else None
+
+# %% [markdown]
+# ## Runs
+# Every run of parts A, C, D, F and G in one sweep, so that `FEDLIB_SWEEP_BACKEND=ray` runs them one per core;
+# finished runs come from the cache. Ditto's runs wait for its lambda (next cell); part E's runs are live.
+
+# %%
+d0, p0 = columns[0]
+upfront = [config(d0, "Ditto", p0, S["seeds"][0], lam=lam) for lam in S["ditto_grid"]]
+upfront += [config(d, lab, p, sd) for d, p in columns for lab in LABELS if lab != "Ditto" for sd in S["seeds"]]
+upfront += [config(d, "FedCR", "n1", sd, dim=V) for d in DIM_SETS for V in S["dims"] for sd in S["seeds"]]
+upfront += [config(d, "FedCR", "n1", sd, beta=b) for d in BETA_SETS for b in S["betas"] for sd in S["seeds"]]
+if NONAGG_SET:
+    upfront += [config(NONAGG_SET, lab, "n1", sd, classes=k, rounds=S["table9"]["rounds"])
+                for k in S["table9"]["ks"] for lab in NONAGG for sd in S["seeds"]]
+if ex.dataset_available("mnist"):
+    upfront += [table1_setting(m, sd) for m in ("fedcr", "fedcr_na") for sd in S["table1"]["seeds"]]
+unique = list({c.key(): c for c in upfront}.values())
+print(f"{len(unique)} runs")
+sweep.run_many(unique)
 
 # %% [markdown]
 # ## Ditto's lambda: chosen on seed 0 from Ditto's grid, then frozen
 # On the first column (FashionMNIST n1), the grid point with the best final accuracy.
 
 # %%
-d0, p0 = columns[0]
 grid = {lam: sweep.run_many([config(d0, "Ditto", p0, S["seeds"][0], lam=lam)])[0] for lam in S["ditto_grid"]}
 for lam, r in grid.items():
     print(f"Ditto lambda {lam:<5g} {SHOWN[d0]} {p0}: final {final_acc(r):.2f}%")
@@ -129,7 +160,7 @@ print(f"lambda = {LAM:g} for every Ditto run below")
 # paper number is shown for reference only.
 
 # %%
-LABELS = BASELINES + ["FedCR"]
+sweep.run_many([config(d, "Ditto", p, sd, lam=LAM) for d, p in columns for sd in S["seeds"]])
 table2 = {}
 for d, p in columns:
     cfgs = [config(d, lab, p, sd, lam=LAM) for lab in LABELS for sd in S["seeds"]]
@@ -177,7 +208,7 @@ plots.save_figure(fig, "fedcr_curves")
 
 # %%
 dims = {}
-for d in [c[0] for c in columns if c[1] == "n1"][:1 if profile != "paper" else None]:
+for d in DIM_SETS:
     for V in S["dims"]:
         rs = sweep.run_many([config(d, "FedCR", "n1", sd, dim=V) for sd in S["seeds"]])
         dims[(d, V)] = stats.mean_se([final_acc(r) for r in rs])
@@ -203,7 +234,7 @@ plots.save_figure(fig, "fedcr_dims")
 
 # %%
 betas = {}
-for d in [b for b in S["beta_sets"] if (b, "n1") in columns]:
+for d in BETA_SETS:
     for beta in S["betas"]:
         rs = sweep.run_many([config(d, "FedCR", "n1", sd, beta=beta) for sd in S["seeds"]])
         betas[(d, beta)] = stats.mean_se([final_acc(r) for r in rs])
@@ -251,13 +282,12 @@ if ex.dataset_available("mnist"):
 # Local training sends nothing; FedCR-NA and FedLog send per-class statistics only; FedAvg and FedPer send models.
 
 # %%
-NONAGG = ["Local", "FedAvg", "FedPer", "FedCR-NA", "FedLog"]
 t9 = S["table9"]
 table9 = {}
-if ex.dataset_available("fashion_mnist"):
+if NONAGG_SET:
     for k in t9["ks"]:
         for lab in NONAGG:
-            rs = sweep.run_many([config("fashion_mnist", lab, "n1", sd, classes=k, rounds=t9["rounds"])
+            rs = sweep.run_many([config(NONAGG_SET, lab, "n1", sd, classes=k, rounds=t9["rounds"])
                                  for sd in S["seeds"]])
             table9[(k, lab)] = (stats.mean_se([final_acc(r) for r in rs]),
                                 sum(rs[0]["rounds"]["up_bits"]) + sum(rs[0]["rounds"]["down_bits"]))
@@ -287,10 +317,7 @@ if ex.dataset_available("mnist"):
             t1[lab] = [ex.first_rounds(r, g["rounds"]) for r in
                        sweep.run_many([paper.table1_config("mnist", lab, seed=sd) for sd in g["seeds"]])]
     for lab, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]:
-        t1[lab] = sweep.run_many([paper.paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=sd,
-                                                     rounds=g["rounds"], options=dict(
-                                                         train_samples=S["samples"][0], eval_samples=S["samples"][1]),
-                                                     **g["over"]) for sd in g["seeds"]])
+        t1[lab] = sweep.run_many([table1_setting(method, sd) for sd in g["seeds"]])
     t1_rows = stats.table_rows(t1, paper.THRESHOLD["mnist"], reference="FedLog-C")
     for r in t1_rows:
         r.update(seeds=len(g["seeds"]), rounds=g["rounds"])
