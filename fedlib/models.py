@@ -119,6 +119,31 @@ def convnet(input_shape: tuple[int, ...], num_classes: int, width: int = 128) ->
     return BodyHead(nn.Sequential(*layers), nn.Linear(features, num_classes))
 
 
+class ProjectedBodyHead(BodyHead):
+    """FedRD's model: the body is a personal projection (its first `projection_layers` modules, ending in one channel
+    of the input's size) followed by the global task ConvNet's layers; the head is the task model's last layer."""
+
+    def __init__(self, projection: list[nn.Module], task: list[nn.Module], head: nn.Linear):
+        super().__init__(nn.Sequential(*projection, *task), head)
+        self.projection_layers = len(projection)
+
+    def task_model(self) -> BodyHead:
+        """The task model alone (inputs in representation space), sharing these modules."""
+        return BodyHead(nn.Sequential(*list(self.body)[self.projection_layers:]), self.head)
+
+
+def fedrd_model(input_shape: tuple[int, ...], num_classes: int, layers: int = 2, width: int = 128) -> BodyHead:
+    """`fedrd_projL_convnetW`: L 3x3 convs (8, then 16 filters) with ReLUs and a 1x1 conv to one channel, so the
+    representation is 1 x h x w (d' = h w), then ConvNet-W on it."""
+    projection, channels = [], input_shape[0]
+    for out in [8, 16, 16, 16][:layers]:
+        projection += [nn.Conv2d(channels, out, 3, padding=1), nn.ReLU()]
+        channels = out
+    projection.append(nn.Conv2d(channels, 1, 1))
+    task, features = convnet_layers(1, width, input_shape[-1])
+    return ProjectedBodyHead(projection, task, nn.Linear(features, num_classes))
+
+
 class Clip(nn.Hardtanh):
     """Eq. 14: clip every feature to [-b, b] (the body's last activation under differential privacy)."""
 
@@ -253,6 +278,8 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
         return cnn_cifar(num_classes, small=name.endswith("small"), in_channels=input_shape[0])
     if name == "cnn_mnist_nodrop":
         return cnn_mnist(num_classes, dropout=0.0)
+    if m := re.fullmatch(r"fedrd_proj(\d)_convnet(\d+)", name):
+        return fedrd_model(input_shape, num_classes, layers=int(m.group(1)), width=int(m.group(2)))
     if re.fullmatch(r"convnet\d+", name):
         return convnet(input_shape, num_classes, width=int(name[7:]))
     if name == "mobilenet_v2":
@@ -265,7 +292,7 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
         depth = int(name[3:] or 2)
         return mlp(math.prod(input_shape), [64] * (depth - 1), 2, num_classes, last_activation=False)
     raise ValueError(f"unknown model {name!r}; choose cnn_mnist(_small), cnn_cifar(_small), "
-                     "mobilenet_v2, transformer, mlpK, convnetW (FedDM's ConvNet of width W), or FedCR's cnn_mnist_vib_vV, fedcr_mlpH(_vV), fedcr_cnnH(_vV) "
+                     "mobilenet_v2, transformer, mlpK, convnetW (FedDM's ConvNet of width W), fedrd_projL_convnetW (FedRD's), or FedCR's cnn_mnist_vib_vV, fedcr_mlpH(_vV), fedcr_cnnH(_vV) "
                      "(or X_flexible: half the clients get X_small)")
 
 
@@ -277,7 +304,7 @@ def is_known(name: str) -> bool:
     """Whether `build` (or `client_architectures`, for X_flexible) knows the model `name`."""
     base = name[: -len("_flexible")] if name.endswith("_flexible") and name != "mlp_flexible" else name
     return base in MODELS or (base.startswith("mlp") and base[3:].isdigit() and int(base[3:]) >= 1) or \
-        bool(_FEDCR.match(base)) and base != "cnn_mnist_vib" or bool(re.fullmatch(r"convnet\d+", base))
+        bool(_FEDCR.match(base)) and base != "cnn_mnist_vib" or bool(re.fullmatch(r"(fedrd_proj[1-4]_)?convnet\d+", base))
 
 
 def default_model(dataset: str) -> str:

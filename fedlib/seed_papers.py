@@ -37,7 +37,7 @@ FEDCR_TABLE9 = {10: {"Local": 52.44, "FedAvg": 35.51, "FedPer": 54.98, "FedCR-NA
 # ----------------------------------------------------------------------------------------------- FedCR's protocol
 # Sec. 5.1 and Table 4: each dataset's train and test sets pooled, 100 equal clients split 70/30, 10% participation,
 # 10 local epochs of SGD with batch 48, and every client's 10-epoch fine-tune of its personal part after the last
-# round (the authors' "last" round), for every method that has one (Ditto's personal model is already its own).
+# round (the authors' "last" round), for every method that has one (see NO_FINETUNE).
 FEDCR_METHODS = {  # label -> (method, options, whether the body ends in FedCR's Gaussian layer)
     "FedAvg": ("fedavg", {}, False),  # read before the fine-tune; "FedAvg-FT" is the same run after it
     "FedPer": ("fedper", {"local_layers": 1}, False),  # only the head local, as the authors' w_glob_keys
@@ -50,6 +50,8 @@ FEDCR_METHODS = {  # label -> (method, options, whether the body ends in FedCR's
     "Local": ("local", {}, False),  # Table 9's Local-Training: no communication
     "FedLog": ("fedlog", {}, False),  # also shares only per-class statistics
 }
+NO_FINETUNE = {"ditto", "fedlog"}  # Ditto's personal model is its own; FedLog's personal body trains every round
+# with its own loss, and its head is the posterior's (a cross-entropy fine-tune of its body at FedCR's lr diverged)
 FEDCR_PARTITIONS = {"n1": dict(partition="pathological"),  # k classes per client, equal amounts (FedCR: 5)
                     "n2": dict(partition="dirichlet_client", dirichlet_alpha=0.5)}  # per-client Dir(0.5) priors
 FEDCR_BODIES = {"fashion_mnist": "fedcr_cnn", "mnist": "fedcr_mlp"}  # MNIST stands in for EMNIST-L: its MLP
@@ -72,7 +74,7 @@ def fedcr_config(dataset: str, label: str, partition: str, *, seed: int, rounds:
     model = f"{FEDCR_BODIES[dataset]}{width}" + (f"_v{dim}" if gaussian else "")
     fields = dict(n_clients=100, train_fraction=1.0, pool_split=0.7, participation=0.1, local_epochs=10,
                   batch_size=48, optimizer="sgd",
-                  final_finetune_epochs=0 if method == "ditto" else 10, classes_per_client=classes,
+                  final_finetune_epochs=0 if method in NO_FINETUNE else 10, classes_per_client=classes,
                   **FEDCR_PARTITIONS[partition])
     fields.update(over)
     return Config(method=method, dataset=dataset, model=model, seed=seed, rounds=rounds, lr=lr,

@@ -63,8 +63,8 @@ SETTINGS = {
                   over=dict(train_fraction=0.1),  # 10% of the pool: 49 train / 21 test images per client
                   columns=[("fashion_mnist", "n1"), ("fashion_mnist", "n2"), ("mnist", "n1"), ("mnist", "n2")],
                   ditto_grid=[0.1, 1.0], dims=[2, 4, 16, 64], betas=[0.0, 5e-4, 5e-3],
-                  beta_sets=["fashion_mnist", "mnist"],
-                  fig2=dict(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.3)),
+                  beta_sets=["fashion_mnist"],  # quick: FashionMNIST only (the paper profile adds MNIST)
+                  fig2=dict(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.2)),
                   table9=dict(ks=[5, 7], rounds=20), table1=dict(seeds=[0], rounds=5, over={})),
     "paper": dict(model=dict(width=1024, dim=512, lr=0.05), samples=(18, 18), seeds=[0, 1, 2], rounds=250, over={},
                   columns=[(d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")],

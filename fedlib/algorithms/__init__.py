@@ -9,6 +9,7 @@ from .csfl import CSFL
 from .ditto import Ditto
 from .fedcr import FedCR, FedCRNA
 from .feddm import FedDM
+from .fedrd import FedRD
 from .fednova import FedNova
 from .fedprox import FedProx
 from .fedbabu import FedBabu
@@ -20,7 +21,7 @@ from .fedrep import FedRep
 
 REGISTRY: dict[str, type[Algorithm]] = {
     cls.name: cls for cls in (FedAvg, LGFedAvg, FedPer, FedRep, CSFL, FedBabu, FedProto, FedDBE, FedLog, FedLogC,
-                                        FedCR, FedCRNA, Ditto, Local, FedProx, FedNova, FedDM)}
+                                        FedCR, FedCRNA, Ditto, Local, FedProx, FedNova, FedDM, FedRD)}
 
 
 def make(name: str, **options) -> Algorithm:
@@ -30,4 +31,4 @@ def make(name: str, **options) -> Algorithm:
 
 
 __all__ = ["Algorithm", "Context", "Reply", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer", "FedRep",
-           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local", "FedProx", "FedNova", "FedDM"]
+           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local", "FedProx", "FedNova", "FedDM", "FedRD"]
