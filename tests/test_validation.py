@@ -82,6 +82,10 @@ def test_two_hundred_random_configs_run_one_round_or_raise_a_documented_error():
         kw = {k: rng.choice(v) for k, v in VALID.items()}
         if kw["method"].startswith("fedcr"):  # FedCR needs a body with a Gaussian layer; "auto" checks the refusal
             kw["model"] = rng.choice(["cnn_mnist_vib_v8", "cnn_mnist_vib_v8", "auto"])
+        if kw["method"] in ("feddm", "fedrd"):  # their paper defaults (1000 matching steps) are GPU work
+            kw["options"] = dict(iterations=1, real_batch=4, server_epochs=1)
+            if kw["method"] == "fedrd":  # a projection before the task model; "auto" checks the refusal
+                kw["model"] = rng.choice(["fedrd_proj1_convnet8", "fedrd_proj1_convnet8", "auto"])
         for k in rng.sample(list(INVALID), rng.choice([0, 0, 0, 1, 2])):
             kw[k] = rng.choice(INVALID[k])
         try:
