@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-import torch
 
 from ..engine import Population, masked_cross_entropy, squared_distance
 from ..messages import Message
