@@ -206,3 +206,20 @@ def test_local_trainings_final_fine_tune_trains_only_the_head_like_every_other_m
     alg.finetune(1)
     for k, v in ctx.population.groups[0].params.items():
         assert torch.equal(v, before[k]) == k.startswith("body."), k
+
+
+def test_the_seed_papers_numbers_are_the_papers_text():
+    """Every FedRD Table I cell and FedCR's Table 2 FedCR row appear verbatim in the seed papers (seeds/)."""
+    from pathlib import Path
+
+    from fedlib import seed_papers as sp
+    seeds = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("the seed papers' text is not beside this checkout")
+    fedrd = next(seeds.glob("002_*.txt")).read_text()
+    for dataset, rows in sp.FEDRD_TABLE1.items():
+        for method, (mean, std) in rows.items():
+            assert f"{mean:.2f}±{std:.2f}" in fedrd, (dataset, method)
+    fedcr = next(seeds.glob("001_*.txt")).read_text()
+    for (dataset, part), rows in sp.FEDCR_TABLE2.items():
+        assert f"{rows['FedCR']:.2f}" in fedcr, (dataset, part)
