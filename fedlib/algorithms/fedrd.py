@@ -79,7 +79,7 @@ class FedRD(FedDM):
         self.ctx.train_clients(rnd, clients, trainable=self.projection)  # Eq. 2, theta_r frozen
         g = self.ctx.generator(rnd, DISTILL_SALT)
         data = self.ctx.fed.train.select(clients)
-        part = self.population.groups[0].subset(self.ctx_rows(clients))
+        part = self.population.groups[0].subset(clients)  # one group (init refuses mixed models): rows are ids
         real, present = distill.real_init(data, self.ctx.fed.num_classes, o["dpc"], g)
         with torch.no_grad():
             syn = self.represent(part, real)
@@ -92,11 +92,6 @@ class FedRD(FedDM):
                                      iterations=o["iterations"], lr=o["syn_lr"], momentum=o["syn_momentum"],
                                      batch=o["real_batch"], g=g, transform=lambda x: self.represent(part, x))
         return Reply(self.synthetic_message(syn, present, clients), loss)
-
-    def ctx_rows(self, clients: torch.Tensor) -> torch.Tensor:
-        group = self.population.groups[0]
-        position = {int(c): i for i, c in enumerate(group.clients)}
-        return torch.tensor([position[int(c)] for c in clients])
 
     def aggregate(self, rnd: int, up: Message) -> None:
         samples, labels = self.union(up)
