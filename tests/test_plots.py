@@ -145,3 +145,15 @@ def test_fedcrs_figures_label_every_axis_and_list_every_series():
     assert len(shown) == 3 and all(_labelled(ax) for ax in shown)
     assert all(set(_legend_texts(ax.get_legend())) == {"class 0", "class 3", "class 7"} for ax in shown)
     assert "silhouette by class 0.25" in shown[0].get_title()
+
+
+def test_the_objective_inconsistency_toy_labels_its_axes_and_lists_every_method_and_marker():
+    from fedlib.algorithms.fednova import quadratic_toy
+    centers = np.eye(3)[:, :2] * 2 - 0.5
+    paths = {name: quadratic_toy(centers, [1, 5, 20], 0.01, 50, normalize=name == "FedNova").numpy()
+             for name in ("FedAvg", "FedNova")}
+    fig = plots.objective_inconsistency(paths, {"FedAvg": paths["FedAvg"][-1]}, centers, "synthetic")
+    assert all(_labelled(ax) for ax in fig.axes)
+    left = set(_legend_texts(fig.axes[0].get_legend()))
+    assert {"FedAvg", "FedNova", "clients' optima", "true minimiser", "FedAvg: fixed point (closed form)"} <= left
+    assert set(_legend_texts(fig.axes[1].get_legend())) == {"FedAvg", "FedNova"}
