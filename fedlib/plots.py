@@ -109,6 +109,8 @@ def mean_band(ax, x, runs, label: str, color=None, spread: str = "std", **line):
     band = None if len(runs) < 2 else ("sd" if spread == "std" else "se")
     sns.lineplot(data=long, x="x", y="y", ax=ax, label=label, color=color, errorbar=band,
                  err_kws={"alpha": 0.12, "lw": 0}, **line)
+    if ax.get_legend() is not None:  # lineplot adds one per axis; the caller places the legend (ax or figure)
+        ax.get_legend().remove()
     ax.set_xlabel(xlabel)  # lineplot names the axes after its columns: keep the caller's labels
     ax.set_ylabel(ylabel)
 
@@ -397,7 +399,6 @@ def accuracy_curves(panels: dict[str, dict[str, dict]], title: str, spread: str 
             mean_band(ax, np.arange(1, acc.shape[1] + 1), acc, lab, spread=spread, **styles[lab])
         ax.set(title=name, xlabel="global round", ylabel="mean client accuracy (%)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.get_legend().remove()
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=9, bbox_to_anchor=(0.5, -0.02))
     fig.suptitle(title, fontsize=11)

@@ -26,6 +26,7 @@ def test_accuracy_vs_bits_labels_every_axis_and_lists_every_method_and_the_thres
     assert all(_labelled(ax) for ax in fig.axes)
     texts = _legend_texts(fig.legends[0])
     assert set(curves) <= set(texts) and "threshold 97%" in texts
+    assert all(ax.get_legend() is None for ax in fig.axes)  # one legend beside the panels, none over the data
     assert "cumulative" in fig.axes[0].get_xlabel() and fig.axes[2].get_ylim() == (90, 100)
     styles = plots.method_styles({lab: m for lab, (m, _) in methods.items()})
     assert len({s["color"] for s in styles.values()}) == len(styles)  # no two methods share a colour
