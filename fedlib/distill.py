@@ -55,6 +55,14 @@ def real_init(data: ClientData, num_classes: int, dpc: int, g: torch.Generator):
     return x * present.to(x.device, x.dtype).view(*present.shape, *[1] * (x.dim() - 2)), present
 
 
+def initial_set(samples: torch.Tensor, present: torch.Tensor, init: str, g: torch.Generator) -> torch.Tensor:
+    """S before matching: the given real samples [n, C, dpc, ...] ("real") or N(0, 1) noise of their shape
+    ("random"), zero for the classes a client does not hold (present [n, C])."""
+    if init == "random":
+        samples = torch.randn(samples.shape, generator=g).to(samples.device, samples.dtype)
+    return samples * present.to(samples.device, samples.dtype).view(*present.shape, *[1] * (samples.dim() - 2))
+
+
 def dm_loss(real_emb: torch.Tensor, real_mask: torch.Tensor, syn_emb: torch.Tensor,
             present: torch.Tensor) -> torch.Tensor:
     """Eq. 5 per client: real_emb [n, C, B, F] with real_mask [n, C, B], syn_emb [n, C, dpc, F], present [n, C]

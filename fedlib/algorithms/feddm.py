@@ -48,11 +48,8 @@ class FedDM(Algorithm):
     def initial_sets(self, data, g: torch.Generator):
         """S_k before matching: dpc real samples per class (or noise), and the classes each client holds."""
         C, dpc = self.ctx.fed.num_classes, self.options["dpc"]
-        syn, present = distill.real_init(data, C, dpc, g)
-        if self.options["init"] == "random":
-            noise = torch.randn(syn.shape, generator=g).to(syn.device, syn.dtype)
-            syn = noise * present.to(syn.device, syn.dtype).view(*present.shape, *[1] * (syn.dim() - 2))
-        return syn, present
+        real, present = distill.real_init(data, C, dpc, g)
+        return distill.initial_set(real, present, self.options["init"], g), present
 
     def client_update(self, rnd: int, down: Message) -> Reply:
         clients, o = down.clients, self.options

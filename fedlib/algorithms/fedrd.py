@@ -82,10 +82,7 @@ class FedRD(FedDM):
         part = self.population.groups[0].subset(clients)  # one group (init refuses mixed models): rows are ids
         real, present = distill.real_init(data, self.ctx.fed.num_classes, o["dpc"], g)
         with torch.no_grad():
-            syn = self.represent(part, real)
-        if o["init"] == "random":
-            syn = torch.randn(syn.shape, generator=g).to(syn.device, syn.dtype)
-        syn = syn * present.to(syn.device, syn.dtype).view(*present.shape, 1, 1, 1, 1)
+            syn = distill.initial_set(self.represent(part, real), present, o["init"], g)
         embedder = engine.Group(self.task_model, clients, {})
         syn, loss = distill.condense(embedder, data, syn, present.to(syn.device),
                                      lambda: distill.random_params(self.task_model.body, len(clients), g, syn.device),
