@@ -63,12 +63,30 @@ def initial_set(samples: torch.Tensor, present: torch.Tensor, init: str, g: torc
     return samples * present.to(samples.device, samples.dtype).view(*present.shape, *[1] * (samples.dim() - 2))
 
 
-def dm_loss(real_emb: torch.Tensor, real_mask: torch.Tensor, syn_emb: torch.Tensor,
-            present: torch.Tensor) -> torch.Tensor:
-    """Eq. 5 per client: real_emb [n, C, B, F] with real_mask [n, C, B], syn_emb [n, C, dpc, F], present [n, C]
-    (classes the client holds). The squared distance of the class means, summed over present classes -> [n]."""
-    w = real_mask.to(real_emb.dtype).unsqueeze(-1)
-    real_mean = (real_emb * w).sum(2) / w.sum(2).clamp(min=1)
+def pack(idx: torch.Tensor, mask: torch.Tensor):
+    """class_batches' [n, C, B] layout without its padding: per client, its drawn samples first, padded only to the
+    largest client's count L (a client holding few classes or few samples no longer costs C x B embeddings).
+    Returns rows [n, L] into the client's samples, their classes [n, L] and a validity mask [n, L]."""
+    n, C, B = idx.shape
+    flat = mask.flatten(1)
+    L = max(int(flat.sum(1).max()), 1)
+    order = torch.argsort((~flat).to(torch.int8), dim=1, stable=True)[:, :L]  # valid slots first, in draw order
+    classes = torch.arange(C).repeat_interleave(B).expand(n, -1)
+    return idx.flatten(1).gather(1, order), classes.gather(1, order), flat.gather(1, order)
+
+
+def class_means(emb: torch.Tensor, classes: torch.Tensor, valid: torch.Tensor, num_classes: int) -> torch.Tensor:
+    """Per client and class, the mean of the valid embeddings emb [n, L, F] of that class -> [n, C, F] (zero for a
+    class with none)."""
+    onehot = torch.nn.functional.one_hot(classes.to(emb.device), num_classes).to(emb.dtype)
+    onehot = onehot * valid.to(emb.device, emb.dtype).unsqueeze(-1)  # [n, L, C]
+    return (onehot.transpose(1, 2) @ emb) / onehot.sum(1).clamp(min=1).unsqueeze(-1)
+
+
+def dm_loss(real_mean: torch.Tensor, syn_emb: torch.Tensor, present: torch.Tensor) -> torch.Tensor:
+    """Eq. 5 per client: the real class means [n, C, F] (`class_means`) against the synthetic samples' embeddings
+    [n, C, dpc, F], over the classes the client holds (present [n, C]): the squared distance of the class means,
+    summed over present classes -> [n]."""
     gap = ((real_mean - syn_emb.mean(2)) ** 2).sum(-1)
     return (gap * present.to(gap.dtype)).sum(-1)
 
@@ -117,23 +135,23 @@ def condense(group: engine.Group, data: ClientData, syn: torch.Tensor, present: 
     Returns (S, the last step's loss per client)."""
     num_classes = syn.shape[1]
     rows = class_rows(data, num_classes)
-    clients = torch.arange(data.n_clients)[:, None, None]
+    clients = torch.arange(data.n_clients)[:, None]
     syn = syn.detach().clone().requires_grad_(True)
     velocity = torch.zeros_like(syn)
     loss = torch.zeros(data.n_clients)
     for _ in range(iterations):
         params = embedders()
-        idx, mask = class_batches(data, num_classes, batch, g, rows)
-        real = data.x[clients, idx.to(data.x.device)]
-        if transform is not None:
-            with torch.no_grad():
+        rows_drawn, classes, valid = pack(*class_batches(data, num_classes, batch, g, rows))
+        real = data.x[clients, rows_drawn.to(data.x.device)].unsqueeze(1)  # [n, 1, L, ...]
+        with torch.no_grad():  # the real side is the target: no graph
+            if transform is not None:
                 real = transform(real)
-        mask = mask.to(syn.device)
-        real_emb, syn_emb = embed(group, real, params), embed(group, syn, params)
-        loss = dm_loss(real_emb, mask, syn_emb, present)
-        if match_logits:
-            logits = lambda e: group.model.head_logits(e.flatten(1, 2), params, train=False).view(*e.shape[:3], -1)  # noqa: E731
-            loss = loss + dm_loss(logits(real_emb), mask, logits(syn_emb), present)
+            real_mean = class_means(embed(group, real, params)[:, 0], classes, valid, num_classes)
+        syn_emb = embed(group, syn, params)
+        loss = dm_loss(real_mean, syn_emb, present)
+        if match_logits:  # the head is affine, so the logits' class means are the logits of the class means
+            logits = lambda e: group.model.head_logits(e.flatten(1, -2), params, train=False).view(*e.shape[:-1], -1)  # noqa: E731
+            loss = loss + dm_loss(logits(real_mean), logits(syn_emb), present)
         (grad,) = torch.autograd.grad(loss.sum(), [syn])
         with torch.no_grad():
             velocity = momentum * velocity + grad

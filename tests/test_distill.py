@@ -25,25 +25,40 @@ def test_class_batches_draw_each_class_from_its_own_samples_without_replacement(
             assert len(set(taken.tolist())) == len(taken) and bool((data.y[i, taken] == c).all())
 
 
-def test_the_dm_loss_is_zero_when_the_class_means_agree_and_ignores_padding_and_absent_classes():
+def test_packing_drops_the_padding_and_keeps_every_drawn_sample_with_its_class():
+    data = _data()
+    idx, mask = distill.class_batches(data, 3, 8, torch.Generator().manual_seed(1))
+    rows, classes, valid = distill.pack(idx, mask)
+    assert rows.shape == (2, 18) and valid[0].sum() == 12 and bool(valid[1].all())  # client 1: 6 of each class
+    for i in range(2):
+        drawn = {(int(r), c) for c in range(3) for r in idx[i, c][mask[i, c]]}
+        assert {(int(r), int(c)) for r, c, v in zip(rows[i], classes[i], valid[i]) if v} == drawn
+        assert bool((data.y[i, rows[i][valid[i]]] == classes[i][valid[i]]).all())
+
+
+def test_class_means_of_the_packed_samples_equal_the_masked_means_of_the_padded_layout():
     g = torch.Generator().manual_seed(0)
-    real = torch.randn(2, 3, 4, 5, generator=g)
-    mask = torch.ones(2, 3, 4, dtype=torch.bool)
+    idx = torch.randint(0, 20, (2, 3, 4), generator=g)
+    mask = torch.rand(2, 3, 4, generator=g) < 0.6
+    mask[0, 1] = False  # a class with no sample: mean 0
+    emb = torch.randn(2, 20, 5, generator=g)
+    rows, classes, valid = distill.pack(idx, mask)
+    packed = distill.class_means(emb.gather(1, rows.unsqueeze(-1).expand(-1, -1, 5)), classes, valid, 3)
+    padded = emb.gather(1, idx.flatten(1).unsqueeze(-1).expand(-1, -1, 5)).view(2, 3, 4, 5)
+    w = mask.float().unsqueeze(-1)
+    assert torch.allclose(packed, (padded * w).sum(2) / w.sum(2).clamp(min=1), atol=1e-6)
+
+
+def test_the_dm_loss_is_zero_when_the_class_means_agree_and_ignores_absent_classes():
+    g = torch.Generator().manual_seed(0)
+    syn = torch.randn(2, 3, 4, 5, generator=g)
     present = torch.ones(2, 3, dtype=torch.bool)
-    assert torch.allclose(distill.dm_loss(real, mask, real.clone(), present), torch.zeros(2))
-    linear = nn.Linear(5, 7)
-    shuffled = real[:, :, torch.randperm(4, generator=g)]  # other samples, same class means
-    assert torch.allclose(distill.dm_loss(linear(real), mask, linear(shuffled)[:, :, :3] * 0 +
-                                          linear(real).mean(2, keepdim=True), present), torch.zeros(2), atol=1e-6)
-    padded = real.clone()
-    padded[:, :, 3] = 1e6  # a padded slot must not count
-    mask[:, :, 3] = False
-    syn = real[:, :, :3].mean(2, keepdim=True)
-    assert torch.allclose(distill.dm_loss(padded, mask, syn, present), torch.zeros(2), atol=1e-5)
+    assert torch.allclose(distill.dm_loss(syn.mean(2), syn, present), torch.zeros(2))
+    assert bool((distill.dm_loss(syn.mean(2) + 1, syn, present) == 15).all())  # 3 classes x 5 features x 1^2
     present[1, 2] = False
-    far = syn.clone()
-    far[1, 2] += 100  # an absent class must not count either
-    assert torch.allclose(distill.dm_loss(padded, mask, far, present), torch.zeros(2), atol=1e-5)
+    far = syn.mean(2).clone()
+    far[1, 2] += 100  # an absent class must not count
+    assert distill.dm_loss(far, syn, present)[1] < 1e-8
 
 
 def test_a_step_moves_only_the_synthetic_samples_and_lowers_the_loss():
@@ -55,12 +70,13 @@ def test_a_step_moves_only_the_synthetic_samples_and_lowers_the_loss():
     syn, present = distill.real_init(data, 3, 2, g)
     assert syn.shape == (2, 3, 2, 1, 28, 28) and present.tolist() == [[True, True, False], [True, True, True]]
     syn = syn.clone().requires_grad_(True)
-    idx, mask = distill.class_batches(data, 3, 6, g)
-    real = data.x[torch.arange(2)[:, None, None], idx]
+    rows, classes, valid = distill.pack(*distill.class_batches(data, 3, 6, g))
+    real = data.x[torch.arange(2)[:, None], rows].unsqueeze(1)
     emb = distill.random_params(model.body, 2, g)
+    real_mean = distill.class_means(distill.embed(group, real, emb)[:, 0], classes, valid, 3)
     losses = []
     for _ in range(5):
-        loss = distill.dm_loss(distill.embed(group, real, emb), mask, distill.embed(group, syn, emb), present)
+        loss = distill.dm_loss(real_mean, distill.embed(group, syn, emb), present)
         (grad,) = torch.autograd.grad(loss.sum(), [syn])
         with torch.no_grad():
             syn -= 1.0 * grad
