@@ -29,7 +29,7 @@ from .data import ClientData
 from .models import BodyHead
 
 ELEMENTWISE = (nn.ReLU, nn.Tanh, nn.Sigmoid, nn.GELU, nn.Hardtanh, nn.LeakyReLU, nn.ELU, nn.Softplus, nn.Identity)
-POOLS = (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d)
+POOLS = (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d, nn.Upsample)
 
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:

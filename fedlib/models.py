@@ -132,15 +132,23 @@ class ProjectedBodyHead(BodyHead):
         return BodyHead(nn.Sequential(*list(self.body)[self.projection_layers:]), self.head)
 
 
-def fedrd_model(input_shape: tuple[int, ...], num_classes: int, layers: int = 2, width: int = 128) -> BodyHead:
+def fedrd_model(input_shape: tuple[int, ...], num_classes: int, layers: int = 2, width: int = 128,
+                side: int | None = None) -> BodyHead:
     """`fedrd_projL_convnetW`: L 3x3 convs (8, then 16 filters) with ReLUs and a 1x1 conv to one channel, so the
-    representation is 1 x h x w (d' = h w), then ConvNet-W on it."""
+    representation is 1 x h x w (d' = h w), then ConvNet-W on it. `fedrd_projL_dS_convnetW` resizes the
+    representation to 1 x S x S (d' = S^2, Table IV): average pooling to a smaller side, bilinear upsampling to a
+    larger one (spec 2.4)."""
     projection, channels = [], input_shape[0]
     for out in [8, 16, 16, 16][:layers]:
         projection += [nn.Conv2d(channels, out, 3, padding=1), nn.ReLU()]
         channels = out
     projection.append(nn.Conv2d(channels, 1, 1))
-    task, features = convnet_layers(1, width, input_shape[-1])
+    side = side or input_shape[-1]
+    if side < input_shape[-1]:
+        projection.append(nn.AdaptiveAvgPool2d(side))
+    elif side > input_shape[-1]:
+        projection.append(nn.Upsample(size=(side, side), mode="bilinear", align_corners=False))
+    task, features = convnet_layers(1, width, side)
     return ProjectedBodyHead(projection, task, nn.Linear(features, num_classes))
 
 
@@ -278,8 +286,9 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
         return cnn_cifar(num_classes, small=name.endswith("small"), in_channels=input_shape[0])
     if name == "cnn_mnist_nodrop":
         return cnn_mnist(num_classes, dropout=0.0)
-    if m := re.fullmatch(r"fedrd_proj(\d)_convnet(\d+)", name):
-        return fedrd_model(input_shape, num_classes, layers=int(m.group(1)), width=int(m.group(2)))
+    if m := re.fullmatch(r"fedrd_proj(\d)(?:_d(\d+))?_convnet(\d+)", name):
+        return fedrd_model(input_shape, num_classes, layers=int(m.group(1)), width=int(m.group(3)),
+                           side=int(m.group(2)) if m.group(2) else None)
     if re.fullmatch(r"convnet\d+", name):
         return convnet(input_shape, num_classes, width=int(name[7:]))
     if name == "mobilenet_v2":
@@ -292,7 +301,7 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
         depth = int(name[3:] or 2)
         return mlp(math.prod(input_shape), [64] * (depth - 1), 2, num_classes, last_activation=False)
     raise ValueError(f"unknown model {name!r}; choose cnn_mnist(_small), cnn_cifar(_small), "
-                     "mobilenet_v2, transformer, mlpK, convnetW (FedDM's ConvNet of width W), fedrd_projL_convnetW (FedRD's), or FedCR's cnn_mnist_vib_vV, fedcr_mlpH(_vV), fedcr_cnnH(_vV) "
+                     "mobilenet_v2, transformer, mlpK, convnetW (FedDM's ConvNet of width W), fedrd_projL(_dS)_convnetW (FedRD's; S = sqrt(d')), or FedCR's cnn_mnist_vib_vV, fedcr_mlpH(_vV), fedcr_cnnH(_vV) "
                      "(or X_flexible: half the clients get X_small)")
 
 
@@ -304,7 +313,7 @@ def is_known(name: str) -> bool:
     """Whether `build` (or `client_architectures`, for X_flexible) knows the model `name`."""
     base = name[: -len("_flexible")] if name.endswith("_flexible") and name != "mlp_flexible" else name
     return base in MODELS or (base.startswith("mlp") and base[3:].isdigit() and int(base[3:]) >= 1) or \
-        bool(_FEDCR.match(base)) and base != "cnn_mnist_vib" or bool(re.fullmatch(r"(fedrd_proj[1-4]_)?convnet\d+", base))
+        bool(_FEDCR.match(base)) and base != "cnn_mnist_vib" or bool(re.fullmatch(r"(fedrd_proj[1-4](_d\d+)?_)?convnet\d+", base))
 
 
 def default_model(dataset: str) -> str:

@@ -66,3 +66,16 @@ def test_the_server_step_is_deterministic():
         run_round(alg, 0, Ledger())
         finals.append({k: v.clone() for k, v in alg.global_params.items()})
     assert all(torch.equal(finals[0][k], finals[1][k]) for k in finals[0])
+
+
+def test_a_resized_representation_travels_at_its_own_size_and_trains():
+    for side, resize in ((8, "AdaptiveAvgPool2d"), (40, "Upsample")):
+        cfg = _config()
+        cfg = Config(**{**cfg.__dict__, "model": f"fedrd_proj1_d{side}_convnet8"})
+        ctx, alg = ex.setup(cfg)
+        assert type(ctx.population.template.body[alg.split - 1]).__name__ == resize
+        ledger = Ledger()
+        reply = alg.client_update(0, alg.configure(0))
+        assert reply.up["S"].shape[-2:] == (side, side)
+        run_round(alg, 1, ledger)
+        assert ledger.up[0] == 32 * int(reply.up.present["S"].sum()) * (2 * side * side + 1)
