@@ -126,13 +126,12 @@ def embed(group: engine.Group, x: torch.Tensor, params: dict[str, torch.Tensor])
 
 
 def condense(group: engine.Group, data: ClientData, syn: torch.Tensor, present: torch.Tensor, embedders, *,
-             iterations: int, lr: float, momentum: float, batch: int, g: torch.Generator, match_logits: bool = False,
-             transform=None) -> tuple[torch.Tensor, torch.Tensor]:
+             iterations: int, lr: float, momentum: float, batch: int, g: torch.Generator,
+             match_logits: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """Every client's synthetic set syn [n, C, dpc, ...] after `iterations` steps of Eq. 5: each step draws fresh
     embedders (`embedders()` -> stacked parameters of `group`'s model, one row per client) and a real batch per class,
     and moves S by SGD (`momentum` 0: the paper's plain step). `match_logits` adds the same loss on the logits
-    (FedDM). `transform` maps real inputs into the space S lives in (FedRD's projection), without gradient.
-    Returns (S, the last step's loss per client)."""
+    (FedDM). `data` lives in S's space (FedRD passes its projected samples). Returns (S, the last step's loss per client)."""
     num_classes = syn.shape[1]
     rows = class_rows(data, num_classes)
     clients = torch.arange(data.n_clients)[:, None]
@@ -144,8 +143,6 @@ def condense(group: engine.Group, data: ClientData, syn: torch.Tensor, present: 
         rows_drawn, classes, valid = pack(*class_batches(data, num_classes, batch, g, rows))
         real = data.x[clients, rows_drawn.to(data.x.device)].unsqueeze(1)  # [n, 1, L, ...]
         with torch.no_grad():  # the real side is the target: no graph
-            if transform is not None:
-                real = transform(real)
             real_mean = class_means(embed(group, real, params)[:, 0], classes, valid, num_classes)
         syn_emb = embed(group, syn, params)
         loss = dm_loss(real_mean, syn_emb, present)

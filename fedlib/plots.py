@@ -386,9 +386,11 @@ def step_sizes(study: dict[float, dict], bound_note: str = ""):
 
 # ----------------------------------------------------------------------------- FedCR's notebook (06)
 
-def accuracy_curves(panels: dict[str, dict[str, dict]], title: str, spread: str = "se"):
+def accuracy_curves(panels: dict[str, dict[str, dict]], title: str, spread: str = "se", xlabel: str = "global round",
+                    log: bool = False):
     """Fig. 3(a-c) of FedCR: panels[name][label] = {"method": name, "acc": accuracy in % [seeds, rounds]}; accuracy
-    against rounds, mean +- `spread`, one panel per name. Returns the figure."""
+    against rounds, mean +- `spread`, one panel per name. With "x" ([rounds], e.g. cumulative megabytes) in a
+    series, against that, on a log axis if `log`. Returns the figure."""
     from matplotlib.ticker import MaxNLocator
 
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.4), squeeze=False)
@@ -396,9 +398,13 @@ def accuracy_curves(panels: dict[str, dict[str, dict]], title: str, spread: str 
         styles = method_styles({lab: c["method"] for lab, c in by_label.items()})
         for lab, c in by_label.items():
             acc = np.asarray(c["acc"], float)
-            mean_band(ax, np.arange(1, acc.shape[1] + 1), acc, lab, spread=spread, **styles[lab])
-        ax.set(title=name, xlabel="global round", ylabel="mean client accuracy (%)")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            x = np.asarray(c["x"], float) if "x" in c else np.arange(1, acc.shape[1] + 1)
+            mean_band(ax, x, acc, lab, spread=spread, **styles[lab])
+        ax.set(title=name, xlabel=xlabel, ylabel="mean client accuracy (%)")
+        if log:
+            ax.set_xscale("log")
+        elif xlabel == "global round":
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=9, bbox_to_anchor=(0.5, -0.02))
     fig.suptitle(title, fontsize=11)

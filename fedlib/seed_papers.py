@@ -105,29 +105,84 @@ def fedcr_config(dataset: str, label: str, partition: str, *, seed: int, rounds:
 # ----------------------------------------------------------------------------------------------- FedRD's protocol
 # Sec. V.A: 10 clients, all of them every round, 20 rounds, each dataset's train and test sets pooled, split over
 # the clients by per-class Dirichlet(0.1) and 8:2 into train/test on each; the task model is DM's ConvNet. The
-# model-averaging baselines' settings are "chosen for the optimal performance" (none given): the spec's grid
-# choices (SGD, lr 0.01, momentum 0.9, batch 64, 5 local epochs) until a notebook's search on seed 0 replaces them.
+# model-averaging baselines' settings are "chosen for the optimal performance" (none given): FEDRD_SEARCHED holds
+# the best of FEDRD_GRID on seed 0 at the quick scale (scripts/fedrd_search.py, figures/fedrd_search.csv).
 FEDRD_METHODS = {  # label -> (method, options)
     "FedAvg": ("fedavg", {"weighted": True}), "FedProx": ("fedprox", {}), "FedNova": ("fednova", {}),
     "FedDM": ("feddm", {}), "FedRD": ("fedrd", {}),
 }
 FEDRD_AVERAGING = dict(optimizer="sgd", lr=0.01, momentum=0.9, batch_size=64, local_epochs=5)
 FEDRD_PROJECTION = dict(optimizer="adam", lr=0.01, batch_size=256, local_epochs=10)  # FedRD's Eq. 2 training
+FEDRD_GRID = dict(lr=(0.1, 0.05, 0.01), momentum=(0.0, 0.9), local_epochs=(1, 5))  # spec 2.4, per baseline
+FEDRD_MU_GRID = (0.001, 0.01, 0.1, 1.0)  # FedProx's mu, searched at FedProx's best lr, momentum and epochs
+FEDRD_SEARCHED: dict[str, dict] = {}  # label -> Config fields (and FedProx's mu): filled from the search below
+
+# The protocol's size per notebook profile. Paper: Sec. V.A (ConvNet-128, T = 1000 matching steps on real batches
+# of 256, 500 server epochs, 10 projection epochs at batch 256, 20 rounds). Quick: one FashionMNIST round at the
+# paper's size is GPU work (a matching step of ConvNet-32 on 5% of the data takes 4.4 s on one CPU core), so the
+# quick scale keeps the protocol and shrinks everything else to fit 10 minutes on 2 cores. With 2% of the data a
+# client holds about 110 images, one batch of 256: the projection's batch shrinks with the data (32), so that its
+# Adam steps per round stay in the tens (the paper's: about 220).
+FEDRD_SCALES = {
+    "smoke": dict(width=8, rounds=2, over=dict(n_clients=4, train_fraction=0.01), proj_epochs=1, proj_batch=16,
+                  dm=dict(dpc=2, iterations=5, real_batch=16, server_epochs=2)),
+    "quick": dict(width=16, rounds=5, over=dict(train_fraction=0.02), proj_epochs=5, proj_batch=32,
+                  dm=dict(dpc=10, iterations=10, real_batch=64, server_epochs=20)),
+    "paper": dict(width=128, rounds=20, over={}, proj_epochs=10, proj_batch=256,
+                  dm=dict(dpc=10, iterations=1000, real_batch=256, server_epochs=500)),
+}
 
 
 def fedrd_config(dataset: str, label: str, *, seed: int, rounds: int = 20, width: int = 128, options: dict | None = None,
-                 **over):
+                 model: str | None = None, **over):
     """The Config of one run of FedRD's protocol: `label` from FEDRD_METHODS; `width` the ConvNet's filters (the
-    paper's 128); `options` join the label's; `over` overrides Config fields (e.g. a baseline's searched lr)."""
+    paper's 128); `options` join the label's; `over` overrides Config fields (e.g. a baseline's searched lr), which
+    otherwise come from FEDRD_SEARCHED; `model` replaces the default (e.g. FedRD's projection depth or d')."""
     from .config import Config
 
     if label not in FEDRD_METHODS:
         raise ValueError(f"unknown FedRD-protocol label {label!r}; choose from {', '.join(FEDRD_METHODS)}")
     method, fixed = FEDRD_METHODS[label]
-    model = f"fedrd_proj2_convnet{width}" if method == "fedrd" else f"convnet{width}"
+    model = model or (f"fedrd_proj2_convnet{width}" if method == "fedrd" else f"convnet{width}")
     local = FEDRD_PROJECTION if method in ("fedrd", "feddm") else FEDRD_AVERAGING
+    searched = {k: v for k, v in FEDRD_SEARCHED.get(label, {}).items() if k != "mu"}
     fields = dict(n_clients=10, train_fraction=1.0, pool_split=0.8, partition="dirichlet", dirichlet_alpha=0.1,
-                  participation=1.0, **local)
+                  participation=1.0, **{**local, **searched})
     fields.update(over)
+    fixed = {**fixed, **({"mu": FEDRD_SEARCHED[label]["mu"]} if "mu" in FEDRD_SEARCHED.get(label, {}) else {})}
     return Config(method=method, dataset=dataset, model=model, seed=seed, rounds=rounds,
                   options={**fixed, **(options or {})}, **fields)
+
+
+def fedrd_scaled(dataset: str, label: str, profile: str, *, seed: int, options: dict | None = None,
+                 rounds: int | None = None, **over):
+    """fedrd_config at a profile's scale (FEDRD_SCALES): its width, rounds and data fraction, and for FedDM and FedRD
+    its matching steps, real batch, server epochs and (FedRD) projection epochs and batch. `options` and `over` go
+    last."""
+    scale = FEDRD_SCALES[profile]
+    method = FEDRD_METHODS[label][0] if label in FEDRD_METHODS else None
+    opts = dict(scale["dm"]) if method in ("feddm", "fedrd") else {}
+    projection = {"local_epochs": scale["proj_epochs"], "batch_size": scale["proj_batch"]} if method == "fedrd" else {}
+    fields = dict(scale["over"], **projection)
+    return fedrd_config(dataset, label, seed=seed, rounds=rounds or scale["rounds"], width=scale["width"],
+                        options={**opts, **(options or {})}, **{**fields, **over})
+
+
+def fedrd_search_configs(dataset: str, profile: str = "quick", prox_at: dict | None = None) -> dict[tuple, object]:
+    """The baselines' search on seed 0: (label, lr, momentum, local_epochs, mu) -> Config over FEDRD_GRID (FedProx at
+    its default mu); with `prox_at` (FedProx's best fields), FedProx's mu grid there."""
+    out = {}
+    if prox_at is None:
+        for label in ("FedAvg", "FedProx", "FedNova"):
+            for lr in FEDRD_GRID["lr"]:
+                for mom in FEDRD_GRID["momentum"]:
+                    for e in FEDRD_GRID["local_epochs"]:
+                        mu = 0.01 if label == "FedProx" else None
+                        out[(label, lr, mom, e, mu)] = fedrd_scaled(
+                            dataset, label, profile, seed=0, lr=lr, momentum=mom, local_epochs=e,
+                            options={"mu": mu} if mu else None)
+    else:
+        for mu in FEDRD_MU_GRID:
+            out[("FedProx", prox_at["lr"], prox_at["momentum"], prox_at["local_epochs"], mu)] = fedrd_scaled(
+                dataset, "FedProx", profile, seed=0, options={"mu": mu}, **prox_at)
+    return out

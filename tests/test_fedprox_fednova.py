@@ -4,7 +4,7 @@ import torch
 
 from fedlib import experiments as ex
 from fedlib import paper
-from fedlib.algorithms.fednova import local_norm, quadratic_toy
+from fedlib.algorithms.fednova import local_norm, quadratic_toy, toy_fixed_point
 from fedlib.messages import Ledger
 from fedlib.rounds import run_round
 
@@ -81,6 +81,8 @@ def test_the_quadratic_toy_biases_fedavg_by_tau_and_fednova_only_to_first_order(
     assert torch.allclose(fedavg, c / c.sum(), atol=1e-6)  # the closed-form fixed points
     w = c / torch.tensor(taus, dtype=torch.float64)
     assert torch.allclose(fednova, w / w.sum(), atol=1e-6)
+    for normalize, path in ((False, fedavg), (True, fednova)):
+        assert torch.allclose(toy_fixed_point(centers, taus, eta, normalize), path, atol=1e-6)
     truth = centers.mean(0)
     assert float((fedavg - truth).norm()) > 0.3
     assert float((fednova - truth).norm()) < eta * max(taus)  # first order in eta

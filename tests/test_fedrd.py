@@ -79,3 +79,11 @@ def test_a_resized_representation_travels_at_its_own_size_and_trains():
         assert reply.up["S"].shape[-2:] == (side, side)
         run_round(alg, 1, ledger)
         assert ledger.up[0] == 32 * int(reply.up.present["S"].sum()) * (2 * side * side + 1)
+
+
+def test_projecting_a_clients_samples_in_chunks_equals_projecting_them_at_once():
+    ctx, alg = ex.setup(_config())
+    group, x = ctx.population.groups[0], ctx.fed.train.x
+    whole = alg.represent(group, x.unsqueeze(1))[:, 0]
+    assert torch.allclose(alg.represent_all(group, x, chunk=3), whole, atol=1e-6)
+    assert whole.shape == (*x.shape[:2], 1, 28, 28)

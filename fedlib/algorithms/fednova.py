@@ -68,6 +68,15 @@ def quadratic_toy(centers, taus, lr: float, rounds: int, normalize: bool, mu: fl
     return torch.stack(path)
 
 
+def toy_fixed_point(centers, taus, lr: float, normalize: bool) -> torch.Tensor:
+    """The toy's fixed point in closed form (mu = 0, identity Hessians): client i moves c_i = 1 - (1 - lr)^tau_i of
+    the way to its optimum each round, so FedAvg settles at sum_i c_i x_i / sum_i c_i (biased towards the clients
+    with more steps) and FedNova at the same with weights c_i / tau_i (equal to first order in lr)."""
+    c = torch.tensor([1 - (1 - lr) ** t for t in taus], dtype=torch.float64)
+    w = c / torch.tensor(taus, dtype=torch.float64) if normalize else c
+    return (w / w.sum()) @ torch.as_tensor(centers, dtype=torch.float64)
+
+
 class FedNova(FedProx):
     name = "fednova"
     defaults = dict(FedProx.defaults, mu=0.0)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import torch
 
 from .. import distill, engine
+from ..data import ClientData
 from ..messages import Message
 from .base import Context, Reply, at_least
 from .feddm import DISTILL_SALT, FedDM
@@ -81,14 +82,20 @@ class FedRD(FedDM):
         data = self.ctx.fed.train.select(clients)
         part = self.population.groups[0].subset(clients)  # one group (init refuses mixed models): rows are ids
         real, present = distill.real_init(data, self.ctx.fed.num_classes, o["dpc"], g)
-        with torch.no_grad():
+        with torch.no_grad():  # Z_k: the projection is frozen from here on, so every sample is projected once
             syn = distill.initial_set(self.represent(part, real), present, o["init"], g)
+            reps = ClientData(self.represent_all(part, data.x), data.y, data.counts)
         embedder = engine.Group(self.task_model, clients, {})
-        syn, loss = distill.condense(embedder, data, syn, present.to(syn.device),
+        syn, loss = distill.condense(embedder, reps, syn, present.to(syn.device),
                                      lambda: distill.random_params(self.task_model.body, len(clients), g, syn.device),
                                      iterations=o["iterations"], lr=o["syn_lr"], momentum=o["syn_momentum"],
-                                     batch=o["real_batch"], g=g, transform=lambda x: self.represent(part, x))
+                                     batch=o["real_batch"], g=g)
         return Reply(self.synthetic_message(syn, present, clients), loss)
+
+    def represent_all(self, group, x: torch.Tensor, chunk: int = 1024) -> torch.Tensor:
+        """varphi_{w_k}(x) for every client's samples x [n, m, ...] -> [n, m, 1, s, s], `chunk` samples at a time."""
+        return torch.cat([self.represent(group, x[:, i:i + chunk].unsqueeze(1))[:, 0]
+                          for i in range(0, x.shape[1], chunk)], dim=1)
 
     def aggregate(self, rnd: int, up: Message) -> None:
         samples, labels = self.union(up)
