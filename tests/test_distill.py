@@ -1,6 +1,5 @@
 """Distribution matching, batched over clients (fedlib.distill): the loss, its batches, its embedders."""
 import torch
-from torch import nn
 
 from fedlib import distill, engine, models
 from fedlib.data import ClientData

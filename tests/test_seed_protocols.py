@@ -1,7 +1,9 @@
 """The seed papers' protocols as configs (fedlib.seed_papers)."""
+import csv
+
 import pytest
 
-from fedlib import seed_papers as sp
+from fedlib import paths, seed_papers as sp
 
 
 def test_fedrds_protocol_follows_sec_v_a():
@@ -9,8 +11,30 @@ def test_fedrds_protocol_follows_sec_v_a():
     assert (rd.model, rd.n_clients, rd.participation, rd.pool_split, rd.partition, rd.dirichlet_alpha, rd.rounds,
             rd.optimizer, rd.lr, rd.batch_size, rd.local_epochs) == ("fedrd_proj2_convnet128", 10, 1.0, 0.8,
                                                                      "dirichlet", 0.1, 20, "adam", 0.01, 256, 10)
-    nova = sp.fedrd_config("fashion_mnist", "FedNova", seed=0, width=32, lr=0.05)
+    nova = sp.fedrd_config("fashion_mnist", "FedNova", seed=0, width=32, lr=0.05, momentum=0.9, local_epochs=5)
     assert (nova.model, nova.optimizer, nova.momentum, nova.lr, nova.local_epochs) == ("convnet32", "sgd", 0.9, 0.05, 5)
     assert sp.fedrd_config("mnist", "FedAvg", seed=0).options == {"weighted": True}
     with pytest.raises(ValueError, match="choose from"):
         sp.fedrd_config("mnist", "FedSGD", seed=0)
+
+
+def test_the_baselines_frozen_settings_are_the_best_of_the_committed_search():
+    with open(paths.project_root() / "figures" / "fedrd_search.csv") as f:
+        rows = list(csv.DictReader(f))
+    grid = len(sp.FEDRD_GRID["lr"]) * len(sp.FEDRD_GRID["momentum"]) * len(sp.FEDRD_GRID["local_epochs"])
+    assert len(rows) == 3 * grid + len(sp.FEDRD_MU_GRID) - 1  # FedProx's default mu is a point of its mu grid
+    for label in ("FedAvg", "FedProx", "FedNova"):
+        best = max((r for r in rows if r["label"] == label), key=lambda r: float(r["final_acc"]))
+        want = dict(lr=float(best["lr"]), momentum=float(best["momentum"]), local_epochs=int(best["local_epochs"]))
+        if label == "FedProx":
+            want["mu"] = float(best["mu"])
+        assert sp.FEDRD_SEARCHED[label] == want, label
+        cfg = sp.fedrd_config("fashion_mnist", label, seed=0)
+        assert (cfg.lr, cfg.momentum, cfg.local_epochs) == (want["lr"], want["momentum"], want["local_epochs"])
+        assert cfg.options.get("mu") == want.get("mu")
+        # the notebook's quick runs are the search's runs, so they come from its cache
+        mu = want.get("mu")
+        searched = {**sp.fedrd_search_configs("fashion_mnist"),
+                    **sp.fedrd_search_configs("fashion_mnist", prox_at={k: want[k] for k in want if k != "mu"})}
+        key = (label, want["lr"], want["momentum"], want["local_epochs"], mu)
+        assert sp.fedrd_scaled("fashion_mnist", label, "quick", seed=0).key() == searched[key].key()
