@@ -399,16 +399,17 @@ def accuracy_curves(panels: dict[str, dict[str, dict]], title: str, spread: str 
         for lab, c in by_label.items():
             acc = np.asarray(c["acc"], float)
             x = np.asarray(c["x"], float) if "x" in c else np.arange(1, acc.shape[1] + 1)
-            mean_band(ax, x, acc, lab, spread=spread, **styles[lab])
+            marks = dict(marker="o", ms=3) if "x" in c else {}  # one marker per round where x is not the round
+            mean_band(ax, x, acc, lab, spread=spread, **styles[lab], **marks)
         ax.set(title=name, xlabel=xlabel, ylabel="mean client accuracy (%)")
         if log:
-            ax.set_xscale("log")
+            log_x(ax)
         elif xlabel == "global round":
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=9, bbox_to_anchor=(0.5, -0.02))
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=9, bbox_to_anchor=(0.5, 0.04))
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.tight_layout(rect=(0, 0.13, 1, 1))  # the legend above the caption line (plots.caption, at the bottom)
     return fig
 
 

@@ -128,9 +128,10 @@ FEDRD_SEARCHED = {  # label -> Config fields (and FedProx's mu): the search's be
 # client holds about 110 images, one batch of 256: the projection's batch shrinks with the data (32), so that its
 # Adam steps per round stay in the tens (the paper's: about 220).
 FEDRD_SCALES = {
-    "smoke": dict(width=8, rounds=2, over=dict(n_clients=4, train_fraction=0.01), proj_epochs=1, proj_batch=16,
+    "smoke": dict(width=8, rounds=2, over=dict(n_clients=4, train_fraction=0.01, local_epochs=1), proj_epochs=1,
+                  proj_batch=16,
                   dm=dict(dpc=2, iterations=5, real_batch=16, server_epochs=2)),
-    "quick": dict(width=16, rounds=5, over=dict(train_fraction=0.02), proj_epochs=3, proj_batch=32,
+    "quick": dict(width=16, rounds=5, over=dict(train_fraction=0.02), proj_epochs=2, proj_batch=32,
                   dm=dict(dpc=10, iterations=10, real_batch=64, server_epochs=20)),
     "paper": dict(width=128, rounds=20, over={}, proj_epochs=10, proj_batch=256,
                   dm=dict(dpc=10, iterations=1000, real_batch=256, server_epochs=500)),

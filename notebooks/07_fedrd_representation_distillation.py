@@ -43,7 +43,8 @@
 # GPU work: on this 2-core CPU a single matching step of ConvNet-32 on 5% of the data takes about 4 s. The quick
 # profile (`seed_papers.FEDRD_SCALES["quick"]`) keeps the protocol and shrinks the rest: 2% of the data (about 110
 # training images per client), ConvNet-16, 10 matching steps (the synthetic sets stay close to their
-# initialisation), 10 server epochs, 2 projection epochs, 5 rounds, 1 seed. Its accuracies are far below the
+# initialisation), 20 server epochs, 2 projection epochs (batch 32), 5 rounds, 1 seed, and runs parts A, B, H and C
+# (C's runs for 3 rounds); parts D-F run in the smoke and paper profiles only. Its accuracies are far below the
 # paper's; it compares the methods at a small budget. The paper profile uses the paper's settings.
 
 # %% tags=["parameters"]
@@ -60,14 +61,15 @@ from fedlib.algorithms.fednova import quadratic_toy, toy_fixed_point
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 SCALE = sp.FEDRD_SCALES[profile]
-SETTINGS = {  # the sweeps of parts C-F, per profile (spec 4.3; quick cut to fit 10 minutes)
+SETTINGS = {  # the sweeps of parts C-F, per profile (spec 4.3; quick cut to fit 10 minutes); sweep_rounds: the
+    # rounds of parts C-F's runs, compared with the first as many rounds of part A's (None: all of them)
     "smoke": dict(seeds=[0], datasets=["fashion_mnist"], init_sets=["fashion_mnist"], dpc_dm=[1], dpc_rd=[1],
-                  equal_uplink=[], sides=[8], depths=[1]),
-    "quick": dict(seeds=[0], datasets=["fashion_mnist"], init_sets=["fashion_mnist"], dpc_dm=[1],
-                  dpc_rd=[], equal_uplink=[3], sides=[8], depths=[1]),
+                  equal_uplink=[], sides=[8], depths=[1], sweep_rounds=None),
+    "quick": dict(seeds=[0], datasets=["fashion_mnist"], init_sets=["fashion_mnist"], dpc_dm=[], dpc_rd=[],
+                  equal_uplink=[], sides=[], depths=[], sweep_rounds=3),
     "paper": dict(seeds=[0, 1, 2], datasets=["fashion_mnist", "mnist", "cifar10", "cifar100"],
                   init_sets=["fashion_mnist", "mnist"], dpc_dm=[1, 3], dpc_rd=[1, 3], equal_uplink=[3, 9, 30],
-                  sides=[8, 14, 20], depths=[1, 3, 4]),
+                  sides=[8, 14, 20], depths=[1, 3, 4], sweep_rounds=None),
 }[profile]
 S = SETTINGS
 DPC = SCALE["dm"]["dpc"]  # part A's samples per class (the paper's 10 on FashionMNIST)
@@ -81,13 +83,21 @@ print(profile, SCALE, S)
 print("baselines' searched settings:", sp.FEDRD_SEARCHED or "none yet (run scripts/fedrd_search.py)")
 
 
-def config(d, label, seed, side=None, depth=2, **options):
+SWEEP_ROUNDS = S["sweep_rounds"] or SCALE["rounds"]
+
+
+def config(d, label, seed, side=None, depth=2, rounds=None, **options):
     """One run of FedRD's protocol at this profile's scale; FedRD's representation side (sqrt d') and projection
-    depth, and FedDM's or FedRD's options (dpc, init), override."""
+    depth, the rounds, and FedDM's or FedRD's options (dpc, init), override."""
     model = None
     if label == "FedRD" and (side or depth != 2):
         model = f"fedrd_proj{depth}" + (f"_d{side}" if side else "") + f"_convnet{SCALE['width']}"
-    return sp.fedrd_scaled(d, label, profile, seed=seed, options=options or None, model=model)
+    return sp.fedrd_scaled(d, label, profile, seed=seed, options=options or None, model=model, rounds=rounds)
+
+
+def variant(d, label, seed, **change):
+    """A run of parts C-F: SWEEP_ROUNDS rounds."""
+    return config(d, label, seed, rounds=SWEEP_ROUNDS, **change)
 
 
 def final_acc(r):
@@ -116,18 +126,24 @@ d0 = datasets[0]  # FashionMNIST: parts C-F
 
 # %%
 table1 = {(d, lab): [config(d, lab, sd) for sd in S["seeds"]] for d in datasets for lab in LABELS}
-inits = {(d, lab, init): [config(d, lab, sd, init=init) for sd in S["seeds"]]
+inits = {(d, lab, init): table1[(d, lab)] if init == "real" else [variant(d, lab, sd, init=init) for sd in S["seeds"]]
          for d in S["init_sets"] if d in datasets for lab in ("FedDM", "FedRD") for init in ("real", "random")}
-dpcs = {("FedDM", k): [config(d0, "FedDM", sd, dpc=k) for sd in S["seeds"]] for k in S["dpc_dm"] + [DPC]}
-dpcs |= {("FedRD", k): [config(d0, "FedRD", sd, dpc=k) for sd in S["seeds"]] for k in S["dpc_rd"] + [DPC]}
-dpcs |= {("FedRD d'=256", k): [config(d0, "FedRD", sd, side=16, dpc=k) for sd in S["seeds"]] for k in S["equal_uplink"]}
-sides = {s: [config(d0, "FedRD", sd, side=s) for sd in S["seeds"]] for s in S["sides"]} | {28: table1[(d0, "FedRD")]}
-depths = {L: [config(d0, "FedRD", sd, depth=L) for sd in S["seeds"]] for L in S["depths"]} | {2: table1[(d0, "FedRD")]}
+dpcs = {("FedDM", k): [variant(d0, "FedDM", sd, dpc=k) for sd in S["seeds"]] for k in S["dpc_dm"]}
+dpcs |= {("FedRD", k): [variant(d0, "FedRD", sd, dpc=k) for sd in S["seeds"]] for k in S["dpc_rd"]}
+dpcs |= {("FedRD d'=256", k): [variant(d0, "FedRD", sd, side=16, dpc=k) for sd in S["seeds"]] for k in S["equal_uplink"]}
+if dpcs:  # part A's runs are the dpc-10 points
+    dpcs |= {(lab, DPC): table1[(d0, lab)] for lab in ("FedDM", "FedRD")}
+sides = {s: [variant(d0, "FedRD", sd, side=s) for sd in S["seeds"]] for s in S["sides"]}
+sides |= {28: table1[(d0, "FedRD")]} if sides else {}
+depths = {L: [variant(d0, "FedRD", sd, depth=L) for sd in S["seeds"]] for L in S["depths"]}
+depths |= {2: table1[(d0, "FedRD")]} if depths else {}
 upfront = [c for group in (table1, inits, dpcs, sides, depths) for cs in group.values() for c in cs]
 unique = list({c.key(): c for c in upfront}.values())
 print(f"{len(unique)} runs")
 done = dict(zip([c.key() for c in unique], sweep.run_many(unique)))
 results = lambda cfgs: [done[c.key()] for c in cfgs]  # noqa: E731
+swept = lambda cfgs: [ex.first_rounds(r, SWEEP_ROUNDS) for r in results(cfgs)]  # noqa: E731 (parts C-F)
+CUT = "cut from the quick profile to fit its 10 minutes (a FedRD run costs about 4 minutes here); smoke and paper run it"
 
 # %% [markdown]
 # ## A. Table I
@@ -181,14 +197,16 @@ plots.save_figure(fig, "fedrd_curves_uplink")
 
 # %% [markdown]
 # ## C. Table III: initialising the synthetic sets from real samples or from noise
+# Parts C-F compare after `SWEEP_ROUNDS` rounds (quick: 3; the real-initialised runs are part A's, read for their
+# first rounds).
 
 # %%
 init_rows = []
 for (d, lab, init), cfgs in inits.items():
-    m, se = stats.mean_se([final_acc(r) for r in results(cfgs)])
+    m, se = stats.mean_se([final_acc(r) for r in swept(cfgs)])
     paper_value = sp.FEDRD_TABLE3[f"{lab}({init})"][0] if d == "fashion_mnist" else float("nan")
     init_rows.append({"dataset": SHOWN[d], "method": lab, "init": init, "final_mean": m, "final_se": se,
-                      "paper_accuracy": paper_value, "seeds": len(cfgs), "rounds": SCALE["rounds"]})
+                      "paper_accuracy": paper_value, "seeds": len(cfgs), "rounds": SWEEP_ROUNDS})
     print(f"{SHOWN[d]:32s} {lab} ({init:6s}) final {m:6.2f}±{se:.2f}  paper {paper_value:.2f}")
 plots.save_table(init_rows, "fedrd_table3_init")
 
@@ -201,22 +219,25 @@ plots.save_table(init_rows, "fedrd_table3_init")
 # %%
 dpc_points = {}
 for (lab, k), cfgs in dpcs.items():
-    rs = results(cfgs)
+    rs = swept(cfgs)
     dpc_points[(lab, k)] = (stats.mean_se([final_acc(r) for r in rs]), uplink_mb(rs[0])[-1])
     print(f"{lab:13s} dpc {k:3d}: final {dpc_points[(lab, k)][0][0]:6.2f}  uplink "
           f"{dpc_points[(lab, k)][1]:.3f} MB/client")
-series = {}
-for lab in dict.fromkeys(lab for lab, _ in dpc_points):
-    pts = sorted((up, m, se) for (ll, _), ((m, se), up) in dpc_points.items() if ll == lab)
-    series[lab] = ([p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts] if len(S["seeds"]) > 1 else None)
-fig = plots.parameter_sweep({"FashionMNIST": series}, "uplink per client (MB, after the last round; log scale)",
-                            "FedRD's Fig. 4 stand-in: accuracy against uplink as dpc grows (labels: method)")
-plots.caption(fig, profile, len(S["seeds"]), SCALE["rounds"],
-              note="dpc " + ", ".join(f"{lab} {sorted(k for ll, k in dpc_points if ll == lab)}" for lab in series))
-plots.save_figure(fig, "fedrd_dpc")
-plots.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
-                   "seeds": len(S["seeds"]), "rounds": SCALE["rounds"]} for (lab, k), ((m, se), up) in dpc_points.items()],
-                 "fedrd_dpc")
+if dpc_points:
+    series = {}
+    for lab in dict.fromkeys(lab for lab, _ in dpc_points):
+        pts = sorted((up, m, se) for (ll, _), ((m, se), up) in dpc_points.items() if ll == lab)
+        series[lab] = ([p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts] if len(S["seeds"]) > 1 else None)
+    fig = plots.parameter_sweep({"FashionMNIST": series}, "uplink per client (MB, after the last round; log scale)",
+                                "FedRD's Fig. 4 stand-in: accuracy against uplink as dpc grows (labels: method)")
+    plots.caption(fig, profile, len(S["seeds"]), SWEEP_ROUNDS,
+                  note="dpc " + ", ".join(f"{lab} {sorted(k for ll, k in dpc_points if ll == lab)}" for lab in series))
+    plots.save_figure(fig, "fedrd_dpc")
+    plots.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
+                       "seeds": len(S["seeds"]), "rounds": SWEEP_ROUNDS}
+                      for (lab, k), ((m, se), up) in dpc_points.items()], "fedrd_dpc")
+else:
+    print("part D is", CUT)
 
 # %% [markdown]
 # ## E. Table IV stand-in: the representation size d'
@@ -224,29 +245,36 @@ plots.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "up
 
 # %%
 dim_rows = []
-for s, cfgs in sorted(sides.items()):
-    rs = results(cfgs)
+for side, cfgs in sorted(sides.items()):
+    rs = swept(cfgs)
     m, se = stats.mean_se([final_acc(r) for r in rs])
-    dim_rows.append({"sqrt_d": s, "d": s * s, "final_mean": m, "final_se": se,
-                     "uplink_MB_per_client": uplink_mb(rs[0])[-1], "seeds": len(rs), "rounds": SCALE["rounds"]})
-    print(f"sqrt(d') = {s:2d} (d' = {s * s:3d}): final {m:6.2f}±{se:.2f}  uplink {dim_rows[-1]['uplink_MB_per_client']:.3f}"
-          " MB/client")
-plots.save_table(dim_rows, "fedrd_table4_dims")
+    dim_rows.append({"sqrt_d": side, "d": side * side, "final_mean": m, "final_se": se,
+                     "uplink_MB_per_client": uplink_mb(rs[0])[-1], "seeds": len(rs), "rounds": SWEEP_ROUNDS})
+    print(f"sqrt(d') = {side:2d} (d' = {side * side:3d}): final {m:6.2f}±{se:.2f}  uplink "
+          f"{dim_rows[-1]['uplink_MB_per_client']:.3f} MB/client")
+if dim_rows:
+    plots.save_table(dim_rows, "fedrd_table4_dims")
+else:
+    print("part E is", CUT)
 
 # %% [markdown]
 # ## F. Fig. 5 stand-in: the projection's depth (convolutions before the 1 x 1 one)
 
 # %%
-depth_acc = {L: stats.mean_se([final_acc(r) for r in results(cfgs)]) for L, cfgs in sorted(depths.items())}
-for L, (m, se) in depth_acc.items():
-    print(f"projection depth {L}: final {m:6.2f}±{se:.2f}")
-fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(depth_acc), [v[0] for v in depth_acc.values()],
-                                                       [v[1] for v in depth_acc.values()] if len(S["seeds"]) > 1
-                                                       else None)}},
-                            "projection depth (3 x 3 convolutions)", "FedRD's Fig. 5 stand-in: accuracy against the "
-                            "projection's depth", log=False)
-plots.caption(fig, profile, len(S["seeds"]), SCALE["rounds"], note=f"dpc {DPC}, d' = 784")
-plots.save_figure(fig, "fedrd_proj_depth")
+depth_acc = {}
+if S["depths"]:
+    depth_acc = {L: stats.mean_se([final_acc(r) for r in swept(cfgs)]) for L, cfgs in sorted(depths.items())}
+    for L, (m, se) in depth_acc.items():
+        print(f"projection depth {L}: final {m:6.2f}±{se:.2f}")
+    fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(depth_acc), [v[0] for v in depth_acc.values()],
+                                                           [v[1] for v in depth_acc.values()] if len(S["seeds"]) > 1
+                                                           else None)}},
+                                "projection depth (3 x 3 convolutions)", "FedRD's Fig. 5 stand-in: accuracy against the "
+                                "projection's depth", log=False)
+    plots.caption(fig, profile, len(S["seeds"]), SWEEP_ROUNDS, note=f"dpc {DPC}, d' = 784")
+    plots.save_figure(fig, "fedrd_proj_depth")
+else:
+    print("part F is", CUT)
 
 # %% [markdown]
 # ## H. FedNova's objective inconsistency (spec 2.5)
@@ -272,6 +300,9 @@ plots.save_figure(fig, "fednova_toy")
 
 # %% [markdown]
 # ## What the numbers say
+# Each verdict is computed from the runs above. The quick profile has one seed and five rounds, and a method that
+# trains its global model on a few hundred synthetic samples a round (FedDM, FedRD) moves by points from round to
+# round, so the cell prints that spread beside the Table I margins.
 
 # %%
 ledger = claims.Ledger("07_fedrd_representation_distillation", profile)
@@ -287,6 +318,13 @@ if ("fashion_mnist", "FedRD") in acc:
                   "ours > reference", paper_value=[round(p["FedRD"] - p["FedDM"], 2),
                                                    round(p["FedDM"] - max(p["FedAvg"], p["FedProx"], p["FedNova"]), 2)],
                   seeds=n_seeds, rounds=n_rounds)
+    spans = {lab: (100 * min(np.mean([r["rounds"]["acc_mean"] for r in results(table1[("fashion_mnist", lab)])],
+                                      0)[-3:]),
+                   100 * max(np.mean([r["rounds"]["acc_mean"] for r in results(table1[("fashion_mnist", lab)])],
+                                     0)[-3:])) for lab in ("FedDM", "FedRD")}
+    print(f"    how firm: FedRD - FedDM = {f['FedRD'] - f['FedDM']:+.2f} points, while over the last 3 rounds FedDM "
+          f"moved within {spans['FedDM'][0]:.2f}-{spans['FedDM'][1]:.2f} and FedRD within {spans['FedRD'][0]:.2f}-"
+          f"{spans['FedRD'][1]:.2f}: a margin smaller than that spread is not an order ({n_seeds} seed(s))")
     first = {lab: float(np.mean([100 * r["rounds"]["acc_mean"][0] for r in results(table1[("fashion_mnist", lab)])]))
              for lab in LABELS}
     print("(2) after round 1: " + ", ".join(f"{lab} {v:.2f}" for lab, v in first.items()))
@@ -300,39 +338,43 @@ if ("fashion_mnist", "FedRD") in acc:
                       "FashionMNIST)", float(curve[5:].max() - curve[4]), 1.0, "ours <= reference",
                       seeds=n_seeds, rounds=n_rounds)
 if inits:
-    gains = {lab: np.mean([final_acc(a) - final_acc(b) for a, b in zip(results(inits[(d0, lab, "real")]),
-                                                                        results(inits[(d0, lab, "random")]))])
+    gains = {lab: np.mean([final_acc(a) - final_acc(b) for a, b in zip(swept(inits[(d0, lab, "real")]),
+                                                                        swept(inits[(d0, lab, "random")]))])
              for lab in ("FedDM", "FedRD")}
     print("(3) real minus random initialisation: " + ", ".join(f"{lab} {g:+.2f}" for lab, g in gains.items()))
     ledger.record("FedRD", "Table III", "initialising from real samples beats noise, for FedDM and for FedRD "
                   "(FashionMNIST, real minus random)", [float(g) for g in gains.values()], 0.0, "ours > reference",
                   paper_value=[round(sp.FEDRD_TABLE3[f"{lab}(real)"][0] - sp.FEDRD_TABLE3[f"{lab}(random)"][0], 2)
-                               for lab in ("FedDM", "FedRD")], seeds=n_seeds, rounds=n_rounds)
+                               for lab in ("FedDM", "FedRD")], seeds=n_seeds, rounds=SWEEP_ROUNDS)
 dm = {k: v[0][0] for (lab, k), v in dpc_points.items() if lab == "FedDM"}
 rd = {k: v[0][0] for (lab, k), v in dpc_points.items() if lab == "FedRD"}
-rises = [dm[max(dm)] - dm[min(dm)], rd[max(rd)] - rd[min(rd)]]
-print(f"(4a) the largest dpc minus the smallest: FedDM {rises[0]:+.2f}, FedRD {rises[1]:+.2f}")
-ledger.record("FedRD", "Fig. 4", f"accuracy rises with the samples per class (dpc {min(dm)} -> {max(dm)}, "
-              "FedDM and FedRD, FashionMNIST)", rises, 0.0, "ours > reference", seeds=n_seeds, rounds=n_rounds)
+if len(dm) > 1 and len(rd) > 1:
+    rises = [dm[max(dm)] - dm[min(dm)], rd[max(rd)] - rd[min(rd)]]
+    print(f"(4a) the largest dpc minus the smallest: FedDM {rises[0]:+.2f}, FedRD {rises[1]:+.2f}")
+    ledger.record("FedRD", "Fig. 4", f"accuracy rises with the samples per class (dpc {min(dm)} -> {max(dm)}, "
+                  "FedDM and FedRD, FashionMNIST)", rises, 0.0, "ours > reference", seeds=n_seeds, rounds=SWEEP_ROUNDS)
 same = [rd[k] - dm[k] for k in sorted(set(dm) & set(rd))]
 small = {k: v[0][0] for (lab, k), v in dpc_points.items() if lab == "FedRD d'=256"}
 equal = [small[3 * k] - dm[k] for k in sorted(dm) if 3 * k in small]
-print(f"(4b) FedRD minus FedDM at the same dpc and uplink: {[round(x, 2) for x in same]}; FedRD (d' = 256, 3x dpc) "
-      f"minus FedDM at about equal uplink: {[round(x, 2) for x in equal]}")
-ledger.record("FedRD", "Fig. 4", "at equal uplink FedRD beats FedDM (FashionMNIST: the same dpc at d' = 784, and "
-              "three times the dpc at d' = 256)", same + equal, 0.0, "ours > reference", seeds=n_seeds,
-              rounds=n_rounds)
-by_side = {r["sqrt_d"]: r["final_mean"] for r in dim_rows}
-print("(4c) d': " + ", ".join(f"{s * s} -> {a:.2f}" for s, a in by_side.items()))
-ledger.record("FedRD", "Table IV", f"accuracy rises with the representation size (FashionMNIST, d' = "
-              f"{min(by_side) ** 2} -> {max(by_side) ** 2}; the paper: CIFAR-10, 64 -> 2304, +28.4 points)",
-              by_side[max(by_side)] - by_side[min(by_side)], 0.0, "ours > reference",
-              paper_value=round(sp.FEDRD_TABLE4["accuracy"][-1] - sp.FEDRD_TABLE4["accuracy"][0], 2),
-              seeds=n_seeds, rounds=n_rounds)
-depth_gain = depth_acc[max(depth_acc)][0] - depth_acc[min(depth_acc)][0]
-print(f"(4d) projection depth {min(depth_acc)} -> {max(depth_acc)}: {depth_gain:+.2f}")
-ledger.record("FedRD", "Fig. 5", f"a deeper projection is more accurate (FashionMNIST, depth {min(depth_acc)} -> "
-              f"{max(depth_acc)})", depth_gain, 0.0, "ours > reference", seeds=n_seeds, rounds=n_rounds)
+if same + equal:
+    print(f"(4b) FedRD minus FedDM at the same dpc and uplink: {[round(x, 2) for x in same]}; FedRD (d' = 256, "
+          f"3x dpc) minus FedDM at about equal uplink: {[round(x, 2) for x in equal]}")
+    ledger.record("FedRD", "Fig. 4", "at equal uplink FedRD beats FedDM (FashionMNIST: the same dpc at d' = 784, and "
+                  "three times the dpc at d' = 256)", same + equal, 0.0, "ours > reference", seeds=n_seeds,
+                  rounds=SWEEP_ROUNDS)
+if dim_rows:
+    by_side = {r["sqrt_d"]: r["final_mean"] for r in dim_rows}
+    print("(4c) d': " + ", ".join(f"{s * s} -> {a:.2f}" for s, a in by_side.items()))
+    ledger.record("FedRD", "Table IV", f"accuracy rises with the representation size (FashionMNIST, d' = "
+                  f"{min(by_side) ** 2} -> {max(by_side) ** 2}; the paper: CIFAR-10, 64 -> 2304, +28.4 points)",
+                  by_side[max(by_side)] - by_side[min(by_side)], 0.0, "ours > reference",
+                  paper_value=round(sp.FEDRD_TABLE4["accuracy"][-1] - sp.FEDRD_TABLE4["accuracy"][0], 2),
+                  seeds=n_seeds, rounds=SWEEP_ROUNDS)
+if depth_acc:
+    depth_gain = depth_acc[max(depth_acc)][0] - depth_acc[min(depth_acc)][0]
+    print(f"(4d) projection depth {min(depth_acc)} -> {max(depth_acc)}: {depth_gain:+.2f}")
+    ledger.record("FedRD", "Fig. 5", f"a deeper projection is more accurate (FashionMNIST, depth {min(depth_acc)} -> "
+                  f"{max(depth_acc)})", depth_gain, 0.0, "ours > reference", seeds=n_seeds, rounds=SWEEP_ROUNDS)
 print(f"(6) toy: FedAvg ends {toy_gap['FedAvg']:.3f} from the minimiser, FedNova {toy_gap['FedNova']:.4f}")
 ledger.record("FedNova", "Sec. 4 (toy, spec 2.5)", "with unequal local steps FedAvg's fixed point is biased and "
               "FedNova's is not, to first order in lr (FedNova's distance to the minimiser is below lr x max tau "

@@ -38,3 +38,14 @@ def test_the_baselines_frozen_settings_are_the_best_of_the_committed_search():
                     **sp.fedrd_search_configs("fashion_mnist", prox_at={k: want[k] for k in want if k != "mu"})}
         key = (label, want["lr"], want["momentum"], want["local_epochs"], mu)
         assert sp.fedrd_scaled("fashion_mnist", label, "quick", seed=0).key() == searched[key].key()
+
+
+def test_fedrds_quick_and_paper_cache_keys_are_pinned():
+    """Notebook 07's runs stay valid while the code around them changes (a change of their numbers bumps the
+    method's version, which changes these keys on purpose)."""
+    quick = {"FedAvg": "5dbf29de8967d327", "FedProx": "ffd6f79a0001799c", "FedNova": "6e926212880466e0",
+             "FedDM": "d2a4eef4b6dc253e", "FedRD": "c4e067ec35126771"}
+    paper = {"FedAvg": "9b08c8302b259d71", "FedProx": "dde2e2429a05e2d5", "FedNova": "f4b870bddf12d34c",
+             "FedDM": "342ef97d8da1e288", "FedRD": "a209cd427d593585"}
+    assert {lab: sp.fedrd_scaled("fashion_mnist", lab, "quick", seed=0).key() for lab in quick} == quick
+    assert {lab: sp.fedrd_config("fashion_mnist", lab, seed=0).key() for lab in paper} == paper
