@@ -70,6 +70,8 @@ def _config_arguments(r: argparse.ArgumentParser) -> None:
         flag = "--" + f.name.replace("_", "-")
         if isinstance(default, bool):
             r.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=f"(default: {default})")
+        elif f.default_factory is dict:  # e.g. corruption: JSON, '{"blur": 0.2}'
+            r.add_argument(flag, type=json.loads, default=None, metavar="JSON", help="(default: {})")
         else:
             r.add_argument(flag, type=kinds[type(default)], default=None, metavar=type(default).__name__.upper(),
                            help=f"(default: the dataset's paper setting, else {default})")

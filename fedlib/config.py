@@ -26,7 +26,7 @@ CACHE_VERSION = 1  # bump when a change alters the numbers every config produces
 # Config fields added after CACHE_VERSION 1 -> their default; hashed only when set to something else
 ADDED_FIELDS: dict = {"local_optimum": False, "augment": False, "participation": 1.0, "lr_decay": 1.0,
                       "momentum": 0.0, "weight_decay": 0.0, "final_finetune_epochs": 0, "pool_split": 0.0,
-                      "server_fraction": 0.0}
+                      "server_fraction": 0.0, "dominant_share": 0.6, "corruption": {}}
 
 
 @dataclass
@@ -58,6 +58,8 @@ class Config:
     final_finetune_epochs: int = 0  # after the last round: every client trains its personal parameters alone
     pool_split: float = 0.0  # > 0: pool the official train and test sets, split each client's share train:test
     server_fraction: float = 0.0  # > 0: a stratified clean share of the training pool held by the server
+    dominant_share: float = 0.6  # partition="dominant": each client's share of samples from its dominant class
+    corruption: dict = field(default_factory=dict)  # {"irrelevant"|"blur"|"saltpepper": fraction of the clients}
 
     def __post_init__(self):
         """Every field is checked when the Config is built, before any data is loaded."""
@@ -85,7 +87,7 @@ class Config:
                              f"{self.participation}); use 1.0, or one of {able}")
         if self.augment and self.dataset not in IMAGES:
             raise ValueError(f"Config.augment crops and flips images; {self.dataset} has none")
-        moved = [n for n in ("pool_split", "server_fraction") if getattr(self, n)]
+        moved = [n for n in ("pool_split", "server_fraction", "corruption") if getattr(self, n)]
         if moved and self.dataset not in PARTITIONED:
             raise ValueError(f"Config.{moved[0]} applies to {', '.join(PARTITIONED)}, not {self.dataset}")
         if self.model != "auto":
@@ -134,8 +136,8 @@ _RULES = {
     "dataset": ("str", lambda v: v in DATASETS, "one of " + ", ".join(DATASETS)),
     "model": ("str", lambda v: v == "auto" or models.is_known(v), "auto or one of " + ", ".join(models.MODELS)
               + ", mlpK, X_flexible"),
-    "partition": ("str", lambda v: v in ("pathological", "dirichlet", "dirichlet_client", "iid"),
-                  "pathological, dirichlet, dirichlet_client or iid"),
+    "partition": ("str", lambda v: v in ("pathological", "dirichlet", "dirichlet_client", "iid", "dominant"),
+                  "pathological, dirichlet, dirichlet_client, iid or dominant"),
     "n_clients": ("int", lambda v: v >= 0, "an integer >= 1 (0: every user of celeba or sent140)"),
     "classes_per_client": ("int", lambda v: v >= 1, "an integer >= 1"),
     "dirichlet_alpha": ("real", lambda v: v > 0, "a number > 0"),
@@ -159,6 +161,11 @@ _RULES = {
     "final_finetune_epochs": ("int", lambda v: v >= 0, "an integer >= 0"),
     "pool_split": ("real", lambda v: v == 0 or 0 < v < 1, "0 (off) or in (0, 1)"),
     "server_fraction": ("real", lambda v: 0 <= v < 1, "in [0, 1)"),
+    "dominant_share": ("real", lambda v: 0 < v <= 1, "in (0, 1]"),
+    "corruption": ("dict", lambda v: set(v) <= {"irrelevant", "blur", "saltpepper"} and all(
+        isinstance(f, (int, float)) and not isinstance(f, bool) and 0 <= f <= 1 for f in v.values())
+        and sum(v.values()) <= 1, "a dict from irrelevant, blur, saltpepper to fractions of the clients in [0, 1] "
+        "that sum to at most 1"),
 }
 
 

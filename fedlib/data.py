@@ -471,6 +471,7 @@ class Federation:
     input_shape: tuple[int, ...]
     vocab_size: int | None = None  # text data: token ids, padding and unknown included
     server: ClientData | None = None  # the server's own clean validation set (one row), disjoint from the clients'
+    kinds: list[str] | None = None  # each client's training data: "clean" or its corruption (FedProf)
 
     @property
     def n_clients(self) -> int:
@@ -479,12 +480,14 @@ class Federation:
 
 def make_federation(dataset: Dataset, partition: str, n_clients: int, seed: int, *, classes_per_client: int = 2,
                     alpha: float = 0.5, train_fraction: float = 1.0, pool_split: float = 0.0,
-                    server_fraction: float = 0.0) -> Federation:
+                    server_fraction: float = 0.0, dominant_share: float = 0.6,
+                    corruption: dict | None = None) -> Federation:
     """Split `dataset` over clients. Default: the official training set is partitioned and the official test set
     is spread over the clients the same way. `pool_split` > 0: the official train and test sets are pooled, the
     pool is partitioned, and each client's share is split into train/test with this train fraction (FedCR,
     FedRD). `server_fraction` > 0: a stratified fraction of the training pool is held out first, clean, as the
-    server's validation set (`Federation.server`, FedProf)."""
+    server's validation set (`Federation.server`, FedProf). `corruption` {kind: fraction of the clients} corrupts
+    those clients' training images (`corrupt`); test sets and the server's set stay clean."""
     g = torch.Generator().manual_seed(seed)
     x, y = dataset.train_x, dataset.train_y
     if pool_split:
@@ -496,19 +499,99 @@ def make_federation(dataset: Dataset, partition: str, n_clients: int, seed: int,
         pool = pool[~torch.isin(pool, held)]
         server = ClientData.from_parts(x, y, [held])
     tr, te, classes_of = _partition(partition, y[pool], dataset.test_y if not pool_split else y[pool], n_clients,
-                                    dataset.num_classes, g, classes_per_client, alpha)
+                                    dataset.num_classes, g, classes_per_client, alpha, dominant_share)
     tr = [pool[p] for p in tr]
     if pool_split:
         tr, te = _split_each(tr, pool_split, g)
         test = ClientData.from_parts(x, y, te)
     else:
         test = ClientData.from_parts(dataset.test_x, dataset.test_y, te)
-    return Federation(ClientData.from_parts(x, y, tr), test, dataset.num_classes, classes_of, dataset.input_shape,
-                      server=server)
+    train, kinds = ClientData.from_parts(x, y, tr), None
+    if corruption:
+        train, kinds = corrupt(train, corruption, dataset, g)
+    return Federation(train, test, dataset.num_classes, classes_of, dataset.input_shape, server=server, kinds=kinds)
+
+
+# ----------------------------------------------------------------------------- corrupted clients (FedProf)
+
+CORRUPTIONS = ("irrelevant", "blur", "saltpepper")
+IRRELEVANT_SOURCE = {"mnist": "fashion_mnist", "fashion_mnist": "mnist"}  # same shape, unrelated images
+SALT_PEPPER_DENSITY = 0.3  # FedProf's Table 4
+BLUR = dict(kernel_size=9, sigma=3.0)  # "Gaussian-blurred": the paper gives no kernel; this one erases strokes' detail
+
+
+def corrupt(train: ClientData, corruption: dict, dataset: Dataset, g: torch.Generator):
+    """FedProf's noisy clients (Sec. 5.1, L-Task): for each kind, round(fraction x N) clients, disjoint, drawn at
+    random, whose training images are replaced by images of another dataset ("irrelevant", labels kept), blurred
+    ("blur", a Gaussian kernel BLUR), or hit by salt-and-pepper noise ("saltpepper", each pixel with probability
+    SALT_PEPPER_DENSITY set to the darkest or the brightest value, half each). Returns (the new ClientData, each
+    client's kind: "clean" or the corruption)."""
+    from torchvision.transforms.functional import gaussian_blur
+
+    unknown = set(corruption) - set(CORRUPTIONS)
+    if unknown:
+        raise ValueError(f"Config.corruption: unknown kind {sorted(unknown)[0]!r}; choose from {', '.join(CORRUPTIONS)}")
+    n = train.n_clients
+    counts = {kind: int(round(f * n)) for kind, f in corruption.items()}
+    if sum(counts.values()) > n:
+        raise ValueError(f"Config.corruption: the fractions sum to {sum(corruption.values()):g} of the clients; "
+                         f"they must sum to at most 1")
+    order, kinds, start = torch.randperm(n, generator=g).tolist(), ["clean"] * n, 0
+    x = train.x.clone()
+    lo, hi = float(dataset.train_x.min()), float(dataset.train_x.max())
+    for kind in CORRUPTIONS:
+        for i in order[start:start + counts.get(kind, 0)]:
+            kinds[i] = kind
+            m = int(train.counts[i])
+            if kind == "irrelevant":
+                if dataset.name not in IRRELEVANT_SOURCE:
+                    raise ValueError(f"Config.corruption: 'irrelevant' needs an unrelated dataset of the same shape; "
+                                     f"{dataset.name} has none (only {', '.join(IRRELEVANT_SOURCE)})")
+                other = load_dataset(IRRELEVANT_SOURCE[dataset.name])
+                x[i, :m] = other.train_x[torch.randint(len(other.train_x), (m,), generator=g)]
+            elif kind == "blur":
+                x[i, :m] = gaussian_blur(x[i, :m], **BLUR)
+            else:
+                u = torch.rand(x[i, :m].shape, generator=g)
+                x[i, :m] = torch.where(u < SALT_PEPPER_DENSITY / 2, lo,
+                                       torch.where(u < SALT_PEPPER_DENSITY, hi, x[i, :m]))
+        start += counts.get(kind, 0)
+    return ClientData(x, train.y, train.counts), kinds
+
+
+def dominant(train_y, test_y, n_clients: int, share: float, num_classes: int, g: torch.Generator):
+    """FedProf's L-Task (Sec. 5.1): equal client sizes, `share` of each client's samples from its dominant class
+    (client i: class i mod C), the rest drawn at random from the other classes' remaining samples; the test set is
+    spread the same way. 90% of the pool is dealt out, so that what is left for the last clients' rest is not all of
+    their own dominant class."""
+    if not 0 < share <= 1:
+        raise PartitionError(f"Config.dominant_share must be in (0, 1], got {share}")
+    classes_of = [[i % num_classes] for i in range(n_clients)]
+
+    def split(y, what):
+        size = (len(y) * 9 // 10) // n_clients
+        own = int(round(share * size))
+        free = torch.ones(len(y), dtype=torch.bool)
+        parts = []
+        for dominant_pass in (True, False):  # every client's dominant share first, then the rest from what is left
+            for i in range(n_clients):
+                c = i % num_classes
+                pick, k = (y == c, own) if dominant_pass else (y != c, size - own)
+                idx = torch.nonzero(pick & free).flatten()
+                if len(idx) < k:
+                    raise PartitionError(f"the dominant partition needs {k} more {what} samples for client {i} and "
+                                         f"has {len(idx)}; use fewer clients (n_clients), a smaller dominant_share "
+                                         f"or a larger train_fraction")
+                idx = idx[torch.randperm(len(idx), generator=g)[:k]]
+                free[idx] = False
+                parts.append((i, idx))
+        return [torch.sort(torch.cat([idx for j, idx in parts if j == i])).values for i in range(n_clients)]
+
+    return split(train_y, "training"), split(test_y, "test"), classes_of
 
 
 def _partition(partition: str, train_y, test_y, n_clients: int, num_classes: int, g: torch.Generator,
-               classes_per_client: int, alpha: float):
+               classes_per_client: int, alpha: float, dominant_share: float = 0.6):
     if partition == "pathological":
         return pathological(train_y, test_y, n_clients, classes_per_client, num_classes, g)
     if partition == "dirichlet":
@@ -517,8 +600,10 @@ def _partition(partition: str, train_y, test_y, n_clients: int, num_classes: int
         return dirichlet_client(train_y, test_y, n_clients, alpha, num_classes, g)
     if partition == "iid":
         return iid(train_y, test_y, n_clients, num_classes, g)
+    if partition == "dominant":
+        return dominant(train_y, test_y, n_clients, dominant_share, num_classes, g)
     raise PartitionError(f"Config.partition: unknown partition {partition!r}; choose pathological, dirichlet, "
-                         f"dirichlet_client or iid")
+                         f"dirichlet_client, iid or dominant")
 
 
 def _split_each(parts: list[torch.Tensor], train_share: float, g: torch.Generator):

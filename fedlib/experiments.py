@@ -31,7 +31,8 @@ def federation(cfg: Config) -> data.Federation:
     return data.make_federation(data.load_dataset(cfg.dataset), cfg.partition, cfg.n_clients, cfg.seed,
                                 classes_per_client=cfg.classes_per_client, alpha=cfg.dirichlet_alpha,
                                 train_fraction=cfg.train_fraction, pool_split=cfg.pool_split,
-                                server_fraction=cfg.server_fraction)
+                                server_fraction=cfg.server_fraction, dominant_share=cfg.dominant_share,
+                                corruption=cfg.corruption)
 
 
 def _population(cfg: Config, fed: data.Federation, device: torch.device) -> engine.Population:
@@ -159,6 +160,8 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
         final = _evaluate(alg.population, ctx.fed.test)
         _check_finite(cfg, f"in the final fine-tune after round {cfg.rounds - 1}", loss, final["loss"])
         result["final"] = {**final, "train_loss": loss}
+    if ctx.fed.kinds:
+        result["client_kind"] = ctx.fed.kinds
     if extra := alg.summary():
         result["extra"] = extra
     if cache:

@@ -75,10 +75,10 @@ def _documented(err: Exception, cfg_kw: dict) -> bool:
     return isinstance(err, ValueError) and any(name in text for name in NAMES)
 
 
-def test_two_hundred_random_configs_run_one_round_or_raise_a_documented_error():
+def test_random_configs_run_one_round_or_raise_a_documented_error():
     rng = random.Random(20261121)
     outcomes, reasons = {"ran": 0, "refused": 0}, []
-    for _ in range(200):
+    for _ in range(240):  # about a fifth run (every method has its share), the rest are refused
         kw = {k: rng.choice(v) for k, v in VALID.items()}
         if kw["method"].startswith("fedcr"):  # FedCR needs a body with a Gaussian layer; "auto" checks the refusal
             kw["model"] = rng.choice(["cnn_mnist_vib_v8", "cnn_mnist_vib_v8", "auto"])
@@ -86,6 +86,8 @@ def test_two_hundred_random_configs_run_one_round_or_raise_a_documented_error():
             kw["options"] = dict(iterations=1, real_batch=4, server_epochs=1)
             if kw["method"] == "fedrd":  # a projection before the task model; "auto" checks the refusal
                 kw["model"] = rng.choice(["fedrd_proj1_convnet8", "fedrd_proj1_convnet8", "auto"])
+        if kw["method"] == "fedprof":  # it scores clients against the server's own validation set
+            kw["server_fraction"] = 0.1
         for k in rng.sample(list(INVALID), rng.choice([0, 0, 0, 1, 2])):
             kw[k] = rng.choice(INVALID[k])
         try:

@@ -12,6 +12,7 @@ from .feddm import FedDM
 from .fedrd import FedRD
 from .fednova import FedNova
 from .fedprox import FedProx
+from .fedprof import FedProf
 from .fedbabu import FedBabu
 from .feddbe import FedDBE
 from .fedlog import FedLog, FedLogC
@@ -21,7 +22,7 @@ from .fedrep import FedRep
 
 REGISTRY: dict[str, type[Algorithm]] = {
     cls.name: cls for cls in (FedAvg, LGFedAvg, FedPer, FedRep, CSFL, FedBabu, FedProto, FedDBE, FedLog, FedLogC,
-                                        FedCR, FedCRNA, Ditto, Local, FedProx, FedNova, FedDM, FedRD)}
+                                        FedCR, FedCRNA, Ditto, Local, FedProx, FedNova, FedDM, FedRD, FedProf)}
 
 
 def make(name: str, **options) -> Algorithm:
@@ -31,4 +32,4 @@ def make(name: str, **options) -> Algorithm:
 
 
 __all__ = ["Algorithm", "Context", "Reply", "REGISTRY", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer", "FedRep",
-           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local", "FedProx", "FedNova", "FedDM", "FedRD"]
+           "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local", "FedProx", "FedNova", "FedDM", "FedRD", "FedProf"]

@@ -11,6 +11,13 @@ its own model alone (the "Local-Training" baseline of FedCR's Table 9), under th
 With partial participation the server picks the round's clients (`Context.select`), only they download the
 shared parameters, train and reply, and the average is over them; afterwards every client holds the new
 shared parameters with its own local ones.
+
+FedProf's comparisons (its Sec. 5 and Table 1) need two more ways to select and to aggregate: `selection="data"`
+draws clients with probabilities n_k / n (FedProx's sampling; `replace=True` draws with replacement, the i.i.d.
+draws its unbiasedness assumes); `aggregation="full"` averages every client's model by n_k / n with the
+unselected ones holding the current global model, w + sum_{k in S} (n_k / n)(w_k - w) (the FedAvg of FedProf's
+authors' simulator, SAFA); `aggregation="scheme2"` is sum_{k in S} (n_k / n)(N / K) w_k (Li et al., 2020, Scheme
+II: FedProf's FEDAVG-RP). Both read every client's n_k, sent once, in round 0's uplink.
 """
 from __future__ import annotations
 
@@ -18,7 +25,7 @@ import torch
 
 from ..messages import Message
 from ..models import last_layers
-from .base import Algorithm, Context, Reply, at_least
+from .base import Algorithm, Context, Reply, at_least, one_of
 
 
 class ParameterAveraging(Algorithm):
@@ -47,8 +54,16 @@ class ParameterAveraging(Algorithm):
                                      f"use a method that shares no body (fedlog, fedproto) for mixed architectures (Config.model)")
         self.global_params = {k: first.params[k][0].clone() for k in self.shared}
 
+    def selection_probs(self, rnd: int) -> torch.Tensor | None:
+        """The probabilities this round's participants are drawn with (None: uniform)."""
+        if self.options.get("selection") == "data":
+            n = self.ctx.fed.train.counts.double()
+            return n / n.sum()
+        return None
+
     def configure(self, rnd: int) -> Message:
-        return Message.down(dict(self.global_params), self.ctx.select(rnd))
+        return Message.down(dict(self.global_params),
+                            self.ctx.select(rnd, self.selection_probs(rnd), replace=self.options.get("replace", False)))
 
     def client_update(self, rnd: int, down: Message) -> Reply:
         clients = down.clients
@@ -58,22 +73,42 @@ class ParameterAveraging(Algorithm):
         payload = {k: self.population.gather(k, clients) for k in self.shared}
         if self.options["weighted"]:
             payload["n"] = self.ctx.fed.train.counts[clients].float()
-        return Reply(Message.up(payload, clients), losses)
+        present = {}
+        if rnd == 0 and (self.options.get("aggregation", "mean") != "mean" or self.options.get("selection") == "data"):
+            payload["n_all"] = self.ctx.fed.train.counts.float()  # every client's size, once
+            present["n_all"] = torch.ones(len(payload["n_all"]), dtype=torch.bool)
+        return Reply(Message.up(payload, clients, present=present), losses)
 
     def aggregate(self, rnd: int, up: Message) -> None:
-        if self.options["weighted"]:
-            w = up["n"] / up["n"].sum()
+        how = self.options.get("aggregation", "mean")
+        n = len(up.clients)
+        if how == "mean":
+            w = up["n"] / up["n"].sum() if self.options["weighted"] else torch.full((n,), 1.0 / n)
         else:
-            w = torch.full((len(up.clients),), 1.0 / len(up.clients))
+            p = self.ctx.fed.train.counts.double()
+            p = (p / p.sum())[up.clients]
+            if how == "scheme2":
+                w = p * self.population.n_clients / n
+            else:  # full: each distinct sender once, the others hold the global model
+                first = torch.tensor([i == 0 or int(c) not in up.clients[:i].tolist()
+                                      for i, c in enumerate(up.clients)])
+                w = torch.where(first, p, torch.zeros_like(p))
         for k in self.shared:
             v = up[k]
-            self.global_params[k] = torch.tensordot(w.to(v.device, v.dtype), v, dims=1)
+            if how == "full":
+                self.global_params[k] = self.global_params[k] + torch.tensordot(
+                    w.to(v.device, v.dtype), v - self.global_params[k], dims=1)
+            else:
+                self.global_params[k] = torch.tensordot(w.to(v.device, v.dtype), v, dims=1)
             self.population.set_all(k, self.global_params[k])
 
 
 class FedAvg(ParameterAveraging):
-    """The whole model is shared; for the final fine-tune (FedAvg-FT) the head counts as personal."""
+    """The whole model is shared; for the final fine-tune (FedAvg-FT) the head counts as personal. FedAvg (and
+    FedProx, FedProf) take FedProf's `selection`, `replace` and `aggregation` options (module docstring)."""
     name = "fedavg"
+    defaults = dict(ParameterAveraging.defaults, aggregation="mean", selection="uniform", replace=False)
+    rules = dict(aggregation=one_of("mean", "full", "scheme2"), selection=one_of("uniform", "data"))
 
     def shared_names(self, ctx: Context) -> list[str]:
         return ctx.population.param_names()

@@ -84,6 +84,9 @@ class FedNova(FedProx):
     @classmethod
     def check_config(cls, cfg) -> None:
         super().check_config(cfg)
+        if cfg.options.get("aggregation", "mean") != "mean":
+            raise ValueError("fednova: its server step is the normalized average; option aggregation must stay "
+                             "'mean'")
         if cfg.optimizer != "sgd":
             raise ValueError(f"fednova normalises by the local solver's weights, which Adam does not have: set "
                              f"Config.optimizer to 'sgd' (got {cfg.optimizer!r})")

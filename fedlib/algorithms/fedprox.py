@@ -24,7 +24,7 @@ from .fedavg import FedAvg
 class FedProx(FedAvg):
     name = "fedprox"
     defaults = dict(FedAvg.defaults, weighted=True, mu=0.01)
-    rules = dict(mu=at_least(0))
+    rules = dict(FedAvg.rules, mu=at_least(0))
 
     def local_training(self, rnd: int, clients: torch.Tensor) -> torch.Tensor:
         return self.proximal_training(rnd, clients).loss
