@@ -387,29 +387,38 @@ def step_sizes(study: dict[float, dict], bound_note: str = ""):
 # ----------------------------------------------------------------------------- FedCR's notebook (06)
 
 def accuracy_curves(panels: dict[str, dict[str, dict]], title: str, spread: str = "se", xlabel: str = "global round",
-                    log: bool = False):
+                    log: bool = False, ylabel: str = "mean client accuracy (%)"):
     """Fig. 3(a-c) of FedCR: panels[name][label] = {"method": name, "acc": accuracy in % [seeds, rounds]}; accuracy
-    against rounds, mean +- `spread`, one panel per name. With "x" ([rounds], e.g. cumulative megabytes) in a
-    series, against that, on a log axis if `log`. Returns the figure."""
+    against rounds, mean +- `spread`, one panel per name (two columns when there are more than three). With "x"
+    ([rounds], e.g. cumulative megabytes) in a series, against that, on a log axis if `log`. A label keeps its
+    style in every panel, and the one legend lists every label. Returns the figure."""
     from matplotlib.ticker import MaxNLocator
 
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.4), squeeze=False)
-    for ax, (name, by_label) in zip(axes[0], panels.items()):
-        styles = method_styles({lab: c["method"] for lab, c in by_label.items()})
+    cols = len(panels) if len(panels) <= 3 else 2
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.0 * rows + 0.6), squeeze=False)
+    styles = method_styles({lab: c["method"] for by_label in panels.values() for lab, c in by_label.items()})
+    for ax, (name, by_label) in zip(axes.flat, panels.items()):
         for lab, c in by_label.items():
             acc = np.asarray(c["acc"], float)
             x = np.asarray(c["x"], float) if "x" in c else np.arange(1, acc.shape[1] + 1)
             marks = dict(marker="o", ms=3) if "x" in c else {}  # one marker per round where x is not the round
             mean_band(ax, x, acc, lab, spread=spread, **styles[lab], **marks)
-        ax.set(title=name, xlabel=xlabel, ylabel="mean client accuracy (%)")
+        ax.set(title=name, xlabel=xlabel, ylabel=ylabel)
         if log:
             log_x(ax)
         elif xlabel == "global round":
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=9, bbox_to_anchor=(0.5, 0.04))
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    legend = {}
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    fig.legend(list(legend.values()), list(legend), loc="lower center", ncol=min(len(legend), 5), fontsize=9,
+               bbox_to_anchor=(0.5, 0.04 / rows))
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.13, 1, 1))  # the legend above the caption line (plots.caption, at the bottom)
+    fig.tight_layout(rect=(0, 0.13 / rows, 1, 1))  # the legend above the caption line (plots.caption, at the bottom)
     return fig
 
 
@@ -485,4 +494,23 @@ def objective_inconsistency(paths: dict[str, np.ndarray], fixed_points: dict[str
     ax2.legend(fontsize=8)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
+    return fig
+
+
+def grouped_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str):
+    """One bar per (series, category): groups[series][category] = value, categories on the x axis (FedProf's Fig. 6:
+    participation per kind of client). Returns the figure."""
+    series = list(groups)
+    categories = list(dict.fromkeys(c for g in groups.values() for c in g))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    width = 0.8 / len(series)
+    x = np.arange(len(categories))
+    for i, name in enumerate(series):
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, [groups[name].get(c, np.nan) for c in categories], width,
+               label=name)
+    ax.set_xticks(x, categories)
+    ax.set(xlabel="kind of client", ylabel=ylabel)
+    ax.legend(fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig

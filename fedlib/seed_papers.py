@@ -54,6 +54,20 @@ FEDRD_TABLE3 = {  # (FMNIST, SVHN, CIFAR-10, CIFAR-100)
     "FedRD(real)": (96.16, 87.86, 78.07, 40.46)}
 FEDRD_TABLE4 = {"sqrt_d": (8, 16, 24, 32, 40, 48), "com_cost_MB": (1.46, 5.84, 13.14, 23.36, 36.5, 52.56),
                 "accuracy": (51.66, 71.96, 75.06, 78.07, 78.69, 80.05)}  # FedRD, CIFAR-10 (caption says FedDM)
+FEDPROF_TABLE3 = {  # L-Task (EMNIST digits), (aggregation, C) -> method -> (best acc %, rounds, time s, energy Wh) to 90%
+    ("full", 0.05): {"FedAvg": (90.6, 213, 10407.30, 60.01), "CFCFM": (92.3, 251, 8645.17, 61.37), "FedProf": (92.6, 98, 4846.15, 28.22)},
+    ("full", 0.1): {"FedAvg": (92.9, 76, 3894.26, 43.16), "CFCFM": (93.2, 75, 2675.56, 37.62), "FedProf": (94.5, 45, 2295.03, 25.98)},
+    ("partial", 0.05): {"FedAvg-RP": (93.7, 12, 572.90, 3.29), "FedProx": (93.6, 13, 640.01, 3.58), "FedAdam": (94.0, 12, 599.96, 3.47),
+                        "AFL": (95.2, 10, 479.73, 2.73), "FedProf": (96.2, 8, 383.94, 2.26)},
+    ("partial", 0.1): {"FedAvg-RP": (93.8, 12, 603.94, 6.57), "FedProx": (94.2, 11, 559.16, 5.91), "FedAdam": (93.9, 12, 608.85, 6.76),
+                       "AFL": (94.4, 9, 476.62, 5.26), "FedProf": (96.2, 8, 413.16, 4.64)}}
+FEDPROF_TABLE2 = {  # S-Task (GasTurbine), target 80%
+    ("full", 0.2): {"FedAvg": (80.5, 56, 2869.66, 2.87), "CFCFM": (80.6, 39, 1230.81, 1.61), "FedProf": (82.4, 16, 803.74, 0.80)},
+    ("full", 0.3): {"FedAvg": (80.6, 52, 3160.01, 4.12), "CFCFM": (80.2, 42, 1495.34, 2.91), "FedProf": (82.7, 12, 701.18, 0.94)},
+    ("partial", 0.2): {"FedAvg-RP": (81.9, 13, 735.48, 0.71), "FedProx": (82.1, 16, 899.93, 0.79), "FedAdam": (81.8, 8, 438.20, 0.42),
+                       "AFL": (81.6, 6, 313.81, 0.30), "FedProf": (84.4, 5, 283.76, 0.27)},
+    ("partial", 0.3): {"FedAvg-RP": (81.7, 8, 466.90, 0.64), "FedProx": (81.0, 16, 841.65, 1.08), "FedAdam": (81.9, 12, 667.00, 0.94),
+                       "AFL": (81.3, 6, 298.81, 0.42), "FedProf": (84.1, 4, 235.22, 0.35)}}
 
 # ----------------------------------------------------------------------------------------------- FedCR's protocol
 # Sec. 5.1 and Table 4: each dataset's train and test sets pooled, 100 equal clients split 70/30, 10% participation,
@@ -191,3 +205,40 @@ def fedrd_search_configs(dataset: str, profile: str = "quick", prox_at: dict | N
             out[("FedProx", prox_at["lr"], prox_at["momentum"], prox_at["local_epochs"], mu)] = fedrd_scaled(
                 dataset, "FedProx", profile, seed=0, options={"mu": mu}, **prox_at)
     return out
+
+
+# ----------------------------------------------------------------------------------------------- FedProf's protocol
+# Sec. 5.1's L-Task on MNIST (EMNIST digits are not to be had here): `dominant` partition (60% of each client's
+# samples from one class), 15% of the clients with irrelevant images (FashionMNIST), 20% blurred, 25% salt-and-
+# pepper (density 0.3), a clean 14.3% of the pool held by the server; Table A.2's CNN, SGD lr 0.01 decayed 0.99 a
+# round, 5 local epochs, batch 10 (not given: fedlib's MNIST default), alpha = 10, fc1's pre-activations profiled.
+FEDPROF_NOISE = {"irrelevant": 0.15, "blur": 0.20, "saltpepper": 0.25}
+FEDPROF_METHODS = {  # label -> (method, options): Table 3's rows that run here
+    "FedAvg": ("fedavg", {"aggregation": "full"}),
+    "FedProf (full)": ("fedprof", {"aggregation": "full"}),
+    "FedAvg-RP": ("fedavg", {"aggregation": "scheme2"}),
+    "FedProx": ("fedprox", {"selection": "data", "replace": True, "weighted": False}),
+    "FedProf (partial)": ("fedprof", {"aggregation": "partial"}),
+}
+FEDPROF_CONDITIONS = {  # Fig. 1: FedAvg on MNIST with original, biased, noisy (65% of the clients) and both
+    "original": dict(partition="iid", corruption={}),
+    "biased": dict(partition="dominant", corruption={}),
+    "noisy": dict(partition="iid", corruption={"irrelevant": 0.15, "blur": 0.20, "saltpepper": 0.30}),
+    "biased + noisy": dict(partition="dominant", corruption={"irrelevant": 0.15, "blur": 0.20, "saltpepper": 0.30}),
+}
+
+
+def fedprof_config(label: str, participation: float, *, seed: int, rounds: int, n_clients: int = 1000,
+                   train_fraction: float = 1.0, options: dict | None = None, **over):
+    """The Config of one run of FedProf's L-Task protocol on MNIST: `label` from FEDPROF_METHODS."""
+    from .config import Config
+
+    if label not in FEDPROF_METHODS:
+        raise ValueError(f"unknown FedProf-protocol label {label!r}; choose from {', '.join(FEDPROF_METHODS)}")
+    method, fixed = FEDPROF_METHODS[label]
+    fields = dict(dataset="mnist", model="cnn_mnist", partition="dominant", dominant_share=0.6,
+                  corruption=dict(FEDPROF_NOISE), server_fraction=0.143, n_clients=n_clients,
+                  train_fraction=train_fraction, participation=participation, optimizer="sgd", lr=0.01, lr_decay=0.99,
+                  local_epochs=5, batch_size=10)
+    fields.update(over)
+    return Config(method=method, seed=seed, rounds=rounds, options={**fixed, **(options or {})}, **fields)

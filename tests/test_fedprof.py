@@ -171,3 +171,16 @@ def test_fedprof_selects_irrelevant_clients_less_than_clean_ones():
     bad = [p for p, k in zip(probs.tolist(), kinds) if k == "irrelevant"]
     good = [p for p, k in zip(probs.tolist(), kinds) if k == "clean"]
     assert max(bad) < min(good) / 10
+
+
+def test_fedprofs_table3_numbers_are_the_papers_text():
+    from pathlib import Path
+
+    from fedlib import seed_papers as sp
+    seeds = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("the seed papers' text is not beside this checkout")
+    text = next(seeds.glob("004_*.txt")).read_text().replace("<b>", "").replace("</b>", "")
+    for rows in sp.FEDPROF_TABLE3.values():
+        for best, rounds, seconds, energy in rows.values():
+            assert f"{best / 100:.3f}\t{rounds}\t{seconds:.2f}\t{energy:.2f}" in text, (best, rounds, seconds)

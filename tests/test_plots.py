@@ -158,3 +158,16 @@ def test_the_objective_inconsistency_toy_labels_its_axes_and_lists_every_method_
     left = set(_legend_texts(fig.axes[0].get_legend()))
     assert {"FedAvg", "FedNova", "clients' optima", "true minimiser", "FedAvg: fixed point (closed form)"} <= left
     assert set(_legend_texts(fig.axes[1].get_legend())) == {"FedAvg", "FedNova"}
+
+
+def test_grouped_bars_name_every_category_and_series_and_an_uplink_axis_can_be_logarithmic():
+    fig = plots.grouped_bars({"FedAvg-RP": {"clean": 3.0, "blur": 2.9}, "FedProf": {"clean": 7.3, "blur": 0.0}},
+                             "rounds taken part in", "t")
+    ax = fig.axes[0]
+    assert _labelled(ax) and _legend_texts(ax.get_legend()) == ["FedAvg-RP", "FedProf"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["clean", "blur"]
+    assert len(ax.patches) == 4
+    curves = {"p": {"A": {"method": "fedavg", "acc": np.ones((1, 3)), "x": [0.1, 1.0, 10.0]}}}
+    fig = plots.accuracy_curves(curves, "t", xlabel="uplink (MB)", log=True)
+    assert fig.axes[0].get_xscale() == "log" and fig.axes[0].get_xlabel() == "uplink (MB)"
+    assert _legend_texts(fig.legends[0]) == ["A"]

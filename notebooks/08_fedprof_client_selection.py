@@ -1,0 +1,226 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # FedProf: client selection by representation profiles (Wu, He, Lin and Maple; seeds/004)
+#
+# Each client profiles its data with the global model it receives: per dimension of fc1's pre-activations, a
+# Gaussian (mean, variance). The server profiles its own clean validation set with the same model version, scores
+# each client by exp(-alpha x the mean KL divergence of the two profiles) and draws the round's clients in
+# proportion to the scores, so clients whose data look unlike the clean data are rarely chosen
+# (`fedlib/algorithms/fedprof.py`). Protocol (Sec. 5.1's L-Task, `seed_papers.fedprof_config`): MNIST standing in
+# for EMNIST digits, 60% of each client's samples from one class, 15% of the clients with irrelevant images
+# (FashionMNIST), 20% blurred, 25% with salt-and-pepper noise (density 0.3), a clean 14.3% of the data held by the
+# server; Table A.2's CNN, SGD lr 0.01 decayed by 0.99 a round, 5 local epochs, alpha = 10. Accuracy is the global
+# model's on the clients' clean test sets.
+#
+# | part | reproduces |
+# |---|---|
+# | A | Fig. 1: FedAvg under original, biased, noisy and biased + noisy data |
+# | B | Table 3 stand-in: full aggregation (FedAvg, FedProf) and partial (FedAvg-RP, FedProx, FedProf) |
+# | C | Fig. 5: the accuracy traces of part B |
+# | D | Fig. 6: how often each client took part, clients grouped by kind |
+# | E | the mean divergence of each kind of client per round; alpha 0 against 10 (not in the paper) |
+# | F | Table 2 (GasTurbine, the S-Task): missing here |
+#
+# The quick profile uses 100 clients on 10% of MNIST (about 52 training images each, where EMNIST's clients hold
+# about 240), participation 0.05 and 0.1, 100 rounds of full and 30 of partial aggregation (the spec's quick rounds),
+# 30 rounds for Fig. 1, one seed (the spec's second is cut), and targets of 60% and 80% instead of the paper's 90%,
+# which no method reaches in so few rounds on so little data. CFCFM, FedAdam and AFL are not implemented: their
+# paper numbers stand alone.
+
+# %% tags=["parameters"]
+import os
+
+profile = os.environ.get("FEDLIB_PROFILE", "quick")
+
+# %%
+from collections import Counter
+
+import numpy as np
+
+from fedlib import claims, paths, plots, seed_papers as sp, stats, sweep
+
+paths.use_profile(profile)
+
+SETTINGS = {
+    "smoke": dict(n_clients=20, train_fraction=0.05, fractions=[0.25], full_rounds=3, partial_rounds=3,
+                  fig1=dict(rounds=2, participation=0.25), seeds=[0], alphas=[0.0], targets=(0.3, 0.5)),
+    "quick": dict(n_clients=100, train_fraction=0.1, fractions=[0.05, 0.1], full_rounds=100, partial_rounds=30,
+                  fig1=dict(rounds=30, participation=0.3), seeds=[0], alphas=[0.0], targets=(0.6, 0.8)),
+    "paper": dict(n_clients=200, train_fraction=1.0, fractions=[0.05, 0.1], full_rounds=300, partial_rounds=50,
+                  fig1=dict(rounds=100, participation=0.3), seeds=[0, 1, 2, 3, 4], alphas=[0.0, 1.0, 100.0],
+                  targets=(0.9, 0.95)),
+}[profile]
+S = SETTINGS
+FULL, PARTIAL = ["FedAvg", "FedProf (full)"], ["FedAvg-RP", "FedProx", "FedProf (partial)"]
+KINDS = ["clean", "saltpepper", "blur", "irrelevant"]
+plots.style()
+print(profile, S)
+
+
+def config(label, C, seed, rounds=None, **over):
+    partial = label in PARTIAL
+    return sp.fedprof_config(label, C, seed=seed, rounds=rounds or S["partial_rounds" if partial else "full_rounds"],
+                             n_clients=S["n_clients"], train_fraction=S["train_fraction"], **over)
+
+
+def rounds_to(r, target):
+    """The first round whose accuracy reaches `target`; a run that never does counts as its rounds + 1."""
+    acc = np.asarray(r["rounds"]["acc_all"])
+    hit = np.nonzero(acc >= target)[0]
+    return int(hit[0]) + 1 if len(hit) else len(acc) + 1
+
+
+# %% [markdown]
+# ## Runs
+# Every run of parts A, B and E in one sweep (`FEDLIB_SWEEP_BACKEND=ray`: one run per core).
+
+# %%
+table3 = {(C, lab): [config(lab, C, sd) for sd in S["seeds"]] for C in S["fractions"] for lab in FULL + PARTIAL}
+f1 = S["fig1"]
+fig1 = {cond: [config("FedAvg", f1["participation"], sd, rounds=f1["rounds"], **over) for sd in S["seeds"]]
+        for cond, over in sp.FEDPROF_CONDITIONS.items()}
+C0 = S["fractions"][-1]
+alphas = {a: [config("FedProf (partial)", C0, sd, options={"alpha": a}) for sd in S["seeds"]] for a in S["alphas"]}
+unique = list({c.key(): c for group in (table3, fig1, alphas) for cs in group.values() for c in cs}.values())
+print(f"{len(unique)} runs")
+done = dict(zip([c.key() for c in unique], sweep.run_many(unique)))
+results = lambda cfgs: [done[c.key()] for c in cfgs]  # noqa: E731
+
+# %% [markdown]
+# ## A. Fig. 1: FedAvg under four data conditions (full aggregation)
+
+# %%
+panel = {cond: {"method": "fedavg", "acc": np.array([r["rounds"]["acc_all"] for r in results(cfgs)]) * 100}
+         for cond, cfgs in fig1.items()}
+for cond, c in panel.items():
+    print(f"{cond:15s} final {c['acc'][:, -1].mean():6.2f}%")
+fig = plots.accuracy_curves({"MNIST, FedAvg": panel}, "FedProf's Fig. 1: FedAvg's global accuracy under biased "
+                                                      "and noisy client data", ylabel="global test accuracy (%)")
+plots.caption(fig, profile, len(S["seeds"]), f1["rounds"], note=f"{S['n_clients']} clients, C = {f1['participation']}")
+plots.save_figure(fig, "fedprof_fig1_conditions")
+
+# %% [markdown]
+# ## B and C. Table 3 stand-in and the accuracy traces (Fig. 5)
+# Best accuracy and the rounds to each target (first round at or above it; a run that never reaches it counts as
+# its rounds + 1); the paper's numbers (EMNIST digits, to 90%) stand beside ours.
+
+# %%
+rows, traces = [], {}
+for (C, lab), cfgs in table3.items():
+    rs = results(cfgs)
+    best = stats.mean_se([100 * max(r["rounds"]["acc_all"]) for r in rs])
+    reach = [float(np.mean([rounds_to(r, t) for r in rs])) for t in S["targets"]]
+    agg = "full" if lab in FULL else "partial"
+    paper_row = sp.FEDPROF_TABLE3.get((agg, C), {}).get(lab.split(" (")[0], (float("nan"),) * 4)
+    rows.append({"C": C, "aggregation": agg, "method": lab, "best_mean": best[0], "best_se": best[1],
+                 f"rounds_to_{S['targets'][0]:.0%}": reach[0], f"rounds_to_{S['targets'][1]:.0%}": reach[1],
+                 "paper_best": paper_row[0], "paper_rounds_to_90%": paper_row[1], "seeds": len(rs),
+                 "rounds": len(rs[0]["rounds"]["acc_all"])})
+    print(f"C={C} {agg:7s} {lab:18s} best {best[0]:6.2f}  rounds to {S['targets'][0]:.0%}: {reach[0]:>4}  to "
+          f"{S['targets'][1]:.0%}: {reach[1]:>4}   paper: best {paper_row[0]}, {paper_row[1]} rounds to 90%")
+    traces.setdefault(f"C = {C}, {agg} aggregation", {})[lab] = {
+        "method": sp.FEDPROF_METHODS[lab][0], "acc": np.array([r["rounds"]["acc_all"] for r in rs]) * 100}
+for name in ("CFCFM", "FedAdam", "AFL"):
+    print(f"{name}: not implemented (paper, C = 0.1: {sp.FEDPROF_TABLE3.get(('partial', 0.1), {}).get(name)} "
+          f"{sp.FEDPROF_TABLE3.get(('full', 0.1), {}).get(name)})")
+plots.save_table(rows, "fedprof_table3")
+fig = plots.accuracy_curves(traces, "FedProf's Fig. 5: global accuracy per round (MNIST with noisy clients)",
+                            ylabel="global test accuracy (%)")
+plots.caption(fig, profile, len(S["seeds"]), f"{S['full_rounds']} (full) / {S['partial_rounds']} (partial) rounds",
+              note=f"{S['n_clients']} clients")
+plots.save_figure(fig, "fedprof_curves")
+
+# %% [markdown]
+# ## D. Fig. 6: participation by kind of client
+# How many times each client was selected over the partial runs, by the kind of its training data.
+
+# %%
+def participation(r):
+    kinds = r["client_kind"]
+    picked = Counter(i for s in r["extra"]["selected"] for i in s) if "extra" in r else None
+    if picked is None:  # FedAvg-RP and FedProx record their participants per round
+        picked = Counter(i for s in r["rounds"]["participants"] for i in s)
+    per_kind = {k: [picked.get(i, 0) for i in range(len(kinds)) if kinds[i] == k] for k in KINDS}
+    return {k: float(np.mean(v)) if v else float("nan") for k, v in per_kind.items()}
+
+
+shares = {lab: participation(results(table3[(C0, lab)])[0]) for lab in ("FedAvg-RP", "FedProf (partial)")}
+for lab, by_kind in shares.items():
+    print(f"{lab:18s} mean selections per client: " + ", ".join(f"{k} {v:.2f}" for k, v in by_kind.items()))
+names = {"clean": "clean", "saltpepper": "salt-and-pepper", "blur": "blurred", "irrelevant": "irrelevant"}
+fig = plots.grouped_bars({lab: {names[k]: v for k, v in by_kind.items()} for lab, by_kind in shares.items()},
+                         "rounds taken part in (mean per client)",
+                         f"FedProf's Fig. 6: participation by kind of client (C = {C0})")
+plots.caption(fig, profile, 1, S["partial_rounds"], note="seed 0, partial aggregation")
+plots.save_figure(fig, "fedprof_participation")
+
+# %% [markdown]
+# ## E. The divergence of each kind of client, and alpha
+
+# %%
+r0 = results(table3[(C0, "FedProf (partial)")])[0]
+div = np.array(r0["extra"]["div"])  # [rounds, clients]
+kinds = np.array(r0["client_kind"])
+by_kind = {k: {"method": "fedprof", "acc": div[:, kinds == k].mean(1)[None, :]} for k in KINDS if (kinds == k).any()}
+fig = plots.accuracy_curves({"FedProf (partial)": by_kind}, "Mean divergence of the clients' profiles from the "
+                            "server's, by kind of client (not in the paper)", ylabel="mean KL divergence (Eq. 3)")
+plots.caption(fig, profile, 1, S["partial_rounds"], note=f"C = {C0}, alpha = 10")
+plots.save_figure(fig, "fedprof_div_by_kind")
+alpha_best = {10.0: stats.mean_se([100 * max(r["rounds"]["acc_all"]) for r in results(table3[(C0, "FedProf (partial)")])])}
+alpha_best |= {a: stats.mean_se([100 * max(r["rounds"]["acc_all"]) for r in results(cfgs)]) for a, cfgs in alphas.items()}
+for a, (m, se) in sorted(alpha_best.items()):
+    print(f"alpha {a:5g}: best {m:6.2f}%")
+
+# %% [markdown]
+# ## F. Table 2 (the S-Task, GasTurbine)
+# The UCI GasTurbine data are not to be had here: not run. The paper's numbers are in `seed_papers.FEDPROF_TABLE2`.
+
+# %% [markdown]
+# ## What the numbers say
+
+# %%
+ledger = claims.Ledger("08_fedprof_client_selection", profile)
+n_seeds = len(S["seeds"])
+best = {(r["C"], r["method"]): r["best_mean"] for r in rows}
+t0 = f"rounds_to_{S['targets'][0]:.0%}"
+reach = {(r["C"], r["method"]): r[t0] for r in rows}
+for C in S["fractions"]:
+    gain = [reach[(C, "FedAvg")] - reach[(C, "FedProf (full)")], reach[(C, "FedAvg-RP")] - reach[(C, "FedProf (partial)")]]
+    print(f"(1) C = {C}: rounds to {S['targets'][0]:.0%} saved by FedProf: full {gain[0]}, partial {gain[1]}")
+    ledger.record("FedProf", "Table 3", f"FedProf reaches the target in fewer rounds than FedAvg (full) and FedAvg-RP "
+                  f"(partial) (C = {C}, target {S['targets'][0]:.0%}; rounds saved)", gain, 0.0, "ours > reference",
+                  paper_value=[213 - 98, 12 - 8] if C == 0.05 else [76 - 45, 12 - 8], seeds=n_seeds,
+                  rounds=S["partial_rounds"])
+    margin = [best[(C, "FedProf (full)")] - best[(C, "FedAvg")],
+              best[(C, "FedProf (partial)")] - max(best[(C, "FedAvg-RP")], best[(C, "FedProx")])]
+    print(f"(2) C = {C}: best accuracy over the baselines: full {margin[0]:+.2f}, partial {margin[1]:+.2f}")
+    ledger.record("FedProf", "Table 3", f"FedProf's best accuracy is at least the baselines' (C = {C}; full: FedAvg, "
+                  "partial: FedAvg-RP and FedProx)", margin, 0.0, "ours >= reference", seeds=n_seeds,
+                  rounds=S["partial_rounds"])
+sel = shares["FedProf (partial)"]
+fewer = [sel["clean"] - sel["irrelevant"], sel["clean"] - sel["blur"]]
+print(f"(3) FedProf's mean selections: clean {sel['clean']:.2f}, irrelevant {sel['irrelevant']:.2f}, blurred "
+      f"{sel['blur']:.2f}, salt-and-pepper {sel['saltpepper']:.2f}")
+ledger.record("FedProf", "Fig. 6", "irrelevant and blurred clients are selected less often than clean ones "
+              "(clean minus each, mean selections per client)", fewer, 0.0, "ours > reference", seeds=1,
+              rounds=S["partial_rounds"])
+final = {cond: c["acc"][:, -1].mean() for cond, c in panel.items()}
+print("(4) Fig. 1 final accuracy: " + ", ".join(f"{k} {v:.2f}" for k, v in final.items()))
+ledger.record("FedProf", "Fig. 1", "biased + noisy data slow FedAvg most (its final accuracy minus the lowest of the "
+              "other three conditions)", min(v for k, v in final.items() if k != "biased + noisy")
+              - final["biased + noisy"], 0.0, "ours > reference", seeds=n_seeds, rounds=f1["rounds"])
+ledger.save()
