@@ -170,6 +170,8 @@ plots.save_figure(fig, "fedprof_participation")
 
 # %% [markdown]
 # ## E. The divergence of each kind of client, and alpha
+# A client that is not selected again keeps the profile it last sent, scored against the server's baseline of that
+# same model version, so the divergence of clients FedProf stops choosing stays flat.
 
 # %%
 r0 = results(table3[(C0, "FedProf (partial)")])[0]
