@@ -10,12 +10,15 @@
 A round includes local training, the messages, aggregation and the per-client evaluation on the test set.
 It also times the training part of a FedAvg round (`run_round`: messages, local training, aggregation) with 10%
 of the clients against all of them, and the evaluation of all clients, which does not shrink.
-Usage: python benchmarks/bench_round.py [--rounds 3] [--device auto]
+Every variant's rounds take turns (A B C A B C ...), and the script prints medians over the repeats and, for the
+ratios, the median of the ratios taken in the same turn: a slow spell of a shared machine then hits both sides.
+Usage: python benchmarks/bench_round.py [--repeats 5] [--device auto] [--no-loop]
 """
 from __future__ import annotations
 
 import argparse
 import copy
+import statistics
 import time
 
 import torch
@@ -32,18 +35,8 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def seconds_per_round(one, rounds, device) -> float:
-    """Mean seconds of one(r) for r = 1..rounds, after a warm-up call one(0)."""
-    one(0)
-    sync(device)
-    t = time.perf_counter()
-    for r in range(1, rounds + 1):
-        one(r)
-    sync(device)
-    return (time.perf_counter() - t) / rounds
-
-
-def time_engine(method, rounds, device, participation=1.0, evaluate=True):
+def engine_round(method, device, participation=1.0, evaluate=True):
+    """one(rnd): a round of the batched engine (`run_round`, then every client evaluated on its test set)."""
     ctx, alg = ex.setup(paper.paper_config("mnist", method, device=str(device), participation=participation))
     ledger = Ledger()
 
@@ -52,17 +45,17 @@ def time_engine(method, rounds, device, participation=1.0, evaluate=True):
         if evaluate:
             engine.evaluate_population(alg.population, ctx.fed.test)
 
-    return seconds_per_round(one, rounds, device)
+    return one
 
 
-def time_evaluation(rounds, device):
+def evaluation_only(device):
     ctx, alg = ex.setup(paper.paper_config("mnist", "fedavg", device=str(device)))
-    return seconds_per_round(lambda rnd: engine.evaluate_population(alg.population, ctx.fed.test), rounds, device)
+    return lambda rnd: engine.evaluate_population(alg.population, ctx.fed.test)
 
 
-def time_loop(method, rounds, device):
+def loop_round(method, device):
+    """one(rnd): a round of the plain per-client loop."""
     ctx, _ = ex.setup(paper.paper_config("mnist", "fedavg", device=str(device)))
-    g = ctx.population.groups[0]
     template = copy.deepcopy(models.build("cnn_mnist", (1, 28, 28), 10)).to(device)
     clients = [copy.deepcopy(template) for _ in range(50)]
     train, test = ctx.fed.train, ctx.fed.test
@@ -108,10 +101,11 @@ def time_loop(method, rounds, device):
                 n = int(test.counts[c])
                 (m(test.x[c, :n]).argmax(1) == test.y[c, :n]).sum()
 
-    return seconds_per_round(one, rounds, device)
+    return one
 
 
-def time_centralized(rounds, device):
+def centralized_round(device):
+    """one(rnd): the centralized equivalent's round."""
     ctx, _ = ex.setup(paper.paper_config("mnist", "fedavg", device=str(device)))
     train, test = ctx.fed.train, ctx.fed.test
     x = torch.cat([train.x[c, : int(train.counts[c])] for c in range(50)])
@@ -137,27 +131,62 @@ def time_centralized(rounds, device):
             for i in range(0, len(tx), 4096):
                 model(tx[i:i + 4096]).argmax(1)
 
-    return seconds_per_round(one, rounds, device)
+    return one
+
+
+def interleaved(rounds: dict, repeats: int, device) -> dict[str, list[float]]:
+    """Seconds of one round of every variant, `repeats` times, the variants taking turns (A B C A B C ...) so that
+    a slow spell of a shared machine hits them alike. Each variant runs one warm-up round first."""
+    for one in rounds.values():
+        one(0)
+    times = {name: [] for name in rounds}
+    for rep in range(1, repeats + 1):
+        for name, one in rounds.items():
+            sync(device)
+            t = time.perf_counter()
+            one(rep)
+            sync(device)
+            times[name].append(time.perf_counter() - t)
+    return times
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=5, help="timed rounds of every variant (at least 3)")
     p.add_argument("--device", default="auto")
+    p.add_argument("--no-loop", action="store_true", help="skip the per-client loop (slow)")
     args = p.parse_args()
+    if args.repeats < 3:
+        p.error("--repeats must be at least 3: the benchmark prints medians")
     device = engine.resolve_device(args.device)
-    print(f"device {device}, torch {torch.__version__}, {torch.get_num_threads()} threads, {args.rounds} timed rounds")
-    central = time_centralized(args.rounds, device)
-    print(f"centralized equivalent: {central:.3f} s/round")
-    for method in ("fedavg", "fedlog"):
-        eng = time_engine(method, args.rounds, device)
-        loop = time_loop(method, args.rounds, device)
-        print(f"{method:7s} engine {eng:.3f} s/round | loop {loop:.3f} s/round | "
-              f"loop/engine {loop / eng:.2f}x | engine/centralized {eng / central:.2f}x")
-    full = time_engine("fedavg", args.rounds, device, evaluate=False)
-    tenth = time_engine("fedavg", args.rounds, device, participation=0.1, evaluate=False)
-    print(f"fedavg training part of a round (no evaluation): all 50 clients {full:.3f} s | 10% (5 clients) "
-          f"{tenth:.3f} s | 10% / all {tenth / full:.2f}x; evaluating all 50 clients {time_evaluation(args.rounds, device):.3f} s")
+    methods = {"FedAvg": "fedavg", "FedLog": "fedlog", "FedLog-C": "fedlog_c"}
+    rounds = {"centralized": centralized_round(device)}
+    rounds.update({label: engine_round(m, device) for label, m in methods.items()})
+    if not args.no_loop:
+        rounds.update({f"{label} loop": loop_round(m, device) for label, m in methods.items() if m != "fedlog_c"})
+    rounds.update({"FedAvg training, all": engine_round("fedavg", device, evaluate=False),
+                   "FedAvg training, 10%": engine_round("fedavg", device, participation=0.1, evaluate=False),
+                   "evaluation of all clients": evaluation_only(device)})
+    print(f"device {device}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
+          f"{args.repeats} interleaved repeats of one round each (medians)")
+    times = interleaved(rounds, args.repeats, device)
+    med = {name: statistics.median(ts) for name, ts in times.items()}
+
+    def paired(a, b):  # the median over repeats of a/b, each ratio from the same turn
+        return statistics.median(x / y for x, y in zip(times[a], times[b]))
+
+    print(f"centralized equivalent: {med['centralized']:.3f} s/round "
+          f"(range {min(times['centralized']):.3f}-{max(times['centralized']):.3f})")
+    for label in methods:
+        line = (f"{label:8s} engine {med[label]:.3f} s/round | engine/centralized {paired(label, 'centralized'):.2f}x "
+                f"(ratio of medians {med[label] / med['centralized']:.2f}x)")
+        if f"{label} loop" in times:
+            line += f" | loop {med[label + ' loop']:.3f} s/round | loop/engine {paired(label + ' loop', label):.2f}x"
+        print(line)
+    print(f"FedAvg training part of a round (no evaluation): all 50 clients {med['FedAvg training, all']:.3f} s | "
+          f"10% (5 clients) {med['FedAvg training, 10%']:.3f} s | 10% / all "
+          f"{paired('FedAvg training, 10%', 'FedAvg training, all'):.2f}x; evaluating all 50 clients "
+          f"{med['evaluation of all clients']:.3f} s")
 
 
 if __name__ == "__main__":

@@ -106,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     _config_arguments(r)
     sw = sub.add_parser("sweep", help="run a grid of experiments (cached) locally or on Ray")
     sw.add_argument("--grid", required=True, help='JSON file: a list of configs or {"base": {...}, "grid": {...}}')
-    sw.add_argument("--backend", choices=["local", "ray"], default=None, help="default: $FEDLIB_SWEEP_BACKEND or local")
+    sw.add_argument("--backend", choices=["auto", "pool", "local", "ray"], default=None,
+                    help="default: $FEDLIB_SWEEP_BACKEND or auto (one worker process per core on a CPU)")
     sw.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
     sw.add_argument("--threads", type=int, default=None,
                     help="torch threads per Ray task (default: 1 on a local cluster, one task per core; on an "

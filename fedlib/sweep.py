@@ -1,19 +1,30 @@
 """Sweeps: run a list of experiment configs with a backend, into the one on-disk cache.
 
-* `local` (default): in this process, one run after another, with a progress bar.
+* `auto` (default): `pool` when the machine has several cores, at least two runs are to compute and all of them
+  run on the CPU; `local` otherwise (a GPU serves one process best).
+* `pool`: one single-threaded worker process per core (`FEDLIB_WORKERS` caps them), started once per Python
+  process and kept for its next sweeps, so a notebook pays the workers' start (importing torch) once. The
+  driver only waits: it never competes with the workers for the cores.
+* `local`: in this process, one run after another, with a progress bar. `FEDLIB_SWEEP_BACKEND=local` turns the
+  workers off.
 * `ray`: every run is a Ray task (a GPU is requested when the config's device needs one) on an
   existing cluster (`address`, e.g. "auto" or "ray://host:10001") or on a local one started for the
-  call. Tasks write their results into the same cache, atomically, so the two backends are
-  interchangeable and a sweep stopped on either resumes where it stopped. On a cluster, the
-  results folder (`FEDLIB_RESULTS`) and the data folder must be shared by all nodes.
+  call. On a cluster, the results folder (`FEDLIB_RESULTS`) and the data folder must be shared by all nodes.
+
+Every backend writes into the same cache, atomically, so they are interchangeable and a sweep stopped on one
+resumes on another where it stopped. A worker runs with one torch thread, as `run_all.sh` runs the notebooks, so
+every backend gives the same numbers bit for bit (tested).
 
 A run that raises is recorded (`<key>.error.json` beside where its result would be) and the rest of
 the sweep goes on; running the sweep again retries only the failed and missing runs.
-`FEDLIB_SWEEP_BACKEND=ray` (and `FEDLIB_RAY_ADDRESS`) make every `run_many`, and so every notebook, use Ray.
+`FEDLIB_SWEEP_BACKEND` (auto, pool, local or ray; and `FEDLIB_RAY_ADDRESS`) sets the backend of every
+`run_many`, and so of every notebook.
 """
 from __future__ import annotations
 
+import concurrent.futures as futures
 import contextlib
+import multiprocessing
 import os
 import signal
 import threading
@@ -24,7 +35,7 @@ import torch
 from tqdm.auto import tqdm
 
 from . import cache as store
-from . import paper, provenance
+from . import engine, paper, provenance
 from . import experiments as ex
 from .config import Config
 from .paths import data_dir, results_dir
@@ -78,14 +89,98 @@ def _remote_run(cfg_dict: dict, env: dict, threads: int):
     return _run_guarded(Config(**cfg_dict), progress=False)
 
 
+def _cap(variable: str) -> int:
+    cores = os.cpu_count() or 1
+    raw = os.environ.get(variable, str(cores))
+    try:
+        cap = int(raw)
+    except ValueError:
+        cap = 0
+    if cap < 1:
+        raise ValueError(f"{variable} must be an integer >= 1, got {raw!r}")
+    return min(cap, cores)
+
+
+def pool_workers() -> int:
+    """Worker processes of the `pool` backend: one per core, at most FEDLIB_WORKERS."""
+    return _cap("FEDLIB_WORKERS")
+
+
+_POOL: futures.ProcessPoolExecutor | None = None
+_POOL_SIZE = 0
+
+
+def _pool_run(cfg_dict: dict, env: dict):
+    os.environ.update(env)
+    torch.set_num_threads(1)
+    return _run_guarded(Config(**cfg_dict), progress=False)
+
+
+def _worker_pool(workers: int) -> futures.ProcessPoolExecutor:
+    """The process's pool, (re)started with `workers` processes. Spawned, not forked: a fork of a process whose
+    OpenMP threads have run can hang."""
+    global _POOL, _POOL_SIZE
+    if _POOL is None or _POOL_SIZE != workers:
+        shutdown_pool()
+        ctx = multiprocessing.get_context("spawn")
+        _POOL, _POOL_SIZE = futures.ProcessPoolExecutor(workers, mp_context=ctx), workers
+    return _POOL
+
+
+def shutdown_pool(kill: bool = False) -> None:
+    """Stop the worker processes (`kill`: now, dropping the runs they hold; their finished runs are cached)."""
+    global _POOL
+    pool, _POOL = _POOL, None
+    if pool is None:
+        return
+    if kill:
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.kill()
+    pool.shutdown(wait=not kill, cancel_futures=True)
+
+
+def _pool(configs, todo, report, progress, workers):
+    env = {"FEDLIB_RESULTS": str(results_dir().resolve()), "FEDLIB_DATA": str(data_dir().resolve())}
+    try:
+        with _terminate_cleanly():
+            pool = _worker_pool(workers)
+            pending = {pool.submit(_pool_run, asdict(configs[i]), env): i for i in todo}
+            bar = tqdm(total=len(pending), desc=f"sweep ({workers} workers)", disable=not progress or len(pending) < 2)
+            for fut in futures.as_completed(pending):
+                i = pending[fut]
+                try:
+                    res, err = fut.result()
+                except Exception:  # the worker died (killed, out of memory): nothing of this run was written
+                    res, err = None, traceback.format_exc()
+                    _record_failure(configs[i], err)
+                report.results[i] = res
+                report.computed += res is not None
+                if err:
+                    report.failures.append((configs[i], err))
+                bar.update()
+            bar.close()
+    except BaseException:  # interrupted: the workers go now, the runs they finished stay cached
+        shutdown_pool(kill=True)
+        raise
+    if any("BrokenProcessPool" in err for _, err in report.failures):
+        shutdown_pool(kill=True)  # a broken pool takes no more work: the next sweep starts a fresh one
+
+
+def choose_backend(configs: list[Config], todo: list[int], backend: str | None = None) -> str:
+    """`auto` resolved: the worker pool when it can help (several cores, two or more CPU runs to compute)."""
+    backend = backend or os.environ.get("FEDLIB_SWEEP_BACKEND") or "auto"
+    if backend not in ("auto", "pool", "local", "ray"):
+        raise ValueError(f"unknown sweep backend {backend!r}; choose auto, pool, local or ray")
+    if backend != "auto":
+        return backend
+    on_cpu = all(engine.resolve_device(configs[i].device).type == "cpu" for i in todo)
+    return "pool" if on_cpu and len(todo) >= 2 and pool_workers() >= 2 else "local"
+
+
 def local_cluster_cpus() -> int:
     """CPUs a local Ray cluster starts with: every core (FEDLIB_RAY_CPUS caps it), one single-threaded task each,
     so tasks never oversubscribe the machine."""
-    cores = os.cpu_count() or 1
-    cap = int(os.environ.get("FEDLIB_RAY_CPUS", cores))
-    if cap < 1:
-        raise ValueError(f"FEDLIB_RAY_CPUS must be an integer >= 1, got {cap}")
-    return min(cap, cores)
+    return _cap("FEDLIB_RAY_CPUS")
 
 
 @contextlib.contextmanager
@@ -151,22 +246,23 @@ def _ray_tasks(ray, configs, todo, report, progress, threads):
 
 def run_sweep(configs: list[Config], backend: str | None = None, address: str | None = None,
               progress: bool = True, threads: int | None = None) -> SweepReport:
-    """Run every config not cached yet. `threads`: torch threads per Ray task (default: 1 on a local cluster, which
-    has one task per core; this process's count on an existing cluster). The thread count does not change the
-    numbers: both backends give the same results bit for bit."""
-    backend = backend or os.environ.get("FEDLIB_SWEEP_BACKEND", "local")
+    """Run every config not cached yet. `backend`: auto (default, or $FEDLIB_SWEEP_BACKEND), pool, local or ray.
+    `threads`: torch threads per Ray task (default: 1 on a local cluster, which has one task per core; this
+    process's count on an existing cluster). Pool workers run one thread each."""
     address = address or os.environ.get("FEDLIB_RAY_ADDRESS") or None
     store.check_writable()
     report = SweepReport(results=[store.load(c) for c in configs])
     report.cached = sum(r is not None for r in report.results)
     todo = [i for i, r in enumerate(report.results) if r is None]
+    backend = choose_backend(configs, todo, backend)
+    if not todo:
+        return report
     if backend == "local":
         _local(configs, todo, report, progress)
-    elif backend == "ray":
-        if todo:
-            _ray(configs, todo, report, progress, address, threads)
+    elif backend == "pool":
+        _pool(configs, todo, report, progress, pool_workers())
     else:
-        raise ValueError(f"unknown sweep backend {backend!r}; choose local or ray")
+        _ray(configs, todo, report, progress, address, threads)
     return report
 
 
@@ -187,8 +283,8 @@ def expand_grid(spec) -> list[Config]:
 
 
 def run_many(configs: list[Config], cache: bool = True, progress: bool = True) -> list[dict]:
-    """Run a sweep (finished runs come from the cache) and return every result. The backend is local unless
-    FEDLIB_SWEEP_BACKEND=ray; if a run fails, the others still finish and are cached, then this raises with the
+    """Run a sweep (finished runs come from the cache) and return every result. The backend is $FEDLIB_SWEEP_BACKEND
+    (default auto: one worker process per core on a multi-core CPU machine); if a run fails, the others still finish and are cached, then this raises with the
     failures listed."""
     if not cache:
         return [ex.run(cfg, cache=False, progress=progress) for cfg in configs]

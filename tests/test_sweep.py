@@ -28,11 +28,11 @@ def ray_cluster():
     ray.shutdown()
 
 
-def test_local_and_ray_give_identical_results_and_report_failures(ray_cluster, tmp_path, monkeypatch):
+def test_local_pool_and_ray_give_identical_results_and_report_failures(ray_cluster, tmp_path, monkeypatch):
     # a run that fails only once it runs: LG-FedAvg shares a head layer the two body depths give different inputs
     grid = [_circle(s, m) for m in ("fedlog", "fedproto") for s in range(2)] + [_circle(0, "lg_fedavg", global_layers=2)]
     out = {}
-    for backend in ("local", "ray"):
+    for backend in ("local", "pool", "ray"):
         monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / backend))
         report = sweep.run_sweep(grid, backend=backend, progress=False)
         assert report.computed == 4 and len(report.failures) == 1  # the failing run did not stop the others
@@ -41,7 +41,7 @@ def test_local_and_ray_give_identical_results_and_report_failures(ray_cluster, t
         out[backend] = [_numbers(r) for r in report.results[:4]]
         with pytest.raises(RuntimeError, match="1 run"):
             report.raise_if_failed()
-    assert out["local"] == out["ray"]
+    assert out["local"] == out["pool"] == out["ray"]
 
 
 def test_rerunning_retries_only_failed_and_missing_runs(tmp_path, monkeypatch):
@@ -54,24 +54,27 @@ def test_rerunning_retries_only_failed_and_missing_runs(tmp_path, monkeypatch):
     assert (again.cached, again.computed, len(again.failures)) == (1, 1, 1)
 
 
-def test_a_killed_ray_sweep_resumes_without_recomputing(ray_cluster, tmp_path):
+@pytest.mark.parametrize("backend", ["pool", "ray"])
+def test_a_killed_sweep_resumes_without_recomputing(backend, tmp_path, request):
+    if backend == "ray":
+        request.getfixturevalue("ray_cluster")
     grid = [_circle(s, rounds=12, epochs=10) for s in range(6)]
     spec = tmp_path / "grid.json"
     spec.write_text(json.dumps([vars(c) for c in grid]))
     env = {**os.environ, "FEDLIB_RESULTS": str(tmp_path / "results")}
-    proc = subprocess.Popen([sys.executable, "-m", "fedlib", "sweep", "--grid", str(spec), "--backend", "ray"],
+    proc = subprocess.Popen([sys.executable, "-m", "fedlib", "sweep", "--grid", str(spec), "--backend", backend],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     results = tmp_path / "results" / "fedlog"
     deadline = time.time() + 240
     while time.time() < deadline and len(list(results.glob("*.json"))) < 2:
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)  # the driver, its local cluster and every worker
+    os.killpg(proc.pid, signal.SIGKILL)  # the driver, its local cluster or pool and every worker
     proc.wait()
     finished = {p: p.stat().st_mtime_ns for p in results.glob("*.json")}
     assert 2 <= len(finished) < len(grid), "the sweep must be stopped part-way"
     os.environ["FEDLIB_RESULTS"] = str(tmp_path / "results")
     try:
-        report = sweep.run_sweep(grid, backend="ray", progress=False)
+        report = sweep.run_sweep(grid, backend=backend, progress=False)
     finally:
         del os.environ["FEDLIB_RESULTS"]
     assert report.cached == len(finished) and report.computed == len(grid) - len(finished)
@@ -94,3 +97,48 @@ def test_grid_spec_expands_to_the_cartesian_product():
     assert len(cfgs) == 6 and {c.method for c in cfgs} == {"fedlog", "fedavg"}
     assert all(c.rounds == 3 and c.n_clients == 50 for c in cfgs)
     assert sweep.expand_grid([{"method": "fedlog", "seed": 4}])[0].seed == 4
+
+
+def test_auto_backend_uses_worker_processes_on_a_multicore_cpu_only(monkeypatch):
+    cpu = [_circle(s) for s in range(3)]
+    monkeypatch.delenv("FEDLIB_SWEEP_BACKEND", raising=False)
+    monkeypatch.delenv("FEDLIB_WORKERS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert sweep.choose_backend(cpu, [0, 1, 2]) == "pool"
+    assert sweep.choose_backend(cpu, [2]) == "local"  # one run: no workers to start
+    assert sweep.choose_backend([ex.Config(**{**vars(cpu[0]), "device": "cuda"})] * 2, [0, 1]) == "local"
+    monkeypatch.setenv("FEDLIB_WORKERS", "1")
+    assert sweep.choose_backend(cpu, [0, 1, 2]) == "local"
+    monkeypatch.setenv("FEDLIB_WORKERS", "3")
+    assert sweep.pool_workers() == 3
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert sweep.choose_backend(cpu, [0, 1, 2]) == "local" and sweep.pool_workers() == 1
+    monkeypatch.setenv("FEDLIB_SWEEP_BACKEND", "local")  # the switch that turns the workers off
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert sweep.choose_backend(cpu, [0, 1, 2]) == "local"
+    monkeypatch.setenv("FEDLIB_SWEEP_BACKEND", "pool")
+    assert sweep.choose_backend(cpu, [0]) == "pool"
+    monkeypatch.setenv("FEDLIB_SWEEP_BACKEND", "threads")
+    with pytest.raises(ValueError, match="auto, pool, local or ray"):
+        sweep.choose_backend(cpu, [0, 1])
+    monkeypatch.setenv("FEDLIB_SWEEP_BACKEND", "auto")
+    monkeypatch.setenv("FEDLIB_WORKERS", "0")
+    with pytest.raises(ValueError, match="FEDLIB_WORKERS must be an integer >= 1"):
+        sweep.choose_backend(cpu, [0, 1])
+
+
+def test_the_pool_keeps_its_workers_for_the_next_sweep(tmp_path, monkeypatch):
+    monkeypatch.setenv("FEDLIB_WORKERS", "2")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    try:
+        for k in range(2):
+            monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / str(k)))  # each sweep its own cache folder
+            report = sweep.run_sweep([_circle(s, rounds=1) for s in range(2)], backend="pool", progress=False)
+            assert report.computed == 2 and ex.is_cached(_circle(0, rounds=1))
+            pids = {p.pid for p in sweep._POOL._processes.values()}
+            if k == 0:
+                first = pids
+        assert pids == first and len(pids) == 2
+    finally:
+        sweep.shutdown_pool()
+    assert sweep._POOL is None
