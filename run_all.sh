@@ -2,6 +2,7 @@
 # The main job: set up the environment if missing, fetch the datasets, execute every notebook headlessly
 # (papermill, profile $FEDLIB_PROFILE, default quick) and write figures/. Executed notebooks go to build/.
 # Notebook 02 also reads FEDLIB_DATASETS (e.g. mnist), FEDLIB_SEEDS and FEDLIB_PARTS (table1,tableA1).
+# A notebook's runs go to one single-threaded worker process per core (FEDLIB_SWEEP_BACKEND=local: in the kernel);
 # FEDLIB_SWEEP_BACKEND=ray (and FEDLIB_RAY_ADDRESS=auto or ray://host:10001 for an existing cluster) hands every
 # notebook's sweep to Ray; the notebooks then read the results from the shared cache ($FEDLIB_RESULTS).
 set -euo pipefail
@@ -9,7 +10,7 @@ cd "$(dirname "$0")"
 source scripts/env.sh
 PROFILE="${FEDLIB_PROFILE:-quick}"
 # One torch thread per process unless you say otherwise: some CPU kernels sum in a thread-count dependent order, so
-# the committed figures (and `python -m fedlib check`) are made with one. FEDLIB_SWEEP_BACKEND=ray uses the cores.
+# the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
 case "$PROFILE" in
   smoke|quick|paper) ;;

@@ -119,8 +119,22 @@ print(profile, {d: (len(s["methods"]), s["seeds"], s["rounds"]) for d, s in tabl
 
 # %% [markdown]
 # ## Runs (cached: re-running this notebook recomputes nothing that finished)
+# Every run of the notebook goes into one sweep first, so that on a multi-core machine the worker processes (one
+# per core, the default backend) stay busy to the end; the parts below then read their runs from the cache.
 
 # %%
+every_run = [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"])
+             for d, s in table1.items() for lab in s["methods"] for sd in s["seeds"]]
+every_run += [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
+              for (d, k), s in SETTINGS["tableA1"].items() if ex.dataset_available(d)
+              for lab in paper.TABLE_A1_METHODS for sd in s["seeds"]]
+every_run += [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
+              for d, s in SETTINGS["augment"].items() if ex.dataset_available(d)
+              for lab in AUGMENTED for aug in (False, True) for sd in s["seeds"]]
+every_run += [paper.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options={"beta": b} if b else {},
+                                  **s["over"])
+              for d, s in SETTINGS["beta"].items() if ex.dataset_available(d) for b in [0.0] + BETAS for sd in s["seeds"]]
+sweep.run_many(every_run)
 runs = {}
 for d, s in table1.items():
     labels = s["methods"]

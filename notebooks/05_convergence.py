@@ -115,17 +115,30 @@ def summary_rows(by_dataset, experiment):
 # ## Fig. 2: each client trained to its local optimum before every aggregation
 
 # %%
-s = SETTINGS["fig2"]
-leaf_sets = [d for d in ("celeba", "sent140") if ex.dataset_available(d)]
-fig2_sets = leaf_sets or ["mnist", "fashion_mnist"]
-fig2 = {}
-for d in fig2_sets:
+def fig2_configs(d, s):
     over = dict(lr=1e-3, batch_size=10) if d in leaf.LEAF_DATASETS else {**paper.PAPER_SETTINGS["mnist"], **s["over"]}
     over = {k: v for k, v in over.items() if k != "rounds"}
-    fig2[d] = {lab: sweep.run_many([ex.Config(method=m, dataset=d, options=o, seed=sd, rounds=s["rounds"],
-                                           local_optimum=True, **{**over, "local_epochs": s["cap"]})
-                                 for sd in s["seeds"]])
-               for lab, (m, o) in METHODS.items()}
+    return {lab: [ex.Config(method=m, dataset=d, options=o, seed=sd, rounds=s["rounds"], local_optimum=True,
+                            **{**over, "local_epochs": s["cap"]}) for sd in s["seeds"]]
+            for lab, (m, o) in METHODS.items()}
+
+
+def fig3_configs(d, s):
+    base = paper.PAPER_SETTINGS["mnist" if d == "fashion_mnist" else d]  # FashionMNIST in MNIST's client setting here
+    model = "cnn_cifar_flexible" if d.startswith("cifar") else "cnn_mnist_flexible"
+    return {lab: [ex.Config(method=m, dataset=d, options=o, seed=sd, model=model, same_init=False,
+                            **{**base, "rounds": s["rounds"], **s["over"]}) for sd in s["seeds"]]
+            for lab, (m, o) in METHODS.items()}
+
+
+leaf_sets = [d for d in ("celeba", "sent140") if ex.dataset_available(d)]
+fig2_sets = leaf_sets or ["mnist", "fashion_mnist"]
+fig3_sets = [d for d in ("cifar100", "mnist", "fashion_mnist") if d in ("mnist", "fashion_mnist") or ex.dataset_available(d)]
+plan = {("fig2", d): fig2_configs(d, SETTINGS["fig2"]) for d in fig2_sets}
+plan.update({("fig3", d): fig3_configs(d, SETTINGS["fig3"]) for d in fig3_sets})
+# every run of both figures in one sweep, so that the worker processes (one per core) stay busy to the end
+sweep.run_many([c for by_label in plan.values() for cs in by_label.values() for c in cs])
+fig2 = {d: {lab: sweep.run_many(cs) for lab, cs in plan["fig2", d].items()} for d in fig2_sets}
 speed = {d: faster_statement(f"Fig. 2, {d}", by_label) for d, by_label in fig2.items()}
 verdict = "FedLog and FedLog-C converge faster (mean accuracy over rounds above LG-FedAvg 1's and FedProto's): " + \
     ", ".join(f"{d} {'yes' if ours > theirs else 'no'} ({ours:.1f}% vs {theirs:.1f}%)" for d, (ours, theirs) in speed.items())
@@ -135,15 +148,8 @@ draw(fig2, "fig2_local_optimum", "Fig. 2: local optimum before each aggregation 
 # ## Fig. 3 (left): flexible architectures
 
 # %%
-s = SETTINGS["fig3"]
-fig3_sets = [d for d in ("cifar100", "mnist", "fashion_mnist") if d in ("mnist", "fashion_mnist") or ex.dataset_available(d)]
-fig3, order_margins = {}, {}
-for d in fig3_sets:
-    base = paper.PAPER_SETTINGS["mnist" if d == "fashion_mnist" else d]  # FashionMNIST in MNIST's client setting here
-    model = "cnn_cifar_flexible" if d.startswith("cifar") else "cnn_mnist_flexible"
-    fig3[d] = {lab: sweep.run_many([ex.Config(method=m, dataset=d, options=o, seed=sd, model=model, same_init=False,
-                                           **{**base, "rounds": s["rounds"], **s["over"]}) for sd in s["seeds"]])
-               for lab, (m, o) in METHODS.items()}
+fig3 = {d: {lab: sweep.run_many(cs) for lab, cs in plan["fig3", d].items()} for d in fig3_sets}
+order_margins = {}
 draw(fig3, "fig3_left_flexible", "Fig. 3 (left): half the clients with a smaller body (mean ± SE over seeds)", "se")
 for d, by_label in fig3.items():
     faster_statement(f"Fig. 3 left, {d}", by_label)

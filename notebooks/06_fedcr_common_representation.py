@@ -123,7 +123,7 @@ NONAGG_SET = "fashion_mnist" if ex.dataset_available("fashion_mnist") else None
 
 # %% [markdown]
 # ## Runs
-# Every run of parts A, C, D, F and G in one sweep, so that `FEDLIB_SWEEP_BACKEND=ray` runs them one per core;
+# Every run of parts A, C, D, F and G in one sweep, so that the worker processes (one per core) stay busy;
 # finished runs come from the cache. Ditto's runs wait for its lambda (next cell); part E's runs are live.
 
 # %%

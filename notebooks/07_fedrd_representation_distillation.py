@@ -121,7 +121,7 @@ d0 = datasets[0]  # FashionMNIST: parts C-F
 
 # %% [markdown]
 # ## Runs
-# Every run of parts A-F in one sweep, so that `FEDLIB_SWEEP_BACKEND=ray` runs them one per core; finished runs
+# Every run of parts A-F in one sweep, so that the worker processes (one per core) stay busy; finished runs
 # come from the cache.
 
 # %%

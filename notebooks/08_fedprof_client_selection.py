@@ -86,7 +86,7 @@ def rounds_to(r, target):
 
 # %% [markdown]
 # ## Runs
-# Every run of parts A, B and E in one sweep (`FEDLIB_SWEEP_BACKEND=ray`: one run per core).
+# Every run of parts A, B and E in one sweep, so that the worker processes (one per core) stay busy.
 
 # %%
 table3 = {(C, lab): [config(lab, C, sd) for sd in S["seeds"]] for C in S["fractions"] for lab in FULL + PARTIAL}

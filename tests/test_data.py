@@ -130,3 +130,11 @@ def test_circle_data_and_clients():
     fed = data.circle_federation(seed=2)
     assert fed.train.counts.tolist() == [40, 40]
     assert fed.train.x[0, :, 0].max() <= fed.train.x[1, :, 0].min()  # split by sorted x1
+
+
+def test_in_place_normalisation_gives_the_out_of_place_numbers():
+    pixels = np.random.default_rng(0).integers(0, 256, size=(64, 3, 8, 8), dtype=np.uint8)
+    for mean, std in ((0.1307, 0.3081), (torch.tensor([0.49, 0.48, 0.45]).view(1, 3, 1, 1),
+                                         torch.tensor([0.25, 0.24, 0.26]).view(1, 3, 1, 1))):
+        expected = (torch.from_numpy(pixels).float() / 255.0 - mean) / std
+        assert torch.equal(data.normalise(pixels, mean, std), expected)
