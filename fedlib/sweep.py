@@ -74,13 +74,23 @@ def _run_guarded(cfg: Config, progress: bool) -> tuple[dict | None, str | None]:
         return None, err
 
 
+def _take(report: SweepReport, configs, i: int, outcome) -> None:
+    """Record run i's outcome() = (result, error) in the report; an outcome that raises means the worker died (killed,
+    out of memory), so nothing of the run was written: that is recorded as its failure."""
+    try:
+        res, err = outcome()
+    except Exception:
+        res, err = None, traceback.format_exc()
+        _record_failure(configs[i], err)
+    report.results[i] = res
+    report.computed += res is not None
+    if err:
+        report.failures.append((configs[i], err))
+
+
 def _local(configs, todo, report, progress):
     for i in tqdm(todo, desc="sweep (local)", disable=not progress or len(todo) < 2):
-        res, err = _run_guarded(configs[i], progress=False)
-        report.results[i] = res
-        report.computed += res is not None
-        if err:
-            report.failures.append((configs[i], err))
+        _take(report, configs, i, lambda: _run_guarded(configs[i], progress=False))
 
 
 def _remote_run(cfg_dict: dict, env: dict, threads: int):
@@ -154,16 +164,7 @@ def _pool(configs, todo, report, progress, workers):
             pending = {pool.submit(_pool_run, asdict(configs[i]), env): i for i in order}
             bar = tqdm(total=len(pending), desc=f"sweep ({workers} workers)", disable=not progress or len(pending) < 2)
             for fut in futures.as_completed(pending):
-                i = pending[fut]
-                try:
-                    res, err = fut.result()
-                except Exception:  # the worker died (killed, out of memory): nothing of this run was written
-                    res, err = None, traceback.format_exc()
-                    _record_failure(configs[i], err)
-                report.results[i] = res
-                report.computed += res is not None
-                if err:
-                    report.failures.append((configs[i], err))
+                _take(report, configs, pending[fut], fut.result)
                 bar.update()
             bar.close()
     except BaseException:  # interrupted: the workers go now, the runs they finished stay cached
@@ -237,16 +238,7 @@ def _ray_tasks(ray, configs, todo, report, progress, threads):
     bar = tqdm(total=len(pending), desc="sweep (ray)", disable=not progress or len(pending) < 2)
     while pending:
         done, _ = ray.wait(list(pending), num_returns=1)
-        i = pending.pop(done[0])
-        try:
-            res, err = ray.get(done[0])
-        except Exception:  # the worker died (killed, out of memory): nothing of this run was written
-            res, err = None, traceback.format_exc()
-            _record_failure(configs[i], err)
-        report.results[i] = res
-        report.computed += res is not None
-        if err:
-            report.failures.append((configs[i], err))
+        _take(report, configs, pending.pop(done[0]), lambda: ray.get(done[0]))
         bar.update()
     bar.close()
 
