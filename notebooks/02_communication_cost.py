@@ -68,14 +68,16 @@ PROFILES = {
                   tableA1={("mnist", 3): dict(seeds=[0, 1], rounds=2, over=SMALL)},
                   augment={"mnist": dict(seeds=[0], rounds=2, over=SMALL)},
                   beta={"mnist": dict(seeds=[0, 1], rounds=2, over=SMALL)}),
-    # quick: 40 rounds, because the slow starters (FedDBE, LG-FedAvg 2, FedRep 1) rank low after 10 or 20; on the
-    # paper-setting runs the ranking after 40 rounds differs from the one after 100 only by statistical ties
-    "quick": dict(table1={"mnist": dict(methods=ALL, seeds=[0, 1], rounds=40, over={}),
+    # quick (25 minutes on two cores): 40 rounds, because the slow starters (FedDBE, LG-FedAvg 2, FedRep 1) rank low
+    # after 10 or 20, and one seed, because a 40-round MNIST run costs about 3 CPU minutes. On the paper setting's runs
+    # (2 seeds x 100 rounds) seed 0's first 40 rounds rank the twelve methods with Kendall tau 0.88 and no discordant
+    # pair beyond 2 standard errors there (both seeds: 0.88; seed 0 after 30 rounds: 0.85, after 20: 0.79)
+    "quick": dict(table1={"mnist": dict(methods=TABLE1, seeds=[0], rounds=40, over={}),
                           "fashion_mnist": dict(methods=COMPETITIVE, seeds=[0, 1], rounds=5, over={})},
-                  tableA1={("mnist", 3): dict(seeds=[0, 1], rounds=10, over={}),
-                           ("mnist", 5): dict(seeds=[0, 1], rounds=10, over={})},
+                  tableA1={("mnist", 3): dict(seeds=[0], rounds=10, over={}),
+                           ("mnist", 5): dict(seeds=[0], rounds=10, over={})},
                   augment={"mnist": dict(seeds=[0], rounds=40, over={})},  # a reduced version: 1 seed, 40 rounds
-                  beta={"mnist": dict(seeds=[0, 1], rounds=40, over={})}),
+                  beta={"mnist": dict(seeds=[0], rounds=40, over={})}),  # 1 seed; the paper profile runs 2
     "paper": dict(table1={"mnist": dict(methods=ALL, seeds=list(range(10)), rounds=100, over={}),
                           "fashion_mnist": dict(methods=ALL, seeds=list(range(5)), rounds=100, over={}),
                           "cifar10": dict(methods=ALL, seeds=list(range(10)), rounds=100, over={}),
@@ -83,7 +85,7 @@ PROFILES = {
                   tableA1={(d, k): dict(seeds=list(range(10)), rounds=100 if d != "cifar100" else 150, over={})
                            for d, k in [("mnist", 3), ("mnist", 5), ("cifar10", 3), ("cifar10", 5), ("cifar100", 5)]},
                   augment={"mnist": dict(seeds=[0, 1, 2], rounds=100, over={})},
-                  beta={"mnist": dict(seeds=[0, 1], rounds=40, over={})}),  # the issue's setting, in both profiles
+                  beta={"mnist": dict(seeds=[0, 1], rounds=40, over={})}),  # the fidelity issue's setting
 }
 SETTINGS = PROFILES[profile]
 if seeds == 0 and profile == "paper":  # 10 seeds as the paper; 5 (the fewest that can give a marker) on a CPU
@@ -148,12 +150,12 @@ for d, s in table1.items():
 # or 7 (p < 0.01), so the quick profile shows none; the paper profile runs 10.
 
 # %%
-def fmt_acc(m, se, marker=""):
-    return f"{m:.2f}±{se:.2f}{marker}"
+def fmt_acc(m, se, marker=""):  # one seed has no standard error: the number stands alone
+    return f"{m:.2f}" + (f"±{se:.2f}" if se else "") + marker
 
 
 def fmt_bits(b, se=None, marker=""):
-    return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if se is not None else "") + marker
+    return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if se else "") + marker
 
 
 summary = {}
@@ -283,8 +285,8 @@ if augmentation:
 # ## FedLog-C's second weight (beta): does a separation term help?
 # The conference version gives FedLog-C a second weight, beta, that "controls the distance between different
 # clusters"; its formula is lost. Our FedLog-C is the long version's Eq. 13 (alpha only). `beta` > 0 adds our labelled
-# guess, a triplet-style hinge (see `fedlib/algorithms/fedlog.py`). MNIST paper setting, 40 rounds, 2 seeds, in both
-# profiles; beta = 0 is Table 1's FedLog-C (in the quick profile the same runs).
+# guess, a triplet-style hinge (see `fedlib/algorithms/fedlog.py`). MNIST paper setting, 40 rounds, 2 seeds in the
+# paper profile and 1 in the quick one; beta = 0 is Table 1's FedLog-C (in the quick profile the same run).
 
 # %%
 beta_rows = []
@@ -304,10 +306,14 @@ if beta_rows:
     plots.save_table(beta_rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
     base = beta_rows[0]
     top = max(beta_rows, key=lambda r: r["accuracy_mean"])
-    helps = top["beta"] > 0 and top["accuracy_mean"] - base["accuracy_mean"] > 2 * max(top["accuracy_se"],
-                                                                                       base["accuracy_se"], 1e-9)
-    print(f"the separation term {'helps' if helps else 'does not help beyond 2 standard errors'}: best beta "
-          f"{top['beta']:g} ({top['accuracy_mean']:.2f}) vs beta 0 ({base['accuracy_mean']:.2f})")
+    if base["seeds"] < 2:  # no standard error to judge a gain by
+        print(f"one seed: best beta {top['beta']:g} ({top['accuracy_mean']:.2f}) vs beta 0 "
+              f"({base['accuracy_mean']:.2f}); the paper profile's 2 seeds say whether the difference is more than noise")
+    else:
+        helps = top["beta"] > 0 and top["accuracy_mean"] - base["accuracy_mean"] > 2 * max(top["accuracy_se"],
+                                                                                           base["accuracy_se"], 1e-9)
+        print(f"the separation term {'helps' if helps else 'does not help beyond 2 standard errors'}: best beta "
+              f"{top['beta']:g} ({top['accuracy_mean']:.2f}) vs beta 0 ({base['accuracy_mean']:.2f})")
 
 # %% [markdown]
 # ## What the numbers say
