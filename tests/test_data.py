@@ -1,4 +1,5 @@
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -138,3 +139,39 @@ def test_in_place_normalisation_gives_the_out_of_place_numbers():
                                          torch.tensor([0.25, 0.24, 0.26]).view(1, 3, 1, 1))):
         expected = (torch.from_numpy(pixels).float() / 255.0 - mean) / std
         assert torch.equal(data.normalise(pixels, mean, std), expected)
+
+
+def test_datasets_are_normalised_into_a_mapped_file_with_the_same_numbers(tmp_path):
+    pixels = np.random.default_rng(1).integers(0, 256, size=(100, 3, 5, 5), dtype=np.uint8)
+    mean, std = torch.tensor([0.49, 0.48, 0.45]).view(1, 3, 1, 1), torch.tensor([0.25, 0.24, 0.26]).view(1, 3, 1, 1)
+    mapped = data.normalise_to_file(pixels, mean, std, tmp_path, rows=7)  # blocks that do not divide the rows
+    if Path("/proc/self/maps").exists():  # file-backed (a deleted file): pages are read only when a sample is used
+        ptr = mapped.untyped_storage().data_ptr()
+        spans = [line.split() for line in Path("/proc/self/maps").read_text().splitlines()]
+        owner = next(sp for sp in spans if int(sp[0].split("-")[0], 16) <= ptr < int(sp[0].split("-")[1], 16))
+        assert owner[-1] == "(deleted)", owner
+    assert torch.equal(mapped, data.normalise(pixels.copy(), mean, std))
+    assert list(tmp_path.iterdir()) == []  # the file has no name to leave behind
+    scalar = data.normalise_to_file(pixels[:, :1], 0.1307, 0.3081, tmp_path / "missing")  # falls back to the temp dir
+    assert torch.equal(scalar, data.normalise(pixels[:, :1].copy(), 0.1307, 0.3081))
+
+
+def test_released_pages_leave_the_numbers_and_free_the_memory(tmp_path):
+    pixels = np.random.default_rng(2).integers(0, 256, size=(2000, 1, 28, 28), dtype=np.uint8)
+    mapped = data.normalise_to_file(pixels, 0.1307, 0.3081, tmp_path)
+    expected = data.normalise(pixels.copy(), 0.1307, 0.3081)
+
+    def resident_kb():  # of this mapping, from the kernel's own accounting
+        ptr, lines = mapped.untyped_storage().data_ptr(), Path("/proc/self/smaps").read_text().splitlines()
+        for i, line in enumerate(lines):
+            lo, hi = (int(v, 16) for v in line.split()[0].split("-")) if "-" in line.split()[0] else (0, 0)
+            if lo <= ptr < hi:
+                return next(int(x.split()[1]) for x in lines[i + 1:] if x.startswith("Rss:"))
+        raise AssertionError("mapping not found")
+
+    assert torch.equal(mapped, expected)  # every page read
+    if Path("/proc/self/smaps").exists():
+        assert resident_kb() > 5000
+        data.release_pages(mapped, expected)  # an ordinary tensor is left alone
+        assert resident_kb() < 100
+    assert torch.equal(mapped, expected)  # read back from the file
