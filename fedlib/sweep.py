@@ -126,6 +126,12 @@ def _pool_run(cfg_dict: dict, env: dict):
     return _run_guarded(Config(**cfg_dict), progress=False)
 
 
+def _ignore_interrupts() -> None:
+    """A worker's start: Ctrl-C (or a notebook kernel being shut down) signals the whole process group; the driver
+    alone handles it and kills the workers (`shutdown_pool(kill=True)`), so they do not each print a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _worker_pool(workers: int) -> futures.ProcessPoolExecutor:
     """The process's pool, (re)started with `workers` processes. Spawned, not forked: a fork of a process whose
     OpenMP threads have run can hang."""
@@ -133,7 +139,8 @@ def _worker_pool(workers: int) -> futures.ProcessPoolExecutor:
     if _POOL is None or _POOL_SIZE != workers:
         shutdown_pool()
         ctx = multiprocessing.get_context("spawn")
-        _POOL, _POOL_SIZE = futures.ProcessPoolExecutor(workers, mp_context=ctx), workers
+        _POOL = futures.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_ignore_interrupts)
+        _POOL_SIZE = workers
     return _POOL
 
 

@@ -127,6 +127,20 @@ def test_auto_backend_uses_worker_processes_on_a_multicore_cpu_only(monkeypatch)
         sweep.choose_backend(cpu, [0, 1])
 
 
+def test_an_interrupt_reaches_the_driver_not_the_workers():
+    """Ctrl-C or a kernel shutdown signals the process group: a worker used to die with a KeyboardInterrupt
+    traceback of its own (one per worker in run_all's log); now it ignores SIGINT and the driver kills it."""
+    try:
+        pool = sweep._worker_pool(1)
+        pid = pool.submit(os.getpid).result()
+        os.kill(pid, signal.SIGINT)
+        time.sleep(0.5)
+        assert pool.submit(os.getpid).result(timeout=60) == pid  # alive, and still taking work
+    finally:
+        sweep.shutdown_pool(kill=True)
+    assert sweep._POOL is None
+
+
 def test_the_pool_keeps_its_workers_for_the_next_sweep(tmp_path, monkeypatch):
     monkeypatch.setenv("FEDLIB_WORKERS", "2")
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
