@@ -251,6 +251,8 @@ def normalise_to_file(pixels: np.ndarray, mean, std, folder: Path, rows: int = 4
     only the samples it reads (a federation uses 3,000 of MNIST's 60,000 in Table 1), not the whole float dataset.
     The numbers are `normalise`'s (elementwise, so blocks change nothing; tested). The file lives beside the data (or
     in the temporary folder) on disk, and disappears with the mapping."""
+    if pixels.size == 0:  # nothing to map (an empty file cannot be)
+        return normalise(pixels, mean, std)
     try:
         f = tempfile.TemporaryFile(dir=folder)
     except OSError:  # a read-only data folder
@@ -260,13 +262,13 @@ def normalise_to_file(pixels: np.ndarray, mean, std, folder: Path, rows: int = 4
             f.write(normalise(np.ascontiguousarray(pixels[start:start + rows]), mean, std).numpy().tobytes())
         f.flush()
         # copy-on-write: a writable array for torch, though nothing writes to a dataset (sweeps share it)
-        mapped = np.memmap(f, dtype=np.float32, mode="c", shape=pixels.shape)
-    tensor = torch.from_numpy(mapped)
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+    tensor = torch.from_numpy(np.frombuffer(mapped, dtype=np.float32).reshape(pixels.shape))  # holds the mapping
     _MAPPED[tensor.untyped_storage().data_ptr()] = mapped
     return tensor
 
 
-_MAPPED: "weakref.WeakValueDictionary[int, np.memmap]" = weakref.WeakValueDictionary()  # storage address -> mapping
+_MAPPED: "weakref.WeakValueDictionary[int, mmap.mmap]" = weakref.WeakValueDictionary()  # storage address -> mapping
 
 
 def release_pages(*tensors: torch.Tensor) -> None:
@@ -277,8 +279,8 @@ def release_pages(*tensors: torch.Tensor) -> None:
         return
     for t in tensors:
         mapped = _MAPPED.get(t.untyped_storage().data_ptr()) if t.device.type == "cpu" else None
-        if mapped is not None and mapped._mmap is not None:
-            mapped._mmap.madvise(mmap.MADV_DONTNEED)
+        if mapped is not None:
+            mapped.madvise(mmap.MADV_DONTNEED)
 
 
 def _load_cifar(name: str, root: Path) -> Dataset:

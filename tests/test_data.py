@@ -154,6 +154,7 @@ def test_datasets_are_normalised_into_a_mapped_file_with_the_same_numbers(tmp_pa
     assert list(tmp_path.iterdir()) == []  # the file has no name to leave behind
     scalar = data.normalise_to_file(pixels[:, :1], 0.1307, 0.3081, tmp_path / "missing")  # falls back to the temp dir
     assert torch.equal(scalar, data.normalise(pixels[:, :1].copy(), 0.1307, 0.3081))
+    assert data.normalise_to_file(pixels[:0], mean, std, tmp_path).shape == (0, 3, 5, 5)  # an empty file maps nothing
 
 
 def test_released_pages_leave_the_numbers_and_free_the_memory(tmp_path):
