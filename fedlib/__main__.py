@@ -164,10 +164,12 @@ def dispatch(args) -> int:
         list_everything()
         return 0
     if args.cmd == "claims":
-        from . import claims
+        from . import claims, paths
 
         rows = claims.collect()
         written = claims.write_collected(rows)
+        if written[1].parent.resolve() == (paths.project_root() / "figures").resolve():  # the checkout's own figures
+            claims.update_readme(written[1].read_text(), paths.project_root() / "README.md")
         counts = {v: sum(r["verdict"] == v for r in rows) for v in sorted({r["verdict"] for r in rows})}
         print(f"{len(rows)} claims in {written[0]}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
         return 0

@@ -133,3 +133,17 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
                   f"{r['profile']}{runs} |")
     (out / "claims.md").write_text("\n".join(md) + "\n")
     return [out / "claims.csv", out / "claims.md"]
+
+
+def update_readme(table: str, readme: Path) -> bool:
+    """Put the collected table (claims.md's text) in place of the README's copy: from its header line to the first
+    blank line after it. Returns whether the README had the table (it is left alone otherwise)."""
+    text = readme.read_text()
+    header = table.splitlines()[0]
+    start = text.find(header + "\n")
+    if start < 0:
+        return False
+    end = text.find("\n\n", start)
+    end = len(text) if end < 0 else end + 1
+    readme.write_text(text[:start] + table + text[end:])
+    return True

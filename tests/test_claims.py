@@ -48,3 +48,23 @@ def test_a_notebook_replaces_only_its_own_rows_and_smoke_stays_out_of_figures(tm
 def test_rules_cannot_reach_python():
     with pytest.raises(NameError):
         claims.verdict(1.0, 0.0, "__import__('os')")
+
+
+def test_the_readme_table_is_replaced_in_place(tmp_path):
+    table = "| paper | where |\n|---|---|\n| FedLog | Fig. 1 |\n"
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n\n| paper | where |\n|---|---|\n| old | row |\n| older | row |\n\nafter\n")
+    assert claims.update_readme(table, readme)
+    assert readme.read_text() == "intro\n\n" + table + "\nafter\n"
+    assert claims.update_readme(table, readme) and readme.read_text() == "intro\n\n" + table + "\nafter\n"
+    other = tmp_path / "OTHER.md"
+    other.write_text("no table here\n")
+    assert not claims.update_readme(table, other) and other.read_text() == "no table here\n"
+
+
+def test_the_readme_shows_the_collected_claims():
+    """run_all.sh's `python -m fedlib claims` copies figures/claims.md into the README; a hand edit or a stale copy
+    fails here (the README once showed notebook 02's two-seed rows after its quick profile went to one seed)."""
+    root = paths.project_root()
+    table = (root / "figures" / "claims.md").read_text()
+    assert table in (root / "README.md").read_text(), "run: python -m fedlib claims"
