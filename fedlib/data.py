@@ -582,7 +582,7 @@ def corrupt(train: ClientData, corruption: dict, dataset: Dataset, g: torch.Gene
     if sum(counts.values()) > n:
         raise ValueError(f"Config.corruption: the fractions sum to {sum(corruption.values()):g} of the clients; "
                          f"they must sum to at most 1")
-    order, kinds, start = torch.randperm(n, generator=g).tolist(), ["clean"] * n, 0
+    order, kinds, start, other = torch.randperm(n, generator=g).tolist(), ["clean"] * n, 0, None
     x = train.x.clone()
     lo, hi = float(dataset.train_x.min()), float(dataset.train_x.max())
     for kind in CORRUPTIONS:
@@ -602,6 +602,8 @@ def corrupt(train: ClientData, corruption: dict, dataset: Dataset, g: torch.Gene
                 x[i, :m] = torch.where(u < SALT_PEPPER_DENSITY / 2, lo,
                                        torch.where(u < SALT_PEPPER_DENSITY, hi, x[i, :m]))
         start += counts.get(kind, 0)
+    if other is not None:
+        release_pages(other.train_x)  # the irrelevant images were copied; 64 kB were mapped around each
     return ClientData(x, train.y, train.counts), kinds
 
 

@@ -143,6 +143,15 @@ def test_noisy_clients_are_exact_in_number_their_test_sets_clean_and_salt_and_pe
         assert bool((fashion == img.flatten()).all(1).any())
 
 
+def test_the_irrelevant_images_source_lets_go_of_the_pages_it_read(monkeypatch):
+    released = []
+    real = fdata.release_pages
+    monkeypatch.setattr(fdata, "release_pages", lambda *ts: released.extend(ts) or real(*ts))
+    ex.federation(_config(method="fedavg", corruption={"irrelevant": 0.2}))
+    fashion = fdata.load_dataset("fashion_mnist").train_x
+    assert any(t.untyped_storage().data_ptr() == fashion.untyped_storage().data_ptr() for t in released)
+
+
 def test_bad_corruption_and_fedprof_without_a_server_set_are_refused_before_any_work():
     with pytest.raises(ValueError, match="corruption"):
         _config(method="fedavg", corruption={"fog": 0.1})
