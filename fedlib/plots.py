@@ -44,8 +44,8 @@ def save_figure(fig, name: str) -> list[Path]:
     out = figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{name}.png", out / f"{name}.pdf"]
-    for p in paths:
-        fig.savefig(p, bbox_inches="tight")
+    fig.savefig(paths[0], bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight", metadata={"CreationDate": None})  # same figure, same bytes
     return paths
 
 

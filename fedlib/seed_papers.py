@@ -116,6 +116,22 @@ def fedcr_config(dataset: str, label: str, partition: str, *, seed: int, rounds:
                   options={**fixed, **(options or {})}, **fields)
 
 
+def fedcr_fig2_view(cfg, epochs: int, points: int) -> dict:
+    """FedCR's Fig. 2 for one run: train `cfg` (V = 2), then the client holding the most classes (n1: the first,
+    as every client holds the same number) trains `epochs` more local epochs, and the Gaussian means of (up to)
+    `points` of its test images are returned with their labels (numpy), the client and its number of classes."""
+    import numpy as np
+
+    from . import experiments as ex
+
+    ctx, alg, _ = ex.run_live(cfg)
+    train = ctx.fed.train
+    held = np.array([len(np.unique(train.y[c, :int(train.counts[c])].cpu())) for c in range(train.n_clients)])
+    client = int(held.argmax())
+    mu, y = alg.client_view(client, epochs, points)
+    return dict(client=client, classes=int(held[client]), mu=mu.numpy(), y=y.numpy())
+
+
 # ----------------------------------------------------------------------------------------------- FedRD's protocol
 # Sec. V.A: 10 clients, all of them every round, 20 rounds, each dataset's train and test sets pooled, split over
 # the clients by per-class Dirichlet(0.1) and 8:2 into train/test on each; the task model is DM's ConvNet. The

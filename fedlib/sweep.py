@@ -272,6 +272,35 @@ def run_sweep(configs: list[Config], backend: str | None = None, address: str | 
     return report
 
 
+def _pool_call(fn, args: tuple, env: dict):
+    os.environ.update(env)
+    torch.set_num_threads(1)
+    return fn(*args)
+
+
+def call_many(fn, calls: list[tuple], cpu_jobs: bool = True) -> list:
+    """`[fn(*args) for args in calls]`, in the worker pool when `run_many` would use it for as many CPU runs
+    (`cpu_jobs`), else here. For what a cached result does not hold, such as views of a trained model (FedCR's
+    Fig. 2): `fn` is a module-level function (workers import it by name) and returns something picklable. Nothing
+    is cached; an exception in a call is raised here after the others have finished."""
+    pooled = (os.environ.get("FEDLIB_SWEEP_BACKEND") or "auto") in ("auto", "pool") and cpu_jobs \
+        and len(calls) >= 2 and pool_workers() >= 2
+    if not pooled:
+        return [fn(*args) for args in calls]
+    env = {"FEDLIB_RESULTS": str(results_dir().resolve()), "FEDLIB_DATA": str(data_dir().resolve())}
+    try:
+        with _terminate_cleanly():
+            pool = _worker_pool(pool_workers())
+            pending = [pool.submit(_pool_call, fn, args, env) for args in calls]
+            futures.wait(pending)
+    except BaseException:  # interrupted: the workers go now
+        shutdown_pool(kill=True)
+        raise
+    if any(isinstance(fut.exception(), futures.process.BrokenProcessPool) for fut in pending):
+        shutdown_pool(kill=True)  # a broken pool takes no more work: the next call starts a fresh one
+    return [fut.result() for fut in pending]
+
+
 def expand_grid(spec) -> list[Config]:
     """A JSON sweep spec: a list of config dicts, or {"base": {...}, "grid": {field: [values], ...}} for the
     cartesian product (a field "paper": dataset starts from that dataset's paper setting)."""

@@ -263,18 +263,14 @@ plots.save_figure(fig, "fedcr_beta")
 f2 = S["fig2"]
 scatter, silhouettes = {}, {}
 if ex.dataset_available("mnist"):
-    for p in ("n1", "n2"):
-        for beta in (0.0, 5e-4):
-            cfg = config("mnist", "FedCR", p, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"])
-            ctx, alg, _ = ex.run_live(cfg)
-            train = ctx.fed.train
-            held = np.array([len(np.unique(train.y[c, :int(train.counts[c])].cpu())) for c in range(train.n_clients)])
-            client = int(held.argmax())  # n1: every client holds 5 classes, so the first; n2: the most classes
-            mu, y = alg.client_view(client, f2["epochs"], f2["points"])
-            silhouettes[(p, beta)] = stats.silhouette(mu.numpy(), y.numpy())
-            scatter[f"{p}, beta = {beta:g} (client {client}, {int(held[client])} classes)"] = (
-                mu.numpy(), y.numpy(), silhouettes[(p, beta)])
-            print(f"Fig. 2 {p} beta={beta:g}: silhouette {silhouettes[(p, beta)]:.3f} over {len(y)} test images")
+    cases = [(p, beta) for p in ("n1", "n2") for beta in (0.0, 5e-4)]
+    cfgs = [config("mnist", "FedCR", p, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"]) for p, beta in cases]
+    views = sweep.call_many(sp.fedcr_fig2_view, [(cfg, f2["epochs"], f2["points"]) for cfg in cfgs])  # in the workers
+    for (p, beta), v in zip(cases, views):
+        silhouettes[(p, beta)] = stats.silhouette(v["mu"], v["y"])
+        scatter[f"{p}, beta = {beta:g} (client {v['client']}, {v['classes']} classes)"] = (
+            v["mu"], v["y"], silhouettes[(p, beta)])
+        print(f"Fig. 2 {p} beta={beta:g}: silhouette {silhouettes[(p, beta)]:.3f} over {len(v['y'])} test images")
     fig = plots.feature_scatter(scatter, "FedCR's Fig. 2: Gaussian means (V = 2) of one client's MNIST test images")
     plots.caption(fig, profile, 1, f2["rounds"], note=f"then {f2['epochs']} local epochs at the client shown")
     plots.save_figure(fig, "fedcr_fig2_features")

@@ -223,3 +223,32 @@ def test_the_seed_papers_numbers_are_the_papers_text():
     fedcr = next(seeds.glob("001_*.txt")).read_text()
     for (dataset, part), rows in sp.FEDCR_TABLE2.items():
         assert f"{rows['FedCR']:.2f}" in fedcr, (dataset, part)
+
+
+def test_fig_2s_view_in_the_worker_pool_equals_the_view_computed_here(monkeypatch):
+    """Notebook 06 computes Fig. 2's four views in the pool's one-thread workers (`sweep.call_many`): the same
+    numbers as computed here with one thread, and the client shown is the one holding the most classes."""
+    import numpy as np
+
+    from fedlib import seed_papers as sp, sweep
+
+    cfgs = [_config(model="cnn_mnist_vib_v2", partition="dirichlet", seed=s) for s in (0, 1)]
+    monkeypatch.setenv("FEDLIB_WORKERS", "2")
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.delenv("FEDLIB_SWEEP_BACKEND")  # the tests' default is local
+    try:
+        pooled = sweep.call_many(sp.fedcr_fig2_view, [(c, 1, 5) for c in cfgs])
+    finally:
+        sweep.shutdown_pool()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        here = [sp.fedcr_fig2_view(c, 1, 5) for c in cfgs]
+    finally:
+        torch.set_num_threads(threads)
+    for p, h, cfg in zip(pooled, here, cfgs):
+        assert p["client"] == h["client"] and np.array_equal(p["mu"], h["mu"]) and np.array_equal(p["y"], h["y"])
+        ctx, _ = ex.setup(cfg)
+        train = ctx.fed.train
+        held = [len(torch.unique(train.y[c, :int(train.counts[c])])) for c in range(train.n_clients)]
+        assert p["classes"] == max(held) and held.index(max(held)) == p["client"] and p["mu"].shape == (5, 2)

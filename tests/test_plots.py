@@ -171,3 +171,19 @@ def test_grouped_bars_name_every_category_and_series_and_an_uplink_axis_can_be_l
     fig = plots.accuracy_curves(curves, "t", xlabel="uplink (MB)", log=True)
     assert fig.axes[0].get_xscale() == "log" and fig.axes[0].get_xlabel() == "uplink (MB)"
     assert _legend_texts(fig.legends[0]) == ["A"]
+
+
+def test_a_redrawn_figure_gives_the_same_pdf_bytes(tmp_path, monkeypatch):
+    """The PDF carried its creation time, so every regeneration changed every committed PDF."""
+    import matplotlib.pyplot as plt
+
+    from fedlib import paths
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    paths.use_profile("quick")
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0], label="a")
+    plots.caption(fig, "quick", 1, 2)
+    pdf = plots.save_figure(fig, "same")[1]
+    assert b"CreationDate" not in pdf.read_bytes()
+    plt.close(fig)

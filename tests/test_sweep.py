@@ -156,3 +156,20 @@ def test_the_pool_keeps_its_workers_for_the_next_sweep(tmp_path, monkeypatch):
     finally:
         sweep.shutdown_pool()
     assert sweep._POOL is None
+
+
+def test_call_many_runs_in_the_workers_in_order_and_raises_a_calls_error(monkeypatch):
+    monkeypatch.setenv("FEDLIB_WORKERS", "2")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.delenv("FEDLIB_SWEEP_BACKEND", raising=False)
+    try:
+        assert sweep.call_many(divmod, [(7, 2), (9, 4), (1, 1)]) == [(3, 1), (2, 1), (1, 0)]
+        pids = sweep.call_many(os.getpid, [(), ()])
+        assert os.getpid() not in pids  # computed in the workers, not here
+        with pytest.raises(ZeroDivisionError):
+            sweep.call_many(divmod, [(1, 1), (1, 0)])
+        assert sweep.call_many(os.getpid, [(), ()], cpu_jobs=False) == [os.getpid()] * 2  # e.g. GPU work: here
+        monkeypatch.setenv("FEDLIB_SWEEP_BACKEND", "local")  # the switch that turns the workers off
+        assert sweep.call_many(os.getpid, [(), ()]) == [os.getpid()] * 2
+    finally:
+        sweep.shutdown_pool()
