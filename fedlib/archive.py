@@ -34,6 +34,23 @@ def find(method: str, key: str) -> dict | None:
     return _index(folder()).get((method, key))
 
 
+def longer(cfg) -> dict | None:
+    """A shipped run of `cfg`'s config with more rounds (the longest, if several), whose key is still what its
+    config gives today (so no method version has changed since it ran); None if there is none. Its first rounds
+    are `cfg`'s run (`experiments.first_rounds` says which runs that holds for)."""
+    from .config import Config
+
+    best = None
+    for (method, key), result in _index(folder()).items():
+        config = result["config"]
+        if method != cfg.method or config["rounds"] <= cfg.rounds or config["seed"] != cfg.seed:
+            continue
+        if (best is None or config["rounds"] > best["config"]["rounds"]) and Config(**config).key() == key \
+                and Config(**{**config, "rounds": cfg.rounds}).key() == cfg.key():
+            best = result
+    return best
+
+
 def read(path: Path) -> list[dict]:
     with gzip.open(path, "rt") as f:
         return [json.loads(line) for line in f if line.strip()]

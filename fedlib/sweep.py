@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass, field
 import torch
 from tqdm.auto import tqdm
 
+from . import archive, engine, paper, provenance
 from . import cache as store
-from . import engine, paper, provenance
 from . import experiments as ex
 from .config import Config
 from .paths import data_dir, results_dir
@@ -250,14 +250,40 @@ def _ray_tasks(ray, configs, todo, report, progress, threads):
     bar.close()
 
 
+def from_shipped_run(cfg: Config) -> dict | None:
+    """`cfg`'s run as the first rounds of a longer shipped run (`archive.longer`), or None: when there is none,
+    or when `cfg` has a final fine-tune or a privacy budget, which the first rounds of a longer run do not give
+    (`experiments.first_rounds`). Per-round metrics only; "first_rounds_of" names the shipped run."""
+    if cfg.final_finetune_epochs or cfg.options.get("dp"):
+        return None
+    longer = archive.longer(cfg)
+    if longer is None:
+        return None
+    return {**ex.first_rounds(longer, cfg.rounds), "key": cfg.key(),
+            "first_rounds_of": {"key": longer["key"], "rounds": longer["config"]["rounds"]}}
+
+
+def shipped_prefixes_allowed() -> bool:
+    """`FEDLIB_SHIPPED_PREFIXES=0` computes such runs instead of reading them from the shipped runs."""
+    raw = os.environ.get("FEDLIB_SHIPPED_PREFIXES", "1")
+    if raw not in ("0", "1"):
+        raise ValueError(f"FEDLIB_SHIPPED_PREFIXES must be 0 or 1, got {raw!r}")
+    return raw == "1"
+
+
 def run_sweep(configs: list[Config], backend: str | None = None, address: str | None = None,
-              progress: bool = True, threads: int | None = None) -> SweepReport:
+              progress: bool = True, threads: int | None = None, shipped_prefixes: bool = False) -> SweepReport:
     """Run every config not cached yet. `backend`: auto (default, or $FEDLIB_SWEEP_BACKEND), pool, local or ray.
     `threads`: torch threads per Ray task (default: 1 on a local cluster, which has one task per core; this
-    process's count on an existing cluster). Pool workers run one thread each."""
+    process's count on an existing cluster). Pool workers run one thread each. `shipped_prefixes`: a run that is
+    not cached but is the first rounds of a longer shipped run is read from there (`from_shipped_run`; exact, as
+    a run's first rounds do not depend on how many follow), not computed, and not written to the cache, since it
+    lacks the last round's per-client accuracies."""
     address = address or os.environ.get("FEDLIB_RAY_ADDRESS") or None
     store.check_writable()
     report = SweepReport(results=[store.load(c) for c in configs])
+    if shipped_prefixes and shipped_prefixes_allowed():
+        report.results = [r if r is not None else from_shipped_run(c) for r, c in zip(report.results, configs)]
     report.cached = sum(r is not None for r in report.results)
     todo = [i for i, r in enumerate(report.results) if r is None]
     backend = choose_backend(configs, todo, backend)
@@ -317,12 +343,14 @@ def expand_grid(spec) -> list[Config]:
     return out
 
 
-def run_many(configs: list[Config], cache: bool = True, progress: bool = True) -> list[dict]:
+def run_many(configs: list[Config], cache: bool = True, progress: bool = True,
+             shipped_prefixes: bool = False) -> list[dict]:
     """Run a sweep (finished runs come from the cache) and return every result. The backend is $FEDLIB_SWEEP_BACKEND
-    (default auto: one worker process per core on a multi-core CPU machine); if a run fails, the others still finish and are cached, then this raises with the
-    failures listed."""
+    (default auto: one worker process per core on a multi-core CPU machine); if a run fails, the others still finish
+    and are cached, then this raises with the failures listed. `shipped_prefixes`: see `run_sweep`, for callers
+    that read only per-round metrics."""
     if not cache:
         return [ex.run(cfg, cache=False, progress=progress) for cfg in configs]
-    report = run_sweep(configs, progress=progress)
+    report = run_sweep(configs, progress=progress, shipped_prefixes=shipped_prefixes)
     report.raise_if_failed()
     return [provenance.note(r) for r in report.results]

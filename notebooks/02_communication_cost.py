@@ -123,8 +123,15 @@ print(profile, {d: (len(s["methods"]), s["seeds"], s["rounds"]) for d, s in tabl
 # ## Runs (cached: re-running this notebook recomputes nothing that finished)
 # Every run of the notebook goes into one sweep first, so that on a multi-core machine the worker processes (one
 # per core, the default backend) stay busy to the end; the parts below then read their runs from the cache.
+# A run that is the first rounds of a longer run shipped in `archive/` (the paper-setting runs, 100 rounds) is read
+# from there, not computed: a run's first rounds do not depend on how many follow, so this is exact, bit for bit
+# (this notebook reads only per-round numbers). `FEDLIB_SHIPPED_PREFIXES=0` computes them instead.
 
 # %%
+def results(cfgs):
+    return sweep.run_many(cfgs, shipped_prefixes=True)
+
+
 every_run = [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"])
              for d, s in table1.items() for lab in s["methods"] for sd in s["seeds"]]
 every_run += [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
@@ -136,12 +143,13 @@ every_run += [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=a
 every_run += [paper.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options={"beta": b} if b else {},
                                   **s["over"])
               for d, s in SETTINGS["beta"].items() if ex.dataset_available(d) for b in [0.0] + BETAS for sd in s["seeds"]]
-sweep.run_many(every_run)
+shipped = sum("first_rounds_of" in r for r in results(every_run))
+print(f"{len(every_run)} runs: {shipped} of them read as the first rounds of shipped longer runs")
 runs = {}
 for d, s in table1.items():
     labels = s["methods"]
     cfgs = [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"]) for lab in labels for sd in s["seeds"]]
-    res = sweep.run_many(cfgs)
+    res = results(cfgs)
     runs[d] = {lab: res[i * len(s["seeds"]):(i + 1) * len(s["seeds"])] for i, lab in enumerate(labels)}
 
 # %% [markdown]
@@ -232,7 +240,7 @@ for (d, k), s in SETTINGS["tableA1"].items():
         continue
     cfgs = {lab: [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
                   for sd in s["seeds"]] for lab in paper.TABLE_A1_METHODS}
-    by_label = {lab: sweep.run_many(c) for lab, c in cfgs.items()}
+    by_label = {lab: results(c) for lab, c in cfgs.items()}
     threshold = stats.common_threshold(by_label)  # the paper's rule; 97% is reached by no method here
     print(f"{d}, {k} classes per client: threshold {threshold:.0%}, the largest integer accuracy every method reaches "
           f"in every seed")
@@ -264,8 +272,8 @@ for d, s in SETTINGS["augment"].items():
     if not ex.dataset_available(d):
         continue
     for lab in AUGMENTED:
-        pair = {aug: sweep.run_many([paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
-                                     for sd in s["seeds"]]) for aug in (False, True)}
+        pair = {aug: results([paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
+                              for sd in s["seeds"]]) for aug in (False, True)}
         acc = {aug: stats.mean_se([100 * max(r["rounds"]["acc_mean"]) for r in rs]) for aug, rs in pair.items()}
         published = paper.TABLE1.get(d, {}).get(lab, (float("nan"),))[0]
         nearer = "with" if abs(acc[True][0] - published) < abs(acc[False][0] - published) else "without"
@@ -295,8 +303,8 @@ for d, s in SETTINGS["beta"].items():
         continue
     for beta in [0.0] + BETAS:
         opts = {"beta": beta} if beta else {}
-        rs = sweep.run_many([paper.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options=opts, **s["over"])
-                             for sd in s["seeds"]])
+        rs = results([paper.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options=opts, **s["over"])
+                      for sd in s["seeds"]])
         best, final = (stats.mean_se([100 * f(r["rounds"]["acc_mean"]) for r in rs]) for f in (max, lambda a: a[-1]))
         beta_rows.append({"dataset": d, "beta": beta, "accuracy_mean": best[0], "accuracy_se": best[1],
                           "final_accuracy_mean": final[0], "final_accuracy_se": final[1], "seeds": len(s["seeds"]),

@@ -1,3 +1,5 @@
+import pytest
+
 from fedlib import archive, cache, data, paper
 from fedlib import experiments as ex
 
@@ -18,3 +20,41 @@ def test_shipped_runs_fill_the_cache_and_nothing_is_recomputed(tmp_path, monkeyp
     monkeypatch.setattr(data, "load_dataset", lambda *a, **k: (_ for _ in ()).throw(AssertionError("recomputed")))
     got = ex.run(_tiny(1), progress=False)
     assert got["rounds"] == results[1]["rounds"] and cache.path(_tiny(1)).exists()
+
+
+def test_a_shorter_run_is_read_as_the_first_rounds_of_a_shipped_longer_run(tmp_path, monkeypatch):
+    from fedlib import algorithms, sweep
+
+    def tiny(rounds, **kw):
+        return paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, local_epochs=1, rounds=rounds,
+                                  **kw)
+
+    long = ex.run(tiny(3), cache=False, progress=False)
+    short = ex.run(tiny(2), cache=False, progress=False)
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    archive.write(tmp_path / "archive" / "runs.jsonl.gz", [long])
+    assert archive.longer(tiny(2))["key"] == long["key"]
+    assert archive.longer(tiny(2, seed=1)) is None and archive.longer(tiny(3)) is None  # another seed; not longer
+    assert archive.longer(tiny(2, lr=0.02)) is None  # another config
+
+    report = sweep.run_sweep([tiny(2)], backend="local", progress=False, shipped_prefixes=True)
+    got = report.results[0]
+    assert report.computed == 0 and got["first_rounds_of"] == {"key": long["key"], "rounds": 3}
+    assert {k: v for k, v in got["rounds"].items() if k != "seconds"} == \
+        {k: v for k, v in short["rounds"].items() if k != "seconds"}  # exactly the shorter run's numbers
+    assert got["key"] == tiny(2).key() and got["config"]["rounds"] == 2
+    assert not cache.path(tiny(2)).exists()  # not cached: it lacks the last round's per-client accuracies
+
+    for computed in (tiny(2, final_finetune_epochs=1),  # a fine-tune after round 2 is not in the longer run
+                     tiny(2, seed=1)):                   # nothing longer shipped
+        assert sweep.run_sweep([computed], backend="local", progress=False, shipped_prefixes=True).computed == 1
+    assert sweep.run_sweep([tiny(2)], backend="local", progress=False).computed == 1  # only when asked for
+    cache.path(tiny(2)).unlink()
+    monkeypatch.setenv("FEDLIB_SHIPPED_PREFIXES", "0")  # the switch that computes them
+    assert sweep.run_sweep([tiny(2)], backend="local", progress=False, shipped_prefixes=True).computed == 1
+    monkeypatch.setenv("FEDLIB_SHIPPED_PREFIXES", "yes")
+    with pytest.raises(ValueError, match="FEDLIB_SHIPPED_PREFIXES must be 0 or 1"):
+        sweep.run_sweep([tiny(2)], backend="local", progress=False, shipped_prefixes=True)
+    monkeypatch.delenv("FEDLIB_SHIPPED_PREFIXES")
+    monkeypatch.setattr(algorithms.REGISTRY["fedavg"], "version", 99)  # a new version: the shipped run is stale
+    assert archive.longer(tiny(2)) is None
