@@ -15,6 +15,10 @@ Every backend writes into the same cache, atomically, so they are interchangeabl
 resumes on another where it stopped. A worker runs with one torch thread, as `run_all.sh` runs the notebooks, so
 every backend gives the same numbers bit for bit (tested).
 
+`run_many(..., shipped_prefixes=True)` reads a run that is the first rounds of a longer shipped run from the
+archive instead of computing it (`from_shipped_run`). `call_many` runs other functions (views of a trained model,
+which no result file holds) in the same workers.
+
 A run that raises is recorded (`<key>.error.json` beside where its result would be) and the rest of
 the sweep goes on; running the sweep again retries only the failed and missing runs.
 `FEDLIB_SWEEP_BACKEND` (auto, pool, local or ray; and `FEDLIB_RAY_ADDRESS`) sets the backend of every
