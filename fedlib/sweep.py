@@ -124,9 +124,19 @@ _POOL: futures.ProcessPoolExecutor | None = None
 _POOL_SIZE = 0
 
 
-def _pool_run(cfg_dict: dict, env: dict):
+def _worker_env() -> dict:
+    """What a worker process needs of this one's environment: the results and data folders."""
+    return {"FEDLIB_RESULTS": str(results_dir().resolve()), "FEDLIB_DATA": str(data_dir().resolve())}
+
+
+def _pool_call(fn, args: tuple, env: dict):
+    """A pool worker's task: `fn(*args)` with one torch thread."""
     os.environ.update(env)
     torch.set_num_threads(1)
+    return fn(*args)
+
+
+def _run_config(cfg_dict: dict):
     return _run_guarded(Config(**cfg_dict), progress=False)
 
 
@@ -167,12 +177,12 @@ def expected_work(cfg: Config) -> float:
 
 
 def _pool(configs, todo, report, progress, workers):
-    env = {"FEDLIB_RESULTS": str(results_dir().resolve()), "FEDLIB_DATA": str(data_dir().resolve())}
+    env = _worker_env()
     try:
         with _terminate_cleanly():
             pool = _worker_pool(workers)
             order = sorted(todo, key=lambda i: -expected_work(configs[i]))  # longest first: no straggler at the end
-            pending = {pool.submit(_pool_run, asdict(configs[i]), env): i for i in order}
+            pending = {pool.submit(_pool_call, _run_config, (asdict(configs[i]),), env): i for i in order}
             bar = tqdm(total=len(pending), desc=f"sweep ({workers} workers)", disable=not progress or len(pending) < 2)
             for fut in futures.as_completed(pending):
                 _take(report, configs, pending[fut], fut.result)
@@ -187,13 +197,17 @@ def _pool(configs, todo, report, progress, workers):
 
 def choose_backend(configs: list[Config], todo: list[int], backend: str | None = None) -> str:
     """`auto` resolved: the worker pool when it can help (several cores, two or more CPU runs to compute)."""
+    on_cpu = all(engine.resolve_device(configs[i].device).type == "cpu" for i in todo)
+    return _resolve_backend(len(todo), on_cpu, backend)
+
+
+def _resolve_backend(jobs: int, on_cpu: bool, backend: str | None = None) -> str:
     backend = backend or os.environ.get("FEDLIB_SWEEP_BACKEND") or "auto"
     if backend not in ("auto", "pool", "local", "ray"):
         raise ValueError(f"unknown sweep backend {backend!r}; choose auto, pool, local or ray")
     if backend != "auto":
         return backend
-    on_cpu = all(engine.resolve_device(configs[i].device).type == "cpu" for i in todo)
-    return "pool" if on_cpu and len(todo) >= 2 and pool_workers() >= 2 else "local"
+    return "pool" if on_cpu and jobs >= 2 and pool_workers() >= 2 else "local"
 
 
 def local_cluster_cpus() -> int:
@@ -239,7 +253,7 @@ def _ray(configs, todo, report, progress, address, threads):
 
 
 def _ray_tasks(ray, configs, todo, report, progress, threads):
-    env = {"FEDLIB_RESULTS": str(results_dir().resolve()), "FEDLIB_DATA": str(data_dir().resolve())}
+    env = _worker_env()
     task = ray.remote(_remote_run)
     pending = {}
     for i in todo:
@@ -302,22 +316,14 @@ def run_sweep(configs: list[Config], backend: str | None = None, address: str | 
     return report
 
 
-def _pool_call(fn, args: tuple, env: dict):
-    os.environ.update(env)
-    torch.set_num_threads(1)
-    return fn(*args)
-
-
 def call_many(fn, calls: list[tuple], cpu_jobs: bool = True) -> list:
     """`[fn(*args) for args in calls]`, in the worker pool when `run_many` would use it for as many CPU runs
     (`cpu_jobs`), else here. For what a cached result does not hold, such as views of a trained model (FedCR's
     Fig. 2): `fn` is a module-level function (workers import it by name) and returns something picklable. Nothing
     is cached; an exception in a call is raised here after the others have finished."""
-    pooled = (os.environ.get("FEDLIB_SWEEP_BACKEND") or "auto") in ("auto", "pool") and cpu_jobs \
-        and len(calls) >= 2 and pool_workers() >= 2
-    if not pooled:
+    if _resolve_backend(len(calls), cpu_jobs) != "pool":  # local, or ray: here
         return [fn(*args) for args in calls]
-    env = {"FEDLIB_RESULTS": str(results_dir().resolve()), "FEDLIB_DATA": str(data_dir().resolve())}
+    env = _worker_env()
     try:
         with _terminate_cleanly():
             pool = _worker_pool(pool_workers())
