@@ -74,15 +74,20 @@ class Ledger:
     def path(self) -> Path:
         return figures_dir() / "claims" / f"{self.notebook}_{self.profile}.csv"
 
-    def save(self) -> Path:
-        """Replace this notebook's rows for this profile (and only those)."""
+    def save(self, keep_other_where: bool = False) -> Path:
+        """Replace this notebook's rows for this profile (and only those). keep_other_where: the saved rows whose
+        figure or table (`where`) this ledger has no row for stay, ahead of the new ones (a notebook run on some of
+        its datasets keeps the others' claims)."""
         out = self.path()
         out.parent.mkdir(parents=True, exist_ok=True)
+        new = [{k: _cell(v) for k, v in asdict(row).items()} for row in self.rows]
+        if keep_other_where and out.exists():
+            mine = {row.where for row in self.rows}
+            new = [row for row in read(out) if row["where"] not in mine] + new
         with open(out, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=COLUMNS)
             w.writeheader()
-            for row in self.rows:
-                w.writerow({k: _cell(v) for k, v in asdict(row).items()})
+            w.writerows(new)
         return out
 
 

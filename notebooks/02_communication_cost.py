@@ -407,4 +407,4 @@ for d, rows in summary.items():
                 row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank_ref[row["method"]])
     plots.save_table(sorted(out, key=lambda r: r["rank"]), f"table1_{d}_ranking")
 if not methods and "table1" in parts:  # a run of some methods or parts only would leave the claims half made
-    ledger.save()
+    ledger.save(keep_other_where=bool(only))  # a run on some datasets keeps the others' claims

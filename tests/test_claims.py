@@ -45,6 +45,20 @@ def test_a_notebook_replaces_only_its_own_rows_and_smoke_stays_out_of_figures(tm
     assert smoke.save().is_relative_to(tmp_path / "build" / "smoke")
 
 
+def test_a_run_on_some_datasets_keeps_the_other_datasets_claims(tmp_path, monkeypatch):
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    full = claims.Ledger("02_b", "quick")
+    for d in ("mnist", "fashion_mnist"):
+        full.record("P", f"Table 1 ({d})", "FedLog-C is best", 1.0, 0.0, "ours > reference")
+    full.save()
+    mnist_only = claims.Ledger("02_b", "quick")
+    mnist_only.record("P", "Table 1 (mnist)", "FedLog-C is best", 0.0, 1.0, "ours > reference")
+    rows = claims.read(mnist_only.save(keep_other_where=True))
+    assert [(r["where"], r["verdict"]) for r in rows] == [("Table 1 (fashion_mnist)", "holds"),
+                                                         ("Table 1 (mnist)", "does not hold")]
+    assert len(claims.read(mnist_only.save())) == 1  # a whole run replaces every row
+
+
 def test_rules_cannot_reach_python():
     with pytest.raises(NameError):
         claims.verdict(1.0, 0.0, "__import__('os')")
