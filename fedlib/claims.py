@@ -4,7 +4,8 @@ A notebook opens a `Ledger` with its name and profile, records each claim with o
 compared with (the paper's, or another of ours) and the rule that decides (e.g. "ours >= reference - 1.5",
 "ours < reference"), and saves. The verdict is computed here from the rule, never typed, and the rule stays in
 the row, so anyone can recompute it (`verdict`). A notebook's rows go to figures/claims/<notebook>_<profile>.csv,
-which only that notebook and profile rewrite; smoke rows go under build/smoke/ like all smoke output.
+which only that notebook and profile rewrite (beside it, a .json names the kind of processor and the code that
+made them); smoke rows go under build/smoke/ like all smoke output.
 `python -m fedlib claims` collects every file into figures/claims.csv and figures/claims.md (run_all.sh does).
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import provenance
 from .paths import figures_dir
 
 HOLDS, FAILS, PARTLY, MISSING = "holds", "does not hold", "partly", "not run: missing data"
@@ -88,6 +90,8 @@ class Ledger:
             w = csv.DictWriter(f, fieldnames=COLUMNS)
             w.writeheader()
             w.writerows(new)
+        stamp = {"machine": provenance.machine(), "fingerprint": provenance.fingerprint()}
+        out.with_suffix(".json").write_text(json.dumps(stamp, indent=1) + "\n")
         return out
 
 
@@ -101,6 +105,12 @@ def _fmt(v) -> str:
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_fmt(x) for x in v) + "]"
     return str(v)
+
+
+def made_on(path: Path) -> str | None:
+    """The kind of processor that made a ledger file's numbers (`provenance.machine`; None if unrecorded)."""
+    stamp = path.with_suffix(".json")
+    return json.loads(stamp.read_text()).get("machine") if stamp.exists() else None
 
 
 def read(path: Path) -> list[dict]:

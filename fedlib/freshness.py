@@ -3,8 +3,9 @@ with figures/ (`regenerate`); re-run the first rounds of shipped runs and compar
 
 A shipped run (`archive/*.jsonl.gz`) is replayed for its first `rounds` rounds from its own config
 (`experiments.replay`) and every per-round metric is compared: exactly when the run was made on the same kind of
-processor (`provenance.machine`), otherwise within `TOLERANCE` (relative), since CPUs of another kind may round
-differently. A run that differs is stale: the code changed its numbers, so its method's version should have been
+processor (`provenance.machine`), otherwise within `TOLERANCE` (relative; accuracies within `ACC_TOLERANCE`,
+absolute: one test prediction that rounding flips moves a client's accuracy by a whole sample), since CPUs of
+another kind may round differently. A run that differs is stale: the code changed its numbers, so its method's version should have been
 bumped and the run recomputed (`scripts/paper_runs.py`, then `--pack`).
 """
 from __future__ import annotations
@@ -18,17 +19,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import archive, provenance
+from . import archive, claims, provenance
 from .config import Config
 from .experiments import replay
 from .paths import project_root
 
 METRICS = ("acc_mean", "acc_all", "loss", "train_loss", "up_bits", "down_bits")
-# Measured with scripts/measure_tolerance.py, AVX2 kernels against runs made with AVX512 ones (ATEN_CPU_CAPABILITY=avx2
-# on the AVX512 machine that made them): the first 2 rounds of shipped runs moved by up to 1.1e-4 relative (FedLog;
-# most methods by under 3e-7); 3-round reference runs by up to 1.5e-3 (FedRep 1) and 4e-3 (FedLog with central DP,
-# whose noise amplifies a rounding difference). 1e-3 lies about 9x above what the check compares.
-TOLERANCE = 1e-3
+# Measured with scripts/measure_tolerance.py. AVX2 kernels against runs made with AVX512 ones (ATEN_CPU_CAPABILITY=avx2
+# on the AVX512 machine that made them): the first 2 rounds of shipped runs moved by up to 1.1e-4 relative;
+# 3-round reference runs by up to 4e-3 (FedLog with central DP, whose noise amplifies a rounding difference).
+# An AMD AVX512 CPU (family 26) against that one, all 77 shipped runs: losses by up to 7.6e-3 relative (FedLog,
+# seed 1), accuracies by up to 1.6e-3 absolute (0.16 points; 4.9e-3 relative, FedBabu at 10% accuracy), the bits
+# not at all; 15 of 77 runs were equal bit for bit. Both bounds lie about 3x above what was measured.
+TOLERANCE = 2e-2
+ACC_TOLERANCE = 5e-3
+ACCURACIES = ("acc_mean", "acc_all")
 
 
 def differences(shipped: dict, rounds: int = 2) -> list[str]:
@@ -38,10 +43,15 @@ def differences(shipped: dict, rounds: int = 2) -> list[str]:
     out = []
     for metric in METRICS:
         for rnd, (old, new) in enumerate(zip(shipped["rounds"][metric][:rounds], replayed[metric])):
-            same = old == new if exact else math.isclose(old, new, rel_tol=TOLERANCE, abs_tol=1e-12)
-            if not same:
+            if not (old == new if exact else _close(metric, old, new)):
                 out.append(f"{metric} of round {rnd}: shipped {old!r}, now {new!r}")
     return out
+
+
+def _close(metric: str, old: float, new: float) -> bool:
+    if metric in ACCURACIES:
+        return abs(old - new) <= ACC_TOLERANCE
+    return math.isclose(old, new, rel_tol=TOLERANCE, abs_tol=1e-12)
 
 
 def check(rounds: int = 2, per_file: int = 2) -> list[str]:
@@ -65,18 +75,9 @@ CHEAP_NOTEBOOKS = ("01", "04")  # quick profile under a minute each: regenerated
 THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-def _cells_match(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    try:
-        return math.isclose(float(a), float(b), rel_tol=TOLERANCE, abs_tol=1e-12)
-    except ValueError:
-        return False
-
-
 def compare_tables(new_dir: Path, committed_dir: Path) -> list[str]:
-    """Every CSV the regeneration wrote against the committed one of the same name: equal, or equal within
-    `TOLERANCE` cell by cell (another processor may round differently). The "code" and "device" columns say
+    """Every CSV the regeneration wrote against the committed one of the same name, cell by cell (made on the same
+    kind of processor, they are equal; see `regenerate` for another kind). The "code" and "device" columns say
     where the rows come from (a change elsewhere in the numeric code changes the fingerprint, not these numbers), so
     they are not compared."""
     stale = []
@@ -87,7 +88,7 @@ def compare_tables(new_dir: Path, committed_dir: Path) -> list[str]:
             continue
         a, b = (list(csv.reader(io.StringIO(p.read_text()))) for p in (new, old))
         skip = {i for i, name in enumerate(a[0]) if name in ("code", "device")} if a else set()
-        same = len(a) == len(b) and all(len(ra) == len(rb) and all(_cells_match(x, y) for i, (x, y) in
+        same = len(a) == len(b) and all(len(ra) == len(rb) and all(x == y for i, (x, y) in
                                                                     enumerate(zip(ra, rb)) if i not in skip)
                                         for ra, rb in zip(a, b))
         if not same:
@@ -95,9 +96,27 @@ def compare_tables(new_dir: Path, committed_dir: Path) -> list[str]:
     return stale
 
 
+def compare_verdicts(new_dir: Path, committed_dir: Path) -> list[str]:
+    """The claims rows (claims/*.csv) the regeneration wrote against the committed ones: the same claims, each with
+    the same verdict."""
+    stale = []
+    for new in sorted(new_dir.rglob("claims/*.csv")):
+        old = committed_dir / new.relative_to(new_dir)
+        verdicts = [{(r["paper"], r["where"], r["claim"]): r["verdict"] for r in claims.read(p)} if p.exists() else {}
+                    for p in (new, old)]
+        for key in sorted(set(verdicts[0]) | set(verdicts[1])):
+            now, then = (v.get(key, "absent") for v in verdicts)
+            if now != then:
+                stale.append(f"{old}: \"{key[2]}\" ({key[1]}) {now} now, {then} committed")
+    return stale
+
+
 def regenerate(numbers=CHEAP_NOTEBOOKS, out: Path | None = None) -> list[str]:
     """Run the cheap notebooks in the quick profile into `out` (default build/check/) and compare their tables with
-    figures/; one line per stale file, with the command that remakes it."""
+    figures/; one line per stale file, with the command that remakes it. The comparison is exact when the committed
+    files were made on this kind of processor (their ledger's `made_on`, `claims.Ledger.save`). Made on another kind,
+    their numbers cannot be compared (a rounding difference grows over a training run: Fig. A.2's p-value at alpha 0
+    is 0.0153 on the AVX512 CPU that made it and 0.0109 on an AMD AVX512 one), so then the claims' verdicts are compared."""
     root = project_root()
     out = out or root / "build" / "check"
     stale = []
@@ -113,5 +132,12 @@ def regenerate(numbers=CHEAP_NOTEBOOKS, out: Path | None = None) -> list[str]:
                               text=True)
         if done.returncode:
             raise RuntimeError(f"regenerating {nb.name} failed: {done.stderr.strip().splitlines()[-1]}")
-        stale += [f"{line}: ./run_all.sh {number} remakes it" for line in compare_tables(figures, root / "figures")]
+        made_on = claims.made_on(root / "figures" / "claims" / f"{nb.stem}_quick.csv")
+        if made_on == provenance.machine():
+            lines = compare_tables(figures, root / "figures")
+        else:
+            print(f"{nb.stem}: the committed files were made on {made_on or 'an unrecorded processor'}, this is "
+                  f"{provenance.machine()}: comparing the claims' verdicts only", file=sys.stderr)
+            lines = compare_verdicts(figures, root / "figures")
+        stale += [f"{line}: ./run_all.sh {number} remakes it" for line in lines]
     return stale

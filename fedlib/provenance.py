@@ -57,12 +57,34 @@ def commit() -> dict:
 
 
 def machine() -> str:
-    """The kind of processor the numbers come from (CPUs of another kind may round differently)."""
+    """The kind of processor the numbers come from (CPUs of another kind may round differently): the architecture,
+    torch's kernel set and, where /proc/cpuinfo tells, the vendor, family and model, e.g.
+    `x86_64-AVX512-AuthenticAMD-26-2`. The kernel set alone does not decide: an AMD and an Intel CPU, both AVX512,
+    round some convolutions differently. Results made before the vendor was recorded say `x86_64-AVX512` only, which
+    matches no processor now, so they are compared within a tolerance everywhere."""
     import platform
 
     import torch
 
-    return f"{platform.machine()}-{torch.backends.cpu.get_cpu_capability()}"
+    kind = f"{platform.machine()}-{torch.backends.cpu.get_cpu_capability()}"
+    cpu = _cpuinfo()
+    if cpu.get("vendor_id"):
+        kind += "-" + "-".join(cpu.get(k, "?") for k in ("vendor_id", "cpu family", "model"))
+    return kind
+
+
+@functools.lru_cache(maxsize=1)
+def _cpuinfo() -> dict[str, str]:
+    """The first processor's fields of /proc/cpuinfo (empty where there is none)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return {}
+    fields = {}
+    for line in text.split("\n\n")[0].splitlines():
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    return fields
 
 
 _read: set[tuple[str, str]] = set()  # (fingerprint, device) of every result read since the notebook started

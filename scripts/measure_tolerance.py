@@ -5,6 +5,12 @@ CPU, or emulate one on an AVX512 machine with ATEN_CPU_CAPABILITY=avx2 (PyTorch 
     ATEN_CPU_CAPABILITY=avx2 OMP_NUM_THREADS=1 python scripts/measure_tolerance.py
 
 Prints the largest relative difference per run and overall; `freshness.TOLERANCE` must lie above it.
+
+    python scripts/measure_tolerance.py --record
+
+records this processor's reference runs in tests/data/reference_runs.json (`other_kinds`), so that
+tests/test_reference_numbers.py checks them bit for bit here. Do it only with code whose numbers are the
+reference's: it refuses when a run differs by more than rounding, and it records the commit and code fingerprint.
 """
 from __future__ import annotations
 
@@ -28,17 +34,27 @@ def relative(a, b) -> float:
     return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-12))) if a.size else 0.0
 
 
-def main() -> None:
-    from test_reference_numbers import METRICS, REF, reference_config
+def main(record: bool) -> None:
+    from test_reference_numbers import METRICS, REF, ROUNDING, reference_config
 
     print(f"this processor: {provenance.machine()}; the references: {REF['made_on']['cpu_capability']}")
-    worst = 0.0
+    worst, runs = 0.0, {}
     for label, want in REF["runs"].items():
         res = ex.run(reference_config(label), cache=False, progress=False)
-        got = {k: res["client_acc"] if k == "client_acc" else res["rounds"][k] for k in METRICS}
+        runs[label] = got = {k: res["client_acc"] if k == "client_acc" else res["rounds"][k] for k in METRICS}
         d = max(relative(got[k], want[k]) for k in METRICS)
         worst = max(worst, d)
         print(f"reference {label:32s} largest relative difference {d:.2e}", flush=True)
+    if record:
+        if worst >= ROUNDING:
+            raise SystemExit(f"not recorded: a run differs by {worst:.1e}, more than rounding ({ROUNDING:g})")
+        kinds = REF.setdefault("other_kinds", {})
+        kinds[provenance.machine()] = {"runs": runs, "made_on": {**provenance.commit(), "torch": torch.__version__,
+                                                                 "fingerprint": provenance.fingerprint()}}
+        path = ROOT / "tests" / "data" / "reference_runs.json"
+        path.write_text(json.dumps(REF, indent=1) + "\n")
+        print(f"recorded {len(runs)} runs for {provenance.machine()} in {path}")
+        return
     for path in sorted(archive.folder().glob("*.jsonl.gz")):
         for shipped in sorted(archive.read(path), key=lambda r: r["key"])[:4]:
             now = ex.replay(Config(**shipped["config"]), 2)
@@ -50,4 +66,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    main()
+    main(record="--record" in sys.argv[1:])

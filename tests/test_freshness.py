@@ -1,6 +1,6 @@
 import torch
 
-from fedlib import archive, engine, freshness, paper
+from fedlib import archive, claims, engine, freshness, paper, provenance
 from fedlib import experiments as ex
 
 
@@ -42,8 +42,40 @@ def test_a_table_that_differs_is_named(tmp_path):
         (d / "t.csv").write_text(f"method,acc\nFedLog,{value}\n")
         (d / "claims" / "c.csv").write_text("a,b\n1,2\n")
     assert freshness.compare_tables(new, old) == [f"{old / 't.csv'} differs from what the code computes now"]
-    (new / "t.csv").write_text("method,acc\nFedLog,0.90920000001\n")  # rounding of another processor
+    (new / "t.csv").write_text("method,acc\nFedLog,0.9092\n")
     assert freshness.compare_tables(new, old) == []
+
+
+def test_made_on_another_processor_the_verdicts_are_compared(tmp_path, monkeypatch):
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "old"))
+    ledger = claims.Ledger("04_x", "quick")
+    ledger.record("FedLog", "Fig. A.2", "more Gaussian", 0.0153, 0.05, "ours < reference")
+    assert claims.made_on(ledger.save()) == provenance.machine()  # the ledger says where its numbers were made
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "new"))
+    again = claims.Ledger("04_x", "quick")
+    again.record("FedLog", "Fig. A.2", "more Gaussian", 0.0109, 0.05, "ours < reference")  # rounding moved it
+    again.save()
+    assert freshness.compare_verdicts(tmp_path / "new", tmp_path / "old") == []
+    again.rows.clear()
+    again.record("FedLog", "Fig. A.2", "more Gaussian", 0.06, 0.05, "ours < reference")
+    again.save()
+    assert freshness.compare_verdicts(tmp_path / "new", tmp_path / "old") == [
+        f"{tmp_path / 'old' / 'claims' / '04_x_quick.csv'}: \"more Gaussian\" (Fig. A.2) does not hold now, holds committed"]
+
+
+def test_a_shipped_run_from_another_processor_is_compared_within_the_tolerance(monkeypatch):
+    shipped = ex.run(_tiny(0), cache=False, progress=False)
+    shipped["code"]["machine"] = "x86_64-AVX512"  # recorded before the vendor was: another kind
+    assert freshness.differences(shipped) == []
+    acc, loss = shipped["rounds"]["acc_mean"][1], shipped["rounds"]["loss"][0]
+    shipped["rounds"]["acc_mean"][1] = acc + 0.002  # a prediction or two that another processor's rounding flips
+    shipped["rounds"]["loss"][0] = loss * (1 + 1e-3)
+    assert freshness.differences(shipped) == []
+    shipped["code"]["machine"] = provenance.machine()  # made here: compared exactly
+    assert [line.split(":")[0] for line in freshness.differences(shipped)] == ["acc_mean of round 1", "loss of round 0"]
+    shipped["code"]["machine"] = "x86_64-AVX512"
+    shipped["rounds"]["acc_mean"][1] = acc + 0.01  # more than rounding
+    assert [line.split(":")[0] for line in freshness.differences(shipped)] == ["acc_mean of round 1"]
 
 
 def test_the_provenance_columns_are_not_compared_but_the_numbers_are(tmp_path):
