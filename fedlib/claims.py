@@ -5,7 +5,7 @@ compared with (the paper's, or another of ours) and the rule that decides (e.g. 
 "ours < reference"), and saves. The verdict is computed here from the rule, never typed, and the rule stays in
 the row, so anyone can recompute it (`verdict`). A notebook's rows go to figures/claims/<notebook>_<profile>.csv,
 which only that notebook and profile rewrite (beside it, a .json names the kind of processor and the code that
-made them); smoke rows go under build/smoke/ like all smoke output.
+ran the notebook); smoke rows go under build/smoke/ like all smoke output.
 `python -m fedlib claims` collects every file into figures/claims.csv and figures/claims.md (run_all.sh does).
 """
 from __future__ import annotations
