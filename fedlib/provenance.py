@@ -60,8 +60,8 @@ def machine() -> str:
     """The kind of processor the numbers come from (CPUs of another kind may round differently): the architecture,
     torch's kernel set and, where /proc/cpuinfo tells, the vendor, family and model, e.g.
     `x86_64-AVX512-AuthenticAMD-26-2`. The kernel set alone does not decide: an AMD CPU and the one that made most
-    shipped runs, both AVX512, round some kernels differently. Results made before the vendor was recorded say `x86_64-AVX512` only, which
-    matches no processor now, so they are compared within a tolerance everywhere."""
+    shipped runs, both AVX512, round some kernels differently. Results made before the vendor was recorded say
+    `x86_64-AVX512` only, which matches no processor now, so they are compared within a tolerance everywhere."""
     import platform
 
     import torch
