@@ -5,8 +5,8 @@ A shipped run (`archive/*.jsonl.gz`) is replayed for its first `rounds` rounds f
 (`experiments.replay`) and every per-round metric is compared: exactly when the run was made on the same kind of
 processor (`provenance.machine`), otherwise within `TOLERANCE` (relative; accuracies within `ACC_TOLERANCE`,
 absolute: one test prediction that rounding flips moves a client's accuracy by a whole sample), since CPUs of
-another kind may round differently. A run that differs is stale: the code changed its numbers, so its method's version should have been
-bumped and the run recomputed (`scripts/paper_runs.py`, then `--pack`).
+another kind may round differently. A run that differs is stale: the code changed its numbers, so its method's
+version should have been bumped and the run recomputed (`scripts/paper_runs.py`, then `--pack`).
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ METRICS = ("acc_mean", "acc_all", "loss", "train_loss", "up_bits", "down_bits")
 # 3-round reference runs by up to 4e-3 (FedLog with central DP, whose noise amplifies a rounding difference).
 # An AMD AVX512 CPU (family 26) against that one, all 77 shipped runs: losses by up to 7.6e-3 relative (FedLog,
 # seed 1), accuracies by up to 1.6e-3 absolute (0.16 points; 4.9e-3 relative, FedBabu at 10% accuracy), the bits
-# not at all; 15 of 77 runs were equal bit for bit. Both bounds lie about 3x above what was measured.
+# not at all; 17 of 77 runs were equal bit for bit. Both bounds lie about 3x above what was measured.
 TOLERANCE = 2e-2
 ACC_TOLERANCE = 5e-3
 ACCURACIES = ("acc_mean", "acc_all")
@@ -116,7 +116,8 @@ def regenerate(numbers=CHEAP_NOTEBOOKS, out: Path | None = None) -> list[str]:
     figures/; one line per stale file, with the command that remakes it. The comparison is exact when the committed
     files were made on this kind of processor (their ledger's `made_on`, `claims.Ledger.save`). Made on another kind,
     their numbers cannot be compared (a rounding difference grows over a training run: Fig. A.2's p-value at alpha 0
-    is 0.0153 on the AVX512 CPU that made it and 0.0109 on an AMD AVX512 one), so then the claims' verdicts are compared."""
+    is 0.0153 on the AVX512 CPU that made it and 0.0109 on an AMD AVX512 one), so then the claims' verdicts are
+    compared."""
     root = project_root()
     out = out or root / "build" / "check"
     stale = []

@@ -35,14 +35,14 @@ def relative(a, b) -> float:
 
 
 def main(record: bool) -> None:
-    from test_reference_numbers import METRICS, REF, ROUNDING, reference_config
+    from test_reference_numbers import METRICS, REF, ROUNDING, reference_config, relative_difference
 
     print(f"this processor: {provenance.machine()}; the references: {REF['made_on']['cpu_capability']}")
     worst, runs = 0.0, {}
     for label, want in REF["runs"].items():
         res = ex.run(reference_config(label), cache=False, progress=False)
         runs[label] = got = {k: res["client_acc"] if k == "client_acc" else res["rounds"][k] for k in METRICS}
-        d = max(relative(got[k], want[k]) for k in METRICS)
+        d = relative_difference(got, want)
         worst = max(worst, d)
         print(f"reference {label:32s} largest relative difference {d:.2e}", flush=True)
     if record:
