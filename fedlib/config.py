@@ -26,7 +26,8 @@ CACHE_VERSION = 1  # bump when a change alters the numbers every config produces
 # Config fields added after CACHE_VERSION 1 -> their default; hashed only when set to something else
 ADDED_FIELDS: dict = {"local_optimum": False, "augment": False, "participation": 1.0, "lr_decay": 1.0,
                       "momentum": 0.0, "weight_decay": 0.0, "final_finetune_epochs": 0, "pool_split": 0.0,
-                      "server_fraction": 0.0, "dominant_share": 0.6, "corruption": {}}
+                      "server_fraction": 0.0, "dominant_share": 0.6, "corruption": {},
+                      "clip_grad_norm": 0.0}
 
 
 @dataclass
@@ -60,6 +61,7 @@ class Config:
     server_fraction: float = 0.0  # > 0: a stratified clean share of the training pool held by the server
     dominant_share: float = 0.6  # partition="dominant": each client's share of samples from its dominant class
     corruption: dict = field(default_factory=dict)  # {"irrelevant"|"blur"|"saltpepper": fraction of the clients}
+    clip_grad_norm: float = 0.0  # > 0: each client's gradient is clipped to this norm every local step (FedCR's 10)
 
     def __post_init__(self):
         """Every field is checked when the Config is built, before any data is loaded."""
@@ -161,6 +163,7 @@ _RULES = {
     "final_finetune_epochs": ("int", lambda v: v >= 0, "an integer >= 0"),
     "pool_split": ("real", lambda v: v == 0 or 0 < v < 1, "0 (off) or in (0, 1)"),
     "server_fraction": ("real", lambda v: 0 <= v < 1, "in [0, 1)"),
+    "clip_grad_norm": ("real", lambda v: v >= 0, "a number >= 0 (0: no clipping)"),
     "dominant_share": ("real", lambda v: 0 < v <= 1, "in (0, 1]"),
     "corruption": ("dict", lambda v: set(v) <= {"irrelevant", "blur", "saltpepper"} and all(
         isinstance(f, (int, float)) and not isinstance(f, bool) and 0 <= f <= 1 for f in v.values())

@@ -348,7 +348,8 @@ class TrainStats(NamedTuple):
 def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: str, lr: float, epochs: int,
           batch_size: int, generator: torch.Generator, loss_fn: LossFn = default_loss,
           optimizer_kw: dict | None = None, until_converged: bool = False, tol: float = 0.01,
-          augment: bool = False, own_optimizer: dict[str, tuple[str, float]] | None = None) -> TrainStats:
+          augment: bool = False, own_optimizer: dict[str, tuple[str, float]] | None = None,
+          clip_norm: float = 0.0) -> TrainStats:
     """Local training of every client in `group` on its rows of `data`; `generator` draws the batch order.
     `loss_fn(features, logits, y, valid, clients, params) -> [n]` lets an algorithm add its own terms; `params`
     are the group's current stacked parameters (those being trained carry gradients).
@@ -356,7 +357,9 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     mean loss is not `tol` (relative) below its best epoch so far; `epochs` is then the cap.
     `augment`: random crops and horizontal flips of every training image (`crop_flip`).
     `own_optimizer`: trainable parameters stepped by an optimizer of their own, name -> (kind, lr) (FedDBE's
-    bias: SGD beside the model's Adam); every optimizer steps after the same backward pass."""
+    bias: SGD beside the model's Adam); every optimizer steps after the same backward pass.
+    `clip_norm` > 0: each client's gradient (all its trained parameters together) is scaled to norm at most
+    `clip_norm` before the step, as torch's clip_grad_norm_ does for one model (FedCR's authors clip at 10)."""
     idx, valid = batch_schedule(data.counts, batch_size, epochs, generator)
     dev = data.x.device
     idx, valid = idx.to(dev), valid.to(dev)
@@ -378,6 +381,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         feats, logits = group.forward(x, train=True, params=params)
         loss = loss_fn(feats, logits, y, valid[s], group.clients, params)
         grads = dict(zip(opt_params, torch.autograd.grad(loss.sum(), list(opt_params.values()))))
+        if clip_norm:
+            grads = clip_per_client(grads, clip_norm)
         for opt, names in optimizers:
             opt.step({k: opt_params[k] for k in names}, grads, None if bool(active.all()) else active)
         total += loss.detach() * active
@@ -387,6 +392,14 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     for v in group.params.values():
         v.requires_grad_(False)
     return TrainStats(total / steps.clamp(min=1), steps)
+
+
+def clip_per_client(grads: dict[str, torch.Tensor], max_norm: float) -> dict[str, torch.Tensor]:
+    """Scale each client's gradient (row of every stacked tensor) to total norm at most `max_norm`, with torch's
+    clip_grad_norm_ rule: factor max_norm / (norm + 1e-6), capped at 1."""
+    norm = torch.sqrt(sum(g.flatten(1).pow(2).sum(1) for g in grads.values()))
+    factor = (max_norm / (norm + 1e-6)).clamp(max=1.0)
+    return {k: g * factor.view((-1,) + (1,) * (g.dim() - 1)).to(g.dtype) for k, g in grads.items()}
 
 
 def _optimizers(params: dict, kind: str, lr: float, kw: dict, own: dict[str, tuple[str, float]]):

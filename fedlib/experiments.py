@@ -12,7 +12,7 @@ from dataclasses import asdict
 import torch
 from tqdm.auto import tqdm
 
-from . import algorithms, data, engine, leaf, models, provenance
+from . import algorithms, checkpoint, data, engine, leaf, models, provenance
 from . import cache as store
 from .config import Config
 from .messages import Ledger
@@ -63,7 +63,7 @@ def setup(cfg: Config):
     optimizer_kw = {k: v for k, v in (("momentum", cfg.momentum), ("weight_decay", cfg.weight_decay)) if v}
     ctx = algorithms.Context(fed, pop, cfg.optimizer, cfg.lr, cfg.local_epochs, cfg.batch_size, cfg.seed, cfg.rounds,
                              until_converged=cfg.local_optimum, augment=cfg.augment, participation=cfg.participation,
-                             lr_decay=cfg.lr_decay, optimizer_kw=optimizer_kw)
+                             lr_decay=cfg.lr_decay, optimizer_kw=optimizer_kw, clip_norm=cfg.clip_grad_norm)
     alg.init(ctx)
     if cfg.final_finetune_epochs:
         alg.check_finetune()
@@ -103,12 +103,17 @@ def _record(rows: dict, res: RoundResult, ev: dict, ledger: Ledger, seconds: flo
         rows.setdefault("report", []).append(res.report)
 
 
-def _rounds(cfg: Config, ctx, alg, rounds: int, progress: bool) -> tuple[dict, dict | None]:
-    """The first `rounds` rounds of a set-up run: per-round metrics and the last evaluation."""
-    ledger = Ledger()
+def _rounds(cfg: Config, ctx, alg, rounds: int, progress: bool, ledger: Ledger | None = None,
+            resume: dict | None = None, saves: checkpoint.Schedule | None = None) -> tuple[dict, dict | None]:
+    """Rounds of a set-up run up to `rounds` (from a checkpoint's next round with `resume`): per-round metrics and
+    the last evaluation; with `saves`, a checkpoint whenever one is due."""
+    ledger = Ledger() if ledger is None else ledger
     rows = {k: [] for k in ("acc_mean", "acc_all", "loss", "train_loss", "up_bits", "down_bits", "seconds")}
-    bar = tqdm(range(rounds), desc=cfg.label(), leave=False, disable=not progress)
-    ev = None
+    start, ev, elapsed = 0, None, 0.0
+    if resume is not None:
+        rows, ev, start, elapsed = resume["rows"], resume["ev"], resume["next_round"], resume["elapsed"]
+    bar = tqdm(range(start, rounds), desc=cfg.label(), leave=False, disable=not progress, initial=start, total=rounds)
+    t_start = time.perf_counter() - elapsed
     for rnd in bar:
         t0 = time.perf_counter()
         res = run_round(alg, rnd, ledger)
@@ -116,7 +121,26 @@ def _rounds(cfg: Config, ctx, alg, rounds: int, progress: bool) -> tuple[dict, d
         _check_finite(cfg, f"in round {rnd}", res.train_loss, ev["loss"])
         _record(rows, res, ev, ledger, time.perf_counter() - t0, ctx.population.n_clients)
         bar.set_postfix(acc=f"{rows['acc_mean'][-1]:.4f}")
+        if saves is not None and rnd + 1 < rounds and saves.due():
+            checkpoint.save(saves.target, alg, rows, ledger, ev, rnd + 1, time.perf_counter() - t_start)
+            saves.written()
     return rows, ev
+
+
+def final_finetune(cfg: Config, ctx, alg, ledger: Ledger) -> dict:
+    """After the last round: every client's fine-tune of its personal parameters (`Algorithm.finetune`, no
+    messages), or, for a method with `final_round`, one more protocol round with every client, through the ledger.
+    Returns the evaluation after it, its training loss and the bits it sent (0 for a local fine-tune)."""
+    up = down = 0
+    if alg.final_round:
+        alg.final_epochs = cfg.final_finetune_epochs
+        res = run_round(alg, cfg.rounds, ledger)
+        loss, up, down = res.train_loss, ledger.up[-1], ledger.down[-1]
+    else:
+        loss = float(alg.finetune(cfg.final_finetune_epochs).mean())
+    final = _evaluate(alg.population, ctx.fed.test)
+    _check_finite(cfg, f"in the final fine-tune after round {cfg.rounds - 1}", loss, final["loss"])
+    return {**final, "train_loss": loss, "up_bits": up, "down_bits": down}
 
 
 def first_rounds(result: dict, rounds: int) -> dict:
@@ -150,22 +174,29 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
     if cache:
         store.check_writable()
     ctx, alg = setup(cfg)
-    t_start = time.perf_counter()
-    rows, ev = _rounds(cfg, ctx, alg, cfg.rounds, progress)
+    ckpt = checkpoint.path_for(store.path(cfg)) if cache else None
+    state = checkpoint.load(ckpt, ctx) if cache else None
+    ledger, elapsed = Ledger(), 0.0
+    if state is not None:
+        alg, ledger, elapsed = state["alg"], state["ledger"], state["elapsed"]
+        ctx = alg.ctx
+        if progress:
+            print(f"{cfg.label()}: resuming from its checkpoint after round {state['next_round'] - 1}")
+    t_start = time.perf_counter() - elapsed
+    rows, ev = _rounds(cfg, ctx, alg, cfg.rounds, progress, ledger, resume=state,
+                       saves=checkpoint.Schedule(ckpt) if cache else None)
     result = {"config": asdict(cfg), "key": cfg.key(), "rounds": rows, "client_acc": ev["client_acc"] if ev else [],
               "wall_s": time.perf_counter() - t_start, "device": engine.resolve_device(cfg.device).type,
               "torch": torch.__version__, "code": provenance.record()}
     if cfg.final_finetune_epochs:
-        loss = float(alg.finetune(cfg.final_finetune_epochs).mean())
-        final = _evaluate(alg.population, ctx.fed.test)
-        _check_finite(cfg, f"in the final fine-tune after round {cfg.rounds - 1}", loss, final["loss"])
-        result["final"] = {**final, "train_loss": loss}
+        result["final"] = final_finetune(cfg, ctx, alg, ledger)
     if ctx.fed.kinds:
         result["client_kind"] = ctx.fed.kinds
     if extra := alg.summary():
         result["extra"] = extra
     if cache:
         store.save(cfg, result)
+        ckpt.unlink(missing_ok=True)
     return provenance.note(result)
 
 

@@ -85,18 +85,26 @@ FEDCR_METHODS = {  # label -> (method, options, whether the body ends in FedCR's
     "Local": ("local", {}, False),  # Table 9's Local-Training: no communication
     "FedLog": ("fedlog", {}, False),  # also shares only per-class statistics
 }
-NO_FINETUNE = {"ditto", "fedlog"}  # Ditto's personal model is its own; FedLog's personal body trains every round
-# with its own loss, and its head is the posterior's (a cross-entropy fine-tune of its body at FedCR's lr diverged)
+# The authors' learning rates (their README's run commands; SGD, no momentum): 0.01 for the model-averaging baselines,
+# 0.5 for Ditto (with mu = 0.1, our lam), 0.05 for FedCR. Local training, FedCR-NA's twin, and FedLog (not in their
+# code) take FedCR's. Every method's local step clips each client's gradient to norm 10 (their train_cnn, max_norm).
+FEDCR_LR = {"FedAvg": 0.01, "FedPer": 0.01, "LG-FedAvg": 0.01, "FedRep": 0.01, "FedBabu (frozen head)": 0.01,
+            "Ditto": 0.5, "FedCR": 0.05, "FedCR-NA": 0.05, "Local": 0.05, "FedLog": 0.05}
+FEDCR_CLIP = 10.0
+NO_FINETUNE = {"fedlog"}  # FedLog's personal body trains every round with its own loss, and its head is the
+# posterior's (a cross-entropy fine-tune of its body at FedCR's lr diverged). Ditto's "fine-tune" is the authors'
+# final round: one more round in which every client trains both its models (`Ditto.final_round`).
 FEDCR_PARTITIONS = {"n1": dict(partition="pathological"),  # k classes per client, equal amounts (FedCR: 5)
                     "n2": dict(partition="dirichlet_client", dirichlet_alpha=0.5)}  # per-client Dir(0.5) priors
 FEDCR_BODIES = {"fashion_mnist": "fedcr_cnn", "mnist": "fedcr_mlp"}  # MNIST stands in for EMNIST-L: its MLP
 
 
 def fedcr_config(dataset: str, label: str, partition: str, *, seed: int, rounds: int, width: int, dim: int,
-                 lr: float, classes: int = 5, options: dict | None = None, **over):
+                 lr: float | None = None, classes: int = 5, options: dict | None = None, **over):
     """The Config of one run of FedCR's protocol: `label` from FEDCR_METHODS, `partition` "n1" (`classes` per
     client) or "n2", bodies of `width` hidden units (FMNIST: the authors' CNN; MNIST: the EMNIST-L MLP) ending, for
-    FedCR, in a Gaussian layer of dimension `dim`. `options` join the label's; `over` overrides Config fields."""
+    FedCR, in a Gaussian layer of dimension `dim`; `lr` defaults to the authors' rate for the label (FEDCR_LR).
+    `options` join the label's; `over` overrides Config fields."""
     from .config import Config
 
     if label not in FEDCR_METHODS:
@@ -108,12 +116,12 @@ def fedcr_config(dataset: str, label: str, partition: str, *, seed: int, rounds:
     method, fixed, gaussian = FEDCR_METHODS[label]
     model = f"{FEDCR_BODIES[dataset]}{width}" + (f"_v{dim}" if gaussian else "")
     fields = dict(n_clients=100, train_fraction=1.0, pool_split=0.7, participation=0.1, local_epochs=10,
-                  batch_size=48, optimizer="sgd",
+                  batch_size=48, optimizer="sgd", clip_grad_norm=FEDCR_CLIP,
                   final_finetune_epochs=0 if method in NO_FINETUNE else 10, classes_per_client=classes,
                   **FEDCR_PARTITIONS[partition])
     fields.update(over)
-    return Config(method=method, dataset=dataset, model=model, seed=seed, rounds=rounds, lr=lr,
-                  options={**fixed, **(options or {})}, **fields)
+    return Config(method=method, dataset=dataset, model=model, seed=seed, rounds=rounds,
+                  lr=FEDCR_LR[label] if lr is None else lr, options={**fixed, **(options or {})}, **fields)
 
 
 def fedcr_fig2_view(cfg, epochs: int, points: int) -> dict:
@@ -189,14 +197,21 @@ def fedrd_config(dataset: str, label: str, *, seed: int, rounds: int = 20, width
                   options={**fixed, **(options or {})}, **fields)
 
 
+FEDRD_DPC_RGB = 30  # Sec. V.A: FedRD's samples per class on SVHN, CIFAR-10 and CIFAR-100 (FedDM keeps 10), so that
+# its uplink of one-channel 32 x 32 representations equals FedDM's of three-channel images
+RGB_DATASETS = ("svhn", "cifar10", "cifar100")
+
+
 def fedrd_scaled(dataset: str, label: str, profile: str, *, seed: int, options: dict | None = None,
                  rounds: int | None = None, **over):
     """fedrd_config at a profile's scale (FEDRD_SCALES): its width, rounds and data fraction, and for FedDM and FedRD
-    its matching steps, real batch, server epochs and (FedRD) projection epochs and batch. `options` and `over` go
-    last."""
+    its matching steps, real batch, server epochs and (FedRD) projection epochs and batch; in the paper profile FedRD
+    condenses FEDRD_DPC_RGB samples per class on the three-channel datasets. `options` and `over` go last."""
     scale = FEDRD_SCALES[profile]
     method = FEDRD_METHODS[label][0] if label in FEDRD_METHODS else None
     opts = dict(scale["dm"]) if method in ("feddm", "fedrd") else {}
+    if method == "fedrd" and profile == "paper" and dataset in RGB_DATASETS:
+        opts["dpc"] = FEDRD_DPC_RGB
     projection = {"local_epochs": scale["proj_epochs"], "batch_size": scale["proj_batch"]} if method == "fedrd" else {}
     fields = dict(scale["over"], **projection)
     return fedrd_config(dataset, label, seed=seed, rounds=rounds or scale["rounds"], width=scale["width"],

@@ -52,21 +52,21 @@ paths.use_profile(profile)  # checks the name; smoke output goes under build/smo
 
 TINY = dict(n_clients=10, participation=0.5, local_epochs=1, train_fraction=0.01)
 SETTINGS = {
-    "smoke": dict(model=dict(width=64, dim=8, lr=0.05), samples=(2, 2), seeds=[0], rounds=2, over=TINY,
+    "smoke": dict(model=dict(width=64, dim=8), samples=(2, 2), seeds=[0], rounds=2, over=TINY,
                   columns=[("fashion_mnist", "n1")], ditto_grid=[0.1],
                   dims=[2, 8], betas=[0.0, 5e-4], beta_sets=["fashion_mnist"],
                   fig2=dict(rounds=2, epochs=1, points=100, over=TINY),
                   table9=dict(ks=[3], rounds=2), table1=dict(seeds=[0], rounds=2,
                                                               over=dict(n_clients=10, train_fraction=0.02,
                                                                         local_epochs=1))),
-    "quick": dict(model=dict(width=256, dim=64, lr=0.05), samples=(4, 8), seeds=[0], rounds=20,
+    "quick": dict(model=dict(width=256, dim=64), samples=(4, 8), seeds=[0], rounds=20,
                   over=dict(train_fraction=0.1),  # 10% of the pool: 49 train / 21 test images per client
                   columns=[("fashion_mnist", "n1"), ("fashion_mnist", "n2"), ("mnist", "n1"), ("mnist", "n2")],
                   ditto_grid=[0.1, 1.0], dims=[2, 4, 16, 64], betas=[0.0, 5e-4, 5e-3],
                   beta_sets=["fashion_mnist"],  # quick: FashionMNIST only (the paper profile adds MNIST)
                   fig2=dict(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.2)),
                   table9=dict(ks=[5, 7], rounds=20), table1=dict(seeds=[0], rounds=5, over={})),
-    "paper": dict(model=dict(width=1024, dim=512, lr=0.05), samples=(18, 18), seeds=[0, 1, 2], rounds=250, over={},
+    "paper": dict(model=dict(width=1024, dim=512), samples=(18, 18), seeds=[0, 1, 2], rounds=250, over={},
                   columns=[(d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")],
                   ditto_grid=[0.01, 0.1, 0.5, 1.0, 2.0], dims=[2, 4, 8, 16, 32, 64, 128, 256, 512],
                   betas=[0.0, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2], beta_sets=["fashion_mnist", "mnist"],
@@ -93,7 +93,7 @@ def config(dataset, label, part, seed, dim=None, beta=None, lam=None, rounds=Non
         options["lam"] = lam
     m = S["model"]
     return sp.fedcr_config(dataset, label, part, seed=seed, rounds=rounds or S["rounds"], width=m["width"],
-                           dim=dim or m["dim"], lr=m["lr"], options=options, **{**S["over"], **over})
+                           dim=dim or m["dim"], options=options, **{**S["over"], **over})
 
 
 def final_acc(r):

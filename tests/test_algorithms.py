@@ -5,6 +5,8 @@ from fedlib import algorithms, engine, expfam
 from fedlib.algorithms import csfl
 from fedlib import paper
 from fedlib import experiments as ex
+from fedlib.messages import Ledger
+from fedlib.rounds import run_round
 
 
 def _tiny(method, **kw):
@@ -182,3 +184,32 @@ def test_fedlog_c_separation_option_is_a_hinge_on_the_nearest_other_class_mean()
     sep = ex.run(_tiny("fedlog_c", rounds=2, options={"beta": 1.0}), cache=False, progress=False)
     assert base["rounds"]["train_loss"][0] == sep["rounds"]["train_loss"][0]  # round 0 has no means yet
     assert base["rounds"]["train_loss"][1] != sep["rounds"]["train_loss"][1]
+
+
+def test_feddbe_takes_g_from_the_initialisation_periods_train_mode_running_means_and_discards_its_models():
+    # version 2 took g from eval-mode features over all the data after a plain FedAvg round 0
+    cfg = paper.table1_config("mnist", "FedDBE", n_clients=4, train_fraction=0.01, rounds=2, local_epochs=2)
+    ctx, alg = ex.setup(cfg)
+    group, data = ctx.groups[0]
+    start = {k: v.clone() for k, v in group.params.items()}
+    idx, valid = engine.batch_schedule(data.counts, cfg.batch_size, cfg.local_epochs, ctx.generator(0, 0))
+    last = []
+    for c in range(group.n):  # the authors' client loop: one model, torch's SGD, the batch mean of each step
+        model = group.module(c).train()
+        opt = torch.optim.SGD([p for k, p in model.named_parameters() if k != alg.prbm], lr=cfg.lr)
+        for s in range(idx.shape[0]):
+            if not valid[s, c].any():
+                break
+            sel = idx[s, c][valid[s, c]]
+            rep = model.body(data.x[c, sel])
+            mean = rep.detach().mean(0)
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model.head(rep), data.y[c, sel]).backward()
+            opt.step()
+        last.append(mean)
+    w = data.counts.float() / data.counts.sum()
+    want = (w.unsqueeze(1) * torch.stack(last)).sum(0)
+    run_round(alg, 0, Ledger())
+    assert torch.allclose(alg.server_mean, want, atol=1e-5)
+    assert all(torch.equal(group.params[k], start[k]) for k in start)  # the period's models are discarded
+    assert cfg.model == "cnn_mnist_nodrop" and (cfg.optimizer, cfg.lr) == ("sgd", 0.005)

@@ -253,3 +253,24 @@ def test_the_convnet_ends_at_4_by_4_for_28_and_32_pixel_inputs_and_normalises_ea
     out = norm(x)
     assert torch.allclose(out.mean((2, 3)), torch.zeros(4, 3), atol=1e-5)
     assert torch.allclose(out.var((2, 3), unbiased=False), torch.ones(4, 3), atol=1e-3)
+
+
+def test_clipping_bounds_each_clients_step_norm_and_leaves_small_gradients_alone():
+    # before: engine.train had no clipping, and a 100-round FedCR-NA run diverged (the authors clip at 10)
+    from fedlib import experiments as ex, paper
+
+    cfg = paper.paper_config("mnist", "fedavg", model="cnn_mnist_nodrop", n_clients=3, train_fraction=0.01,
+                             optimizer="sgd", lr=1.0, batch_size=4)
+    ctx, _ = ex.setup(cfg)
+    group, data = ctx.groups[0]
+    data.x[0] *= 50.0  # client 0's gradient is huge, the others' ordinary
+    steps = {}
+    for clip in (0.0, 0.5, 1e6):
+        g = group.subset(torch.arange(group.n))
+        before = {k: v.clone() for k, v in g.params.items()}
+        engine.train(g, data, trainable=list(g.params), optimizer="sgd", lr=1.0, epochs=1, batch_size=1000,
+                     generator=torch.Generator().manual_seed(0), clip_norm=clip)
+        steps[clip] = torch.sqrt(sum((g.params[k] - before[k]).flatten(1).pow(2).sum(1) for k in g.params))
+    assert bool((steps[0.0] > 0.5).all())  # one step each (batch 1000 > any client's data): unclipped, all large
+    assert bool((steps[0.5] <= 0.5 * (1 + 1e-4)).all())  # each client's step norm is lr * 0.5 at most
+    assert torch.equal(steps[1e6], steps[0.0])  # a bound above every norm changes nothing

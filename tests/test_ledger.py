@@ -81,7 +81,8 @@ def test_csfl_sends_compressed_measurements_both_ways():
     assert down == [0, 50 * measurements * 32]
 
 
-def test_feddbe_sends_the_model_and_the_mean_representation_once():
+def test_feddbe_sends_the_mean_representation_once_then_the_model():
+    # round 0 is the authors' initialisation period: means and counts up, nothing down; g goes down in round 1
     up, down = _one_round_bits("feddbe", rounds=3)
-    assert up == [50 * (MODEL + 50 + 1) * 32, 50 * MODEL * 32, 50 * MODEL * 32]
-    assert down == [50 * MODEL * 32, 50 * (MODEL + 50) * 32, 50 * MODEL * 32]
+    assert up == [50 * (50 + 1) * 32, 50 * (MODEL + 1) * 32, 50 * (MODEL + 1) * 32]  # + n_c: count-weighted average
+    assert down == [0, 50 * (MODEL + 50) * 32, 50 * MODEL * 32]

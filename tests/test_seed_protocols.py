@@ -49,3 +49,20 @@ def test_fedrds_quick_and_paper_cache_keys_are_pinned():
              "FedDM": "342ef97d8da1e288", "FedRD": "a209cd427d593585"}
     assert {lab: sp.fedrd_scaled("fashion_mnist", lab, "quick", seed=0).key() for lab in quick} == quick
     assert {lab: sp.fedrd_config("fashion_mnist", lab, seed=0).key() for lab in paper} == paper
+
+
+def test_fedrd_condenses_30_per_class_on_three_channel_data_in_the_paper_profile():
+    # Sec. V.A: 30 on SVHN, CIFAR-10 and CIFAR-100, so that FedRD's uplink equals FedDM's (10 images per class)
+    assert sp.fedrd_scaled("cifar10", "FedRD", "paper", seed=0).options["dpc"] == 30
+    assert sp.fedrd_scaled("cifar100", "FedRD", "paper", seed=0).options["dpc"] == 30
+    assert sp.fedrd_scaled("cifar10", "FedDM", "paper", seed=0).options["dpc"] == 10
+    assert sp.fedrd_scaled("fashion_mnist", "FedRD", "paper", seed=0).options["dpc"] == 10  # d = d' = 784
+    assert sp.fedrd_scaled("cifar10", "FedRD", "quick", seed=0).options["dpc"] == 10
+
+
+def test_fedcrs_protocol_gives_each_method_its_authors_rate_and_clips_every_step():
+    for label, lr in sp.FEDCR_LR.items():
+        cfg = sp.fedcr_config("fashion_mnist", label, "n1", seed=0, rounds=2, width=64, dim=8)
+        assert (cfg.lr, cfg.clip_grad_norm) == (lr, 10.0), label
+    assert sp.fedcr_config("fashion_mnist", "FedAvg", "n1", seed=0, rounds=2, width=64, dim=8).lr == 0.01
+    assert sp.fedcr_config("fashion_mnist", "Ditto", "n1", seed=0, rounds=2, width=64, dim=8).final_finetune_epochs == 10

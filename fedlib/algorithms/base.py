@@ -85,6 +85,7 @@ class Context:
     participation: float = 1.0  # fraction of the clients that take part in a round
     lr_decay: float = 1.0  # the local learning rate of round t is lr * lr_decay^t
     optimizer_kw: dict = field(default_factory=dict)  # momentum, weight_decay
+    clip_norm: float = 0.0  # > 0: every local step's gradient is clipped to this norm per client
 
     def __post_init__(self):
         self.train_data = [self.fed.train.select(g.clients) for g in self.population.groups]
@@ -166,7 +167,7 @@ class Context:
                             lr=lr, epochs=self.epochs if epochs is None else epochs,
                             batch_size=self.batch_size, generator=self.generator(rnd + stream, int(group.clients[0])),
                             loss_fn=loss_fn, optimizer_kw=self.optimizer_kw, until_converged=self.until_converged,
-                            augment=self.augment,
+                            augment=self.augment, clip_norm=self.clip_norm,
                             own_optimizer={k: (kind, lr) for k, kind in (own_optimizer or {}).items() if k in trainable})
 
     def train_clients(self, rnd: int, clients: torch.Tensor, trainable: list[str] | Callable[[Group], list[str]],
@@ -188,6 +189,8 @@ class Algorithm:
     rules: dict = {}  # option -> (predicate, description), beyond the type its default gives
     version = 1  # bump when a change alters this method's numbers: its cached runs are then recomputed
     supports_partial = False  # whether it runs with participation < 1
+    final_round = False  # True: the final fine-tune is one more protocol round (round `rounds`) through the ledger,
+    # in which `configure` picks every client and `client_update` trains `final_epochs` epochs (Ditto)
 
     def __init__(self, **options):
         self.check_options(options)

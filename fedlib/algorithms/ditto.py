@@ -7,6 +7,12 @@ epochs, on the loss F_c(v) + lambda/2 ||v - w||^2, where w is the global model t
 predicts with, so `population` holds the personal models; the global copies live in a second population of the
 same shape and train batched in the same way (`Context` over it).
 
+The final fine-tune (Config.final_finetune_epochs > 0) is the FedCR authors' last round of Ditto
+(main_fed_ditto.py: `if iter == args.epochs: m = args.num_users`): one more protocol round after the last, in
+which every client runs `client_update` (both models, for `final_finetune_epochs` local epochs) and the global
+model is averaged; its messages pass the ledger like any round's (`final_round = True`), so no personal model
+stays untrained when participation is partial.
+
 Choices: lambda comes from Ditto's grid {0.01, 0.1, 0.5, 1, 2}, chosen on seed 0 by the notebook that uses it and
 then frozen (the default 0.1 is a grid point, not a tuned value). The personal model draws its own batch order
 (`stream` 1), the global one FedAvg's. Ditto's uplink is the global model only: the personal models never leave a
@@ -28,9 +34,11 @@ class Ditto(Algorithm):
     defaults = dict(lam=0.1)
     rules = dict(lam=at_least(0))
     supports_partial = True
+    final_round = True  # the final fine-tune is one more round in which every client takes part
 
     def init(self, ctx: Context) -> None:
         super().init(ctx)
+        self.final_epochs: int | None = None  # set by finetune_round: the local epochs of the final round
         pop = ctx.population
         if len(pop.groups) > 1:
             raise ValueError("ditto averages the whole model, so every client needs the same architecture; use a "
@@ -46,16 +54,18 @@ class Ditto(Algorithm):
         return list(group.params)
 
     def configure(self, rnd: int) -> Message:
-        return Message.down(dict(self.global_params), self.ctx.select(rnd))
+        final = rnd >= self.ctx.rounds  # the round after the last: every client
+        return Message.down(dict(self.global_params), self.ctx.clients if final else self.ctx.select(rnd))
 
     def client_update(self, rnd: int, down: Message) -> Reply:
         clients = down.clients
+        epochs = self.final_epochs if rnd >= self.ctx.rounds else None
         for k in self.names:
             self.global_pop.set_clients(k, down[k], clients)
         self.received = {k: down[k] for k in self.names}
-        self.global_ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params))  # FedAvg's local step
+        self.global_ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params), epochs=epochs)  # FedAvg's
         losses = self.ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params), loss_fn=self.personal_loss,
-                                        stream=1).loss
+                                        stream=1, epochs=epochs).loss
         return Reply(Message.up({k: self.global_pop.gather(k, clients) for k in self.names}, clients), losses)
 
     def personal_loss(self, feats, logits, y, valid, clients, params):
@@ -70,5 +80,4 @@ class Ditto(Algorithm):
             self.global_pop.set_all(k, v)
 
     def check_finetune(self) -> None:
-        raise ValueError("Config.final_finetune_epochs: ditto's personal models are already the clients' own, so it "
-                         "has no final fine-tune; set it to 0")
+        """Ditto's final round needs nothing beyond its rounds."""

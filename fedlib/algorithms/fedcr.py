@@ -24,7 +24,9 @@ Where the paper and the authors' code differ, and what the options choose (defau
 * `poe_features`: "last_epoch" (the paper's design, Sec. 4.3, and the code); "final_pass" computes Eq. 8 from one
   evaluation pass after training (the ablation the paper's slow start, Fig. 3c, suggests).
 * `beta2`: the code's server EMA of (mu^c, sigma^c) (its default 0 would freeze them at N(0, I)); 1 = none.
-* `clip_grad` (the code clips at 10) is not applied: the engine's optimizers have no clipping (documented gap).
+* Gradient clipping: the code clips every local step's gradient to norm 10 (all its methods' train_cnn). That is the
+  engine's per-client `Config.clip_grad_norm`, which FedCR's protocol (`seed_papers.fedcr_config`) sets to 10 for
+  every method it runs; a Config built by hand has none.
 * `evaluate`: "global_body" (every client predicts with the current body and its own head, as fedlib's FedPer,
   which FedCR reduces to at beta = 0 with sigma -> 0); "local" keeps each client's last trained body (the code).
 * A class with no sample in a participant's last epoch is not sent (a `present` mask; the code's (0, 1) sentinel

@@ -1,0 +1,103 @@
+"""Runs that survive a kill: a run killed mid-way resumes from its checkpoint to a bit-identical result."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from fedlib import cache, checkpoint, paper
+from fedlib import experiments as ex
+from fedlib import seed_papers as sp
+
+TIMING = ("seconds",)
+
+
+def _config(kind):
+    if kind == "fedavg":  # dropout: torch's global generator must be restored
+        return paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=6, local_epochs=1)
+    if kind == "ditto":  # two populations, partial participation, a final round through the ledger
+        return paper.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=6, train_fraction=0.01,
+                                  rounds=6, local_epochs=1, participation=0.5, final_finetune_epochs=1,
+                                  optimizer="sgd", lr=0.05)
+    return sp.fedcr_config("mnist", "FedCR", "n1", seed=0, rounds=6, width=32, dim=8, n_clients=6,  # server state
+                           train_fraction=0.01, local_epochs=1, participation=0.5)
+
+
+CHILD = textwrap.dedent("""
+    import os, signal, sys
+    sys.path.insert(0, {tests!r})
+    from test_checkpoint import _config
+    from fedlib import experiments as ex
+    real = ex.run_round
+    def run_round(alg, rnd, ledger, *a):
+        if rnd == 3:  # mid-run, after round 2's checkpoint: a kill no handler sees
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(alg, rnd, ledger, *a)
+    ex.run_round = run_round
+    ex.run(_config({kind!r}), progress=False)
+""")
+
+
+def _comparable(result):
+    rounds = {k: v for k, v in result["rounds"].items() if k not in TIMING}
+    return {**{k: v for k, v in result.items() if k not in ("wall_s", "code", "rounds")}, "rounds": rounds}
+
+
+@pytest.mark.parametrize("kind", ["fedavg", "ditto", "fedcr"])
+def test_a_run_killed_mid_way_resumes_to_a_bit_identical_result(kind, tmp_path, monkeypatch):
+    cfg = _config(kind)
+    monkeypatch.setenv("FEDLIB_CHECKPOINT_SECONDS", "0")
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "whole"))
+    whole = ex.run(cfg, progress=False)
+    assert not checkpoint.path_for(cache.path(cfg)).exists()  # removed once the result is cached
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "killed"))
+    env = {**os.environ, "OMP_NUM_THREADS": str(torch.get_num_threads())}  # kernels round by thread count
+    child = subprocess.run([sys.executable, "-c", CHILD.format(tests=os.path.dirname(__file__), kind=kind)], env=env,
+                           capture_output=True, text=True)
+    assert child.returncode == -9, child.stderr[-2000:]
+    saved = checkpoint.path_for(cache.path(cfg))
+    assert saved.exists() and not cache.path(cfg).exists()
+
+    computed = []
+    real = ex.run_round
+    monkeypatch.setattr(ex, "run_round", lambda alg, rnd, ledger, *a: (computed.append(rnd), real(alg, rnd, ledger, *a))[1])
+    resumed = ex.run(cfg, progress=False)
+    assert computed[:3] == [3, 4, 5]  # rounds 0-2 came from the checkpoint
+    a, b = _comparable(resumed), _comparable(whole)
+    assert {k: (a[k], b[k]) for k in a if a[k] != b[k]} == {}
+    assert not saved.exists()
+
+
+def test_a_damaged_checkpoint_is_set_aside_and_the_run_starts_over(tmp_path, monkeypatch, capsys):
+    cfg = _config("fedavg")
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    saved = checkpoint.path_for(cache.path(cfg))
+    saved.parent.mkdir(parents=True)
+    saved.write_bytes(b"\x80\x05garbage")
+    res = ex.run(cfg, progress=False)
+    assert len(res["rounds"]["acc_mean"]) == cfg.rounds
+    assert "not used" in capsys.readouterr().err and saved.with_name(saved.name + ".unused").exists()
+
+
+def test_the_checkpoint_interval_is_checked():
+    os.environ["FEDLIB_CHECKPOINT_SECONDS"] = "soon"
+    try:
+        with pytest.raises(ValueError, match="FEDLIB_CHECKPOINT_SECONDS"):
+            checkpoint.interval()
+    finally:
+        del os.environ["FEDLIB_CHECKPOINT_SECONDS"]
+
+
+def test_a_checkpoint_writes_a_parameter_every_client_shares_once(tmp_path):
+    cfg = paper.paper_config("mnist", "fedavg", n_clients=20, train_fraction=0.02, rounds=1, local_epochs=1)
+    ctx, alg = ex.setup(cfg)  # every client holds the same initial model
+    from fedlib.messages import Ledger
+
+    one = tmp_path / "one.ckpt"
+    checkpoint.save(one, alg, {}, Ledger(), None, 1, 0.0)
+    model_bytes = 4 * sum(v[0].numel() for v in ctx.population.groups[0].params.values())
+    assert one.stat().st_size < 20 * model_bytes / 4  # far below 20 copies of the model
