@@ -26,6 +26,12 @@ for nb in notebooks/[0-9]*.ipynb; do
   name="$(basename "$nb")"
   if [ $# -eq 0 ] || printf '%s\n' "$@" | grep -qx "${name%%_*}"; then selected+=("$nb"); fi
 done
+for arg in "$@"; do  # every number given must name a notebook
+  if ! ls notebooks/"$arg"_*.ipynb >/dev/null 2>&1; then
+    echo "no notebook $arg: give notebook numbers, e.g. ./run_all.sh 02 05 (there are $(ls notebooks/[0-9]*.ipynb | sed 's|notebooks/||; s|_.*||' | tr '\n' ' '))" >&2
+    exit 2
+  fi
+done
 if [ ${#selected[@]} -eq 0 ]; then
   echo "no notebook matches '$*'; give their numbers, e.g. ./run_all.sh 02 05" >&2
   exit 2

@@ -166,10 +166,12 @@ def dispatch(args) -> int:
     if args.cmd == "claims":
         from . import claims, paths
 
-        rows = claims.collect()
+        try:
+            rows = claims.collect()
+        except claims.ClaimsError as err:
+            print(f"fedlib claims: {err}; nothing was written", file=sys.stderr)
+            return 2
         written = claims.write_collected(rows)
-        if written[1].parent.resolve() == (paths.project_root() / "figures").resolve():  # the checkout's own figures
-            claims.update_readme(written[1].read_text(), paths.project_root() / "README.md")
         counts = {v: sum(r["verdict"] == v for r in rows) for v in sorted({r["verdict"] for r in rows})}
         print(f"{len(rows)} claims in {written[0]}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
         return 0

@@ -6,7 +6,17 @@ compared with (the paper's, or another of ours) and the rule that decides (e.g. 
 the row, so anyone can recompute it (`verdict`). A notebook's rows go to figures/claims/<notebook>_<profile>.csv,
 which only that notebook and profile rewrite (beside it, a .json names the kind of processor and the code that
 ran the notebook); smoke rows go under build/smoke/ like all smoke output.
-`python -m fedlib claims` collects every file into figures/claims.csv and figures/claims.md (run_all.sh does).
+`python -m fedlib claims` collects every file into figures/claims.csv and figures/claims.md (run_all.sh does),
+recomputing every verdict from its row and refusing a file that is damaged or whose verdicts disagree with its rules.
+
+How sure a verdict is (design.md, "Verdicts and scale"): a claim that compares methods or settings is recorded with
+`Ledger.compare`, one number per seed on each side, and decided on the paired differences (rule "paired: ours >
+reference"): it holds, or does not hold, only when the mean difference exceeds 2 standard errors over at least 3
+seeds; otherwise it is "within noise", or "indicative (n seeds)" with fewer than 3. The margin and its standard
+error stand in the row. Claims about one exact quantity keep their tolerance rules (`Ledger.record`). Every row
+names its scale (the profile: smoke, quick or paper). A verdict is "borderline" when its margin lies within 10% of
+its decision threshold (paired rows), or when moving every number by 0.5% (relative, `NUDGE`, beyond what another
+processor's rounding does to accuracies) would change it; figures/claims.md counts them.
 """
 from __future__ import annotations
 
@@ -20,8 +30,41 @@ from . import provenance
 from .paths import figures_dir
 
 HOLDS, FAILS, PARTLY, MISSING = "holds", "does not hold", "partly", "not run: missing data"
+WITHIN = "within noise"
+PAIRED = "paired: "  # the prefix of a rule decided on paired differences over seeds
+MIN_SEEDS = 3
+NUDGE = 0.005  # 0.5% relative: beyond another processor's rounding of accuracies (0.16 points measured), so a
+# verdict that moving its numbers this much flips is near its threshold
 COLUMNS = ["paper", "where", "claim", "paper_value", "ours", "reference", "rule", "verdict", "notebook", "profile",
-           "seeds", "rounds"]
+           "seeds", "rounds", "scale", "margin", "se", "borderline"]
+SCALES = ("smoke", "quick", "paper")
+
+
+class ClaimsError(ValueError):
+    """A claims file that cannot be collected: damaged, emptied, or with a verdict its own rule does not give."""
+
+
+def paired_stats(ours, reference, rule: str) -> tuple[float, float, int]:
+    """(mean, standard error, seeds) of the paired differences a "paired: ours > reference" (or "<") rule decides
+    on, oriented so that a positive margin favours the claim. `reference` is one number per seed or one for all."""
+    op = rule[len(PAIRED):].replace(" ", "")
+    if op not in ("ours>reference", "ours<reference"):
+        raise ValueError(f"a paired rule is 'paired: ours > reference' or 'paired: ours < reference', got {rule!r}")
+    refs = reference if isinstance(reference, (list, tuple)) else [reference] * len(ours)
+    if len(refs) != len(ours):
+        raise ValueError(f"paired rule: {len(ours)} seeds of ours against {len(refs)} of the reference")
+    diffs = [(o - r) if op == "ours>reference" else (r - o) for o, r in zip(ours, refs)]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) if n > 1 else float("nan")
+    return mean, se, n
+
+
+def _paired_verdict(ours, reference, rule: str) -> str:
+    mean, se, n = paired_stats(ours, reference, rule)
+    if n < MIN_SEEDS:
+        return f"indicative ({n} seed{'s' if n > 1 else ''})"
+    return HOLDS if mean > 2 * se else FAILS if mean < -2 * se else WITHIN
 
 
 def _holds(ours: float, reference: float, rule: str) -> bool:
@@ -33,6 +76,8 @@ def verdict(ours, reference, rule: str) -> str:
     """holds / does not hold / partly (lists: some elements hold) / not run: missing data (ours is None)."""
     if ours is None or (isinstance(ours, float) and math.isnan(ours)):
         return MISSING
+    if rule.startswith(PAIRED):
+        return _paired_verdict(ours, reference, rule)
     if isinstance(ours, (list, tuple)):
         refs = reference if isinstance(reference, (list, tuple)) else [reference] * len(ours)
         results = [_holds(o, r, rule) for o, r in zip(ours, refs) if o is not None]
@@ -56,7 +101,31 @@ class Claim:
     profile: str = ""
     seeds: object = ""
     rounds: object = ""
+    scale: str = ""  # smoke, quick or paper: the profile the numbers come from
+    margin: object = ""  # paired rows: the mean difference in the claim's favour
+    se: object = ""  # paired rows: its standard error over seeds
+    borderline: bool = False
 
+
+def _scaled(v, factor):
+    if isinstance(v, (list, tuple)):
+        return [_scaled(x, factor) for x in v]
+    return v * factor if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+def is_borderline(ours, reference, rule: str, verdict_now: str) -> bool:
+    """Whether the verdict is near its threshold: a paired margin within 10% of 2 SE, or a verdict that moving
+    the numbers by NUDGE (ours up and the reference down, or the reverse) would change."""
+    if verdict_now == MISSING:
+        return False
+    if rule.startswith(PAIRED):
+        mean, se, n = paired_stats(ours, reference, rule)
+        if n >= MIN_SEEDS and abs(abs(mean) - 2 * se) <= 0.1 * 2 * se:
+            return True
+    for up in (1 + NUDGE, 1 - NUDGE):
+        if verdict(_scaled(ours, up), _scaled(reference, 2 - up), rule) != verdict_now:
+            return True
+    return False
 
 @dataclass
 class Ledger:
@@ -66,12 +135,30 @@ class Ledger:
 
     def record(self, paper: str, where: str, claim: str, ours, reference, rule: str, paper_value=None,
                seeds="", rounds="") -> str:
-        """Add one claim; returns its verdict (computed from the rule)."""
-        row = Claim(paper, where, claim, paper_value, ours, reference, rule, verdict(ours, reference, rule),
-                    self.notebook, self.profile, seeds, rounds)
+        """Add one claim; returns its verdict (computed from the rule). A comparison of methods or settings over
+        seeds belongs in `compare`; a rule here that compares one seed's numbers is read as such."""
+        found = verdict(ours, reference, rule)
+        margin = se = ""
+        if rule.startswith(PAIRED) and found != MISSING:
+            margin, se, _ = paired_stats(ours, reference, rule)
+        row = Claim(paper, where, claim, paper_value, ours, reference, rule, found, self.notebook, self.profile,
+                    seeds, rounds, self.profile, margin, se, is_borderline(ours, reference, rule, found))
         self.rows.append(row)
-        print(f"[{row.verdict}] {paper}, {where}: {claim} (ours {_fmt(ours)}, {rule.replace('reference', _fmt(reference))})")
+        extra = f", margin {margin:.4g} +- {se:.2g} (SE)" if margin != "" else ""
+        print(f"[{row.verdict}{', borderline' if row.borderline else ''}] {paper}, {where}: {claim} "
+              f"(ours {_fmt(ours)}, {rule.replace('reference', _fmt(reference))}{extra})")
         return row.verdict
+
+    def compare(self, paper: str, where: str, claim: str, ours: list, reference, direction: str = ">",
+                paper_value=None, rounds="") -> str:
+        """A claim that compares methods or settings: `ours` one number per seed, `reference` one per seed (paired)
+        or one for all; `direction` ">" (ours above the reference) or "<". Decided on the paired differences."""
+        if direction not in (">", "<"):
+            raise ValueError(f"direction is '>' or '<', got {direction!r}")
+        if ours is not None and not isinstance(ours, (list, tuple)):
+            raise ValueError("compare takes one number per seed (a list)")
+        return self.record(paper, where, claim, ours, reference, f"{PAIRED}ours {direction} reference", paper_value,
+                           seeds=len(ours) if ours is not None else 0, rounds=rounds)
 
     def path(self) -> Path:
         return figures_dir() / "claims" / f"{self.notebook}_{self.profile}.csv"
@@ -126,39 +213,84 @@ def parse(cell: str):
 
 
 def collect(folder: Path | None = None) -> list[dict]:
-    """Every notebook's rows (figures/claims/*.csv), for figures/claims.csv and .md."""
+    """Every notebook's rows (figures/claims/*.csv), for figures/claims.csv and .md, each verdict recomputed from
+    its row's numbers and rule. A file that cannot be read, holds no row, or has a row whose stored verdict its rule
+    does not give is refused (ClaimsError, naming the file and row) before anything is written."""
     folder = folder or figures_dir() / "claims"
-    return [row for p in sorted(folder.glob("*.csv")) for row in read(p)]
+    rows = []
+    for p in sorted(folder.glob("*.csv")):
+        try:
+            found = read(p)
+        except (UnicodeDecodeError, csv.Error) as err:
+            raise ClaimsError(f"{p}: not a readable claims file ({type(err).__name__}); rerun its notebook") from None
+        if not found:
+            raise ClaimsError(f"{p}: holds no claim (header only or empty); rerun its notebook to rewrite it")
+        for i, row in enumerate(found, start=2):  # line 1 is the header
+            if None in row or any(row.get(k) is None for k in COLUMNS[:10]):
+                raise ClaimsError(f"{p}, line {i}: the row is cut short (the file is damaged); rerun its notebook")
+            try:
+                again = verdict(parse(row["ours"]), parse(row["reference"]), row["rule"])
+            except Exception as err:  # noqa: BLE001  (a row a hand edit broke)
+                raise ClaimsError(f"{p}, line {i}: its rule cannot be evaluated ({err}); rerun its notebook") from None
+            if again != row["verdict"]:
+                raise ClaimsError(f"{p}, line {i}: the stored verdict {row['verdict']!r} is not what its rule gives "
+                                  f"({again!r}) for ours={row['ours']} and reference={row['reference']}; rerun its "
+                                  f"notebook rather than editing the file")
+            ours, reference = parse(row["ours"]), parse(row["reference"])
+            row["scale"] = row.get("scale") or row["profile"]
+            row["borderline"] = str(is_borderline(ours, reference, row["rule"], again))
+            if row["rule"].startswith(PAIRED) and again != MISSING:
+                row["margin"], row["se"] = (str(v) for v in paired_stats(ours, reference, row["rule"])[:2])
+            rows.append(row)
+    return rows
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".tmp-{path.name}")
+    tmp.write_text(text)
+    tmp.replace(path)
 
 
 def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
+    """figures/claims.csv (every row) and figures/claims.md: the counts of verdicts by scale, then each claim at
+    the largest scale it was tested at, with its quick verdict beside as an indication. Both written atomically."""
+    import io
+
     out = out or figures_dir()
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "claims.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
-    md = ["| paper | where | claim | paper's number | ours | rule | verdict | notebook | profile (seeds x rounds) |",
-          "|" + "---|" * 9]
-    show = lambda cell: "-" if cell in ("null", "") else _fmt(parse(cell))  # noqa: E731
+    buffer = io.StringIO()
+    w = csv.DictWriter(buffer, fieldnames=COLUMNS, extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    show = lambda cell: "-" if cell in ("null", "", None) else _fmt(parse(cell))  # noqa: E731
+    rank = {s: i for i, s in enumerate(SCALES)}
+    by_claim: dict[tuple, dict[str, dict]] = {}
     for r in rows:
+        by_claim.setdefault((r["paper"], r["where"], r["claim"]), {})[r["scale"]] = r
+    md = ["# Claims: our verdicts on the papers' claims", "",
+          "Collected by `python -m fedlib claims` from every notebook's ledger (figures/claims/). Verdicts by scale:", "",
+          "| scale | " + " | ".join(sorted({r['verdict'] for r in rows})) + " | borderline | claims |",
+          "|---|" + "---|" * (len({r['verdict'] for r in rows}) + 2)]
+    for scale in SCALES:
+        at = [r for r in rows if r["scale"] == scale]
+        if at:
+            md.append(f"| {scale} | " + " | ".join(str(sum(r["verdict"] == v for r in at))
+                                                    for v in sorted({r['verdict'] for r in rows}))
+                      + f" | {sum(str(r.get('borderline')) == 'True' for r in at)} | {len(at)} |")
+    md += ["", "Each claim at the largest scale it was tested at; the quick verdict beside it is an indication. A "
+           "comparison over seeds holds or fails only beyond 2 standard errors of the paired difference over at "
+           "least 3 seeds (margin +- SE).", "",
+           "| paper | where | claim | paper's number | ours | rule | verdict | scale (seeds x rounds) | quick verdict |",
+           "|" + "---|" * 9]
+    for (paper, where, claim), scales in by_claim.items():
+        r = scales[max(scales, key=lambda s: rank.get(s, -1))]
         runs = f" ({r['seeds']} x {r['rounds']})" if r["seeds"] or r["rounds"] else ""
-        md.append(f"| {r['paper']} | {r['where']} | {r['claim']} | {show(r['paper_value'])} | {show(r['ours'])} | "
-                  f"`{r['rule'].replace('reference', show(r['reference']))}` | **{r['verdict']}** | {r['notebook']} | "
-                  f"{r['profile']}{runs} |")
-    (out / "claims.md").write_text("\n".join(md) + "\n")
+        margin = f" ({_fmt(parse(r['margin']))} +- {_fmt(parse(r['se']))})" if r.get("margin") not in ("", None) else ""
+        flag = ", borderline" if str(r.get("borderline")) == "True" else ""
+        quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "(this)"
+        md.append(f"| {paper} | {where} | {claim} | {show(r['paper_value'])} | {show(r['ours'])} | "
+                  f"`{r['rule'].replace('reference', show(r['reference']))}` | **{r['verdict']}**{margin}{flag} | "
+                  f"{r['scale']}{runs} | {quick} |")
+    _atomic_write(out / "claims.csv", buffer.getvalue())
+    _atomic_write(out / "claims.md", "\n".join(md) + "\n")
     return [out / "claims.csv", out / "claims.md"]
-
-
-def update_readme(table: str, readme: Path) -> bool:
-    """Put the collected table (claims.md's text) in place of the README's copy: from its header line to the first
-    blank line after it. Returns whether the README had the table (it is left alone otherwise)."""
-    text = readme.read_text()
-    header = table.splitlines()[0]
-    start = text.find(header + "\n")
-    if start < 0:
-        return False
-    end = text.find("\n\n", start)
-    end = len(text) if end < 0 else end + 1
-    readme.write_text(text[:start] + table + text[end:])
-    return True

@@ -124,6 +124,61 @@ def fedcr_config(dataset: str, label: str, partition: str, *, seed: int, rounds:
                   lr=FEDCR_LR[label] if lr is None else lr, options={**fixed, **(options or {})}, **fields)
 
 
+# ----------------------------------------------------------------------------------------------- notebook 06's profiles
+FEDCR_TINY = dict(n_clients=10, participation=0.5, local_epochs=1, train_fraction=0.01)
+FEDCR_PROFILES = {  # notebook 06, per profile (its parts; see the notebook)
+    "smoke": dict(model=dict(width=64, dim=8), samples=(2, 2), seeds=[0], rounds=2, over=FEDCR_TINY,
+                  columns=[("fashion_mnist", "n1")], ditto_grid=[0.1],
+                  dims=[2, 8], betas=[0.0, 5e-4], beta_sets=["fashion_mnist"],
+                  fig2=dict(rounds=2, epochs=1, points=100, over=FEDCR_TINY),
+                  table9=dict(ks=[3], rounds=2), table1=dict(seeds=[0], rounds=2,
+                                                              over=dict(n_clients=10, train_fraction=0.02,
+                                                                        local_epochs=1))),
+    "quick": dict(model=dict(width=256, dim=64), samples=(4, 8), seeds=[0], rounds=20,
+                  over=dict(train_fraction=0.1),  # 10% of the pool: 49 train / 21 test images per client
+                  columns=[("fashion_mnist", "n1"), ("fashion_mnist", "n2"), ("mnist", "n1"), ("mnist", "n2")],
+                  ditto_grid=[0.1, 1.0], dims=[2, 4, 16, 64], betas=[0.0, 5e-4, 5e-3],
+                  beta_sets=["fashion_mnist"],  # quick: FashionMNIST only (the paper profile adds MNIST)
+                  fig2=dict(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.2)),
+                  table9=dict(ks=[5, 7], rounds=20), table1=dict(seeds=[0], rounds=5, over={})),
+    "paper": dict(  # Ditto: the authors' mu = 0.1 (their README), no grid
+        model=dict(width=1024, dim=512), samples=(18, 18), seeds=[0, 1, 2], rounds=250, over={},
+                  columns=[(d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")],
+                  ditto_grid=[0.1], dims=[2, 4, 8, 16, 32, 64, 128, 256, 512],
+                  betas=[0.0, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2], beta_sets=["fashion_mnist", "mnist"],
+                  fig2=dict(rounds=20, epochs=10, points=200, over={}),
+                  table9=dict(ks=[3, 5, 7], rounds=250), table1=dict(seeds=list(range(5)), rounds=100, over={})),
+}
+
+
+def fedcr_run(profile: str, dataset: str, label: str, part: str, seed: int, dim: int | None = None,
+              beta: float | None = None, lam: float | None = None, rounds: int | None = None, **over):
+    """One run of notebook 06 (FedCR's protocol) at `profile`'s model size (FEDCR_PROFILES); `dim`, `beta` (FedCR)
+    and `lam` (Ditto) override."""
+    S = FEDCR_PROFILES[profile]
+    options = {}
+    if label.startswith("FedCR"):
+        options = dict(train_samples=S["samples"][0], eval_samples=S["samples"][1])
+        if beta is not None:
+            options["beta"] = beta
+    if label == "Ditto":
+        options["lam"] = lam
+    m = S["model"]
+    return fedcr_config(dataset, label, part, seed=seed, rounds=rounds or S["rounds"], width=m["width"],
+                        dim=dim or m["dim"], options=options, **{**S["over"], **over})
+
+
+def fedcr_table1_run(profile: str, method: str, seed: int):
+    """Notebook 06's part G: FedCR or FedCR-NA in FedLog's MNIST Table 1 setting, Table A.2's CNN with a Gaussian
+    layer."""
+    from .paper import paper_config
+
+    S = FEDCR_PROFILES[profile]
+    g = S["table1"]
+    return paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=seed, rounds=g["rounds"],
+                        options=dict(train_samples=S["samples"][0], eval_samples=S["samples"][1]), **g["over"])
+
+
 def fedcr_fig2_view(cfg, epochs: int, points: int) -> dict:
     """FedCR's Fig. 2 for one run: train `cfg` (V = 2), then the client holding the most classes (n1: the first,
     as every client holds the same number) trains `epochs` more local epochs, and the Gaussian means of (up to)
@@ -273,3 +328,25 @@ def fedprof_config(label: str, participation: float, *, seed: int, rounds: int, 
                   local_epochs=5, batch_size=10)
     fields.update(over)
     return Config(method=method, seed=seed, rounds=rounds, options={**fixed, **(options or {})}, **fields)
+
+
+# ----------------------------------------------------------------------------------------------- notebook 08's profiles
+FEDPROF_PROFILES = {  # notebook 08, per profile
+    "smoke": dict(n_clients=20, train_fraction=0.05, fractions=[0.25], full_rounds=3, partial_rounds=3,
+                  fig1=dict(rounds=2, participation=0.25), seeds=[0], alphas=[0.0], targets=(0.3, 0.5)),
+    "quick": dict(n_clients=100, train_fraction=0.1, fractions=[0.05, 0.1], full_rounds=60, partial_rounds=30,
+                  fig1=dict(rounds=30, participation=0.3), seeds=[0], alphas=[0.0], targets=(0.6, 0.8)),
+    "paper": dict(n_clients=200, train_fraction=1.0, fractions=[0.05, 0.1], full_rounds=300, partial_rounds=50,
+                  fig1=dict(rounds=100, participation=0.3), seeds=[0, 1, 2], alphas=[0.0, 1.0, 100.0],
+                  targets=(0.9, 0.95)),
+}
+FEDPROF_FULL, FEDPROF_PARTIAL = ["FedAvg", "FedProf (full)"], ["FedAvg-RP", "FedProx", "FedProf (partial)"]
+
+
+def fedprof_run(profile: str, label: str, C: float, seed: int, rounds: int | None = None, **over):
+    """One run of notebook 08 at `profile`'s scale (FEDPROF_PROFILES): its clients, data and round counts (partial
+    aggregation runs `partial_rounds`, the others `full_rounds`)."""
+    S = FEDPROF_PROFILES[profile]
+    partial = label in FEDPROF_PARTIAL
+    return fedprof_config(label, C, seed=seed, rounds=rounds or S["partial_rounds" if partial else "full_rounds"],
+                          n_clients=S["n_clients"], train_fraction=S["train_fraction"], **over)

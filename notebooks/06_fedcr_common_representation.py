@@ -50,30 +50,7 @@ from fedlib import claims, experiments as ex, paper, paths, plots, seed_papers a
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-TINY = dict(n_clients=10, participation=0.5, local_epochs=1, train_fraction=0.01)
-SETTINGS = {
-    "smoke": dict(model=dict(width=64, dim=8), samples=(2, 2), seeds=[0], rounds=2, over=TINY,
-                  columns=[("fashion_mnist", "n1")], ditto_grid=[0.1],
-                  dims=[2, 8], betas=[0.0, 5e-4], beta_sets=["fashion_mnist"],
-                  fig2=dict(rounds=2, epochs=1, points=100, over=TINY),
-                  table9=dict(ks=[3], rounds=2), table1=dict(seeds=[0], rounds=2,
-                                                              over=dict(n_clients=10, train_fraction=0.02,
-                                                                        local_epochs=1))),
-    "quick": dict(model=dict(width=256, dim=64), samples=(4, 8), seeds=[0], rounds=20,
-                  over=dict(train_fraction=0.1),  # 10% of the pool: 49 train / 21 test images per client
-                  columns=[("fashion_mnist", "n1"), ("fashion_mnist", "n2"), ("mnist", "n1"), ("mnist", "n2")],
-                  ditto_grid=[0.1, 1.0], dims=[2, 4, 16, 64], betas=[0.0, 5e-4, 5e-3],
-                  beta_sets=["fashion_mnist"],  # quick: FashionMNIST only (the paper profile adds MNIST)
-                  fig2=dict(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.2)),
-                  table9=dict(ks=[5, 7], rounds=20), table1=dict(seeds=[0], rounds=5, over={})),
-    "paper": dict(model=dict(width=1024, dim=512), samples=(18, 18), seeds=[0, 1, 2], rounds=250, over={},
-                  columns=[(d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")],
-                  ditto_grid=[0.01, 0.1, 0.5, 1.0, 2.0], dims=[2, 4, 8, 16, 32, 64, 128, 256, 512],
-                  betas=[0.0, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2], beta_sets=["fashion_mnist", "mnist"],
-                  fig2=dict(rounds=20, epochs=10, points=200, over={}),
-                  table9=dict(ks=[3, 5, 7], rounds=250), table1=dict(seeds=list(range(5)), rounds=100, over={})),
-}[profile]
-S = SETTINGS
+S = sp.FEDCR_PROFILES[profile]
 BASELINES = ["FedAvg", "FedPer", "LG-FedAvg", "FedRep", "FedBabu (frozen head)", "Ditto"]
 PAPER_NAME = {"mnist": "emnist_l", "fashion_mnist": "fashion_mnist", "cifar10": "cifar10", "cifar100": "cifar100"}
 SHOWN = {"mnist": "MNIST (stand-in for EMNIST-L)", "fashion_mnist": "FashionMNIST", "cifar10": "CIFAR-10",
@@ -82,18 +59,8 @@ plots.style()
 print(profile, {k: v for k, v in S.items() if k != "columns"}, "columns:", S["columns"])
 
 
-def config(dataset, label, part, seed, dim=None, beta=None, lam=None, rounds=None, **over):
-    """One run of FedCR's protocol at this profile's model size; `dim`, `beta` (FedCR) and `lam` (Ditto) override."""
-    options = {}
-    if label.startswith("FedCR"):
-        options = dict(train_samples=S["samples"][0], eval_samples=S["samples"][1])
-        if beta is not None:
-            options["beta"] = beta
-    if label == "Ditto":
-        options["lam"] = lam
-    m = S["model"]
-    return sp.fedcr_config(dataset, label, part, seed=seed, rounds=rounds or S["rounds"], width=m["width"],
-                           dim=dim or m["dim"], options=options, **{**S["over"], **over})
+def config(dataset, label, part, seed, **change):
+    return sp.fedcr_run(profile, dataset, label, part, seed, **change)
 
 
 def final_acc(r):
@@ -106,10 +73,7 @@ def best_acc(r):
 
 
 def table1_setting(method, seed):
-    """Part G: FedCR or FedCR-NA in FedLog's MNIST Table 1 setting, Table A.2's CNN with a Gaussian layer."""
-    g = S["table1"]
-    return paper.paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=seed, rounds=g["rounds"],
-                              options=dict(train_samples=S["samples"][0], eval_samples=S["samples"][1]), **g["over"])
+    return sp.fedcr_table1_run(profile, method, seed)
 
 
 columns = [(d, p) for d, p in S["columns"] if ex.dataset_available(d)]

@@ -55,26 +55,15 @@ from fedlib import claims, paths, plots, seed_papers as sp, stats, sweep
 
 paths.use_profile(profile)
 
-SETTINGS = {
-    "smoke": dict(n_clients=20, train_fraction=0.05, fractions=[0.25], full_rounds=3, partial_rounds=3,
-                  fig1=dict(rounds=2, participation=0.25), seeds=[0], alphas=[0.0], targets=(0.3, 0.5)),
-    "quick": dict(n_clients=100, train_fraction=0.1, fractions=[0.05, 0.1], full_rounds=60, partial_rounds=30,
-                  fig1=dict(rounds=30, participation=0.3), seeds=[0], alphas=[0.0], targets=(0.6, 0.8)),
-    "paper": dict(n_clients=200, train_fraction=1.0, fractions=[0.05, 0.1], full_rounds=300, partial_rounds=50,
-                  fig1=dict(rounds=100, participation=0.3), seeds=[0, 1, 2, 3, 4], alphas=[0.0, 1.0, 100.0],
-                  targets=(0.9, 0.95)),
-}[profile]
-S = SETTINGS
-FULL, PARTIAL = ["FedAvg", "FedProf (full)"], ["FedAvg-RP", "FedProx", "FedProf (partial)"]
+S = sp.FEDPROF_PROFILES[profile]
+FULL, PARTIAL = sp.FEDPROF_FULL, sp.FEDPROF_PARTIAL
 KINDS = ["clean", "saltpepper", "blur", "irrelevant"]
 plots.style()
 print(profile, S)
 
 
-def config(label, C, seed, rounds=None, **over):
-    partial = label in PARTIAL
-    return sp.fedprof_config(label, C, seed=seed, rounds=rounds or S["partial_rounds" if partial else "full_rounds"],
-                             n_clients=S["n_clients"], train_fraction=S["train_fraction"], **over)
+def config(label, C, seed, **change):
+    return sp.fedprof_run(profile, label, C, seed, **change)
 
 
 def rounds_to(r, target):

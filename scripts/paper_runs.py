@@ -1,13 +1,20 @@
-"""Compute paper-setting runs into the results cache, one after another (resumable: finished runs are skipped).
+"""Compute paper-setting runs into the results cache, one after another (resumable: finished runs are skipped, and a
+run killed mid-way goes on from its checkpoint, `fedlib.checkpoint`); pack the finished ones into `archive/`.
 
-    OMP_NUM_THREADS=1 python scripts/paper_runs.py table1 [--seeds 0-4] [--only LABEL --only LABEL] [--reverse]
-    python scripts/paper_runs.py table1 --pack      # the finished ones into archive/<what>_mnist_paper.jsonl.gz
+    OMP_NUM_THREADS=1 python scripts/paper_runs.py SET [--seeds 0-4] [--only LABEL ...] [--reverse] [--shard 0/2]
+    python scripts/paper_runs.py SET --pack      # the finished ones into archive/<SET>_paper.jsonl.gz
+    python scripts/paper_runs.py SET --list      # the runs of SET, and which are done
 
-`table1`: MNIST Table 1 in the paper setting (12 methods and notebook 02's extra entries, such as FedDBE as
-version 1 ran it; 100 rounds), seed by seed, so that a stopped job leaves whole seeds.
-`augment`: notebook 02's augmentation ablation: FedAvg, FedBabu, FedLog and FedLog-C with random crops and flips.
-`--only` restricts the labels. Two such jobs (one with --reverse) share a 2-core machine.
-`--pack` computes nothing: it adds the runs that are in the results cache to the shipped archive.
+Sets (the configs are the notebooks' own, from `paper` and `seed_papers`, so the notebooks read what is packed):
+  table1, augment      notebook 02: MNIST Table 1 (every entry) and the augmentation ablation
+  feddbe_kappa         notebook 02: FedDBE in Table 1's Adam regime, kappa from paper.FEDDBE_KAPPA_GRID, seed 0
+  fedprof_table3       notebook 08 (d): Table 3 stand-in, 200 clients on all of MNIST
+  fedprof_fig1, fedprof_alpha   notebook 08: Fig. 1's four data conditions; alpha 0, 1, 100
+  fedcr_table2_n1, fedcr_table2_n2   notebook 06 (a): FashionMNIST, FedCR, FedAvg(-FT), Ditto and FedRep, 250 rounds
+  fedcr_table9         notebook 06 (b): FedCR-NA against local training, k classes per client
+  fedrd_table1         notebook 07 (c): FedRD, FedDM, FedAvg, FedProx, FedNova on FashionMNIST
+Two jobs share a 2-core machine: give them `--shard 0/2` and `--shard 1/2` (or one `--reverse`).
+`--pack` computes nothing: it adds the runs of SET that are in the results cache to the shipped archive.
 """
 from __future__ import annotations
 
@@ -17,44 +24,94 @@ import torch
 
 from fedlib import archive, cache, paper
 from fedlib import experiments as ex
+from fedlib import seed_papers as sp
 
 AUGMENT_METHODS = ["FedAvg", "FedBabu", "FedLog", "FedLog-C"]
+FEDCR_TABLE2_LABELS = ["FedCR", "FedAvg", "Ditto", "FedRep"]  # FedRep: the strongest other baseline of the paper's
+# FashionMNIST rows (89.78 n1, 88.90 n2)
+DITTO_LAM = 0.1  # the authors' mu (FedCR's README), the paper profile's only grid point
+ARCHIVE_NAMES = {"table1": "table1_mnist_paper", "augment": "augment_mnist_paper"}
 
 
-def configs_of(what: str, seeds: list[int], only: list[str]) -> list[ex.Config]:
-    if what == "augment":
-        labels, extra = AUGMENT_METHODS, dict(augment=True)
+def configs_of(what: str, seeds: list[int], only: list[str]) -> list[tuple[str, ex.Config]]:
+    """(label, Config) of every run of a set, seed by seed (a stopped job leaves whole seeds)."""
+    runs: list[tuple[str, ex.Config]] = []
+    if what in ("table1", "augment"):
+        labels = AUGMENT_METHODS if what == "augment" else list(paper.TABLE1_METHODS) + list(paper.EXTRA_METHODS)
+        extra = dict(augment=True) if what == "augment" else {}
+        runs = [(lab, paper.table1_config("mnist", lab, seed=s, **extra)) for s in seeds for lab in labels]
+    elif what == "feddbe_kappa":
+        runs = [(f"kappa {k:g}", paper.table1_config("mnist", next(iter(paper.EXTRA_METHODS)), seed=0,
+                                                     options={"kappa": k})) for k in paper.FEDDBE_KAPPA_GRID]
+    elif what == "fedprof_table3":
+        S = sp.FEDPROF_PROFILES["paper"]
+        runs = [(f"{lab} C={C}", sp.fedprof_run("paper", lab, C, s)) for s in seeds for C in S["fractions"]
+                for lab in sp.FEDPROF_FULL + sp.FEDPROF_PARTIAL]
+    elif what == "fedprof_fig1":
+        f1 = sp.FEDPROF_PROFILES["paper"]["fig1"]
+        runs = [(cond, sp.fedprof_run("paper", "FedAvg", f1["participation"], s, rounds=f1["rounds"], **over))
+                for s in seeds for cond, over in sp.FEDPROF_CONDITIONS.items()]
+    elif what == "fedprof_alpha":
+        S = sp.FEDPROF_PROFILES["paper"]
+        runs = [(f"alpha {a:g}", sp.fedprof_run("paper", "FedProf (partial)", S["fractions"][-1], s,
+                                                options={"alpha": a})) for s in seeds for a in S["alphas"]]
+    elif what in ("fedcr_table2_n1", "fedcr_table2_n2"):
+        part = what[-2:]
+        runs = [(lab, sp.fedcr_run("paper", "fashion_mnist", lab, part, s, lam=DITTO_LAM)) for s in seeds
+                for lab in FEDCR_TABLE2_LABELS]
+    elif what == "fedcr_table9":
+        S = sp.FEDCR_PROFILES["paper"]
+        runs = [(f"{lab} k={k}", sp.fedcr_run("paper", "fashion_mnist", lab, "n1", s, classes=k,
+                                              rounds=S["table9"]["rounds"]))
+                for k in S["table9"]["ks"] for s in seeds for lab in ("FedCR-NA", "Local")]
+    elif what == "fedrd_table1":
+        runs = [(lab, sp.fedrd_scaled("fashion_mnist", lab, "paper", seed=s)) for s in seeds for lab in sp.FEDRD_METHODS]
     else:
-        labels, extra = list(paper.TABLE1_METHODS) + list(paper.EXTRA_METHODS), {}
-    unknown = set(only) - set(labels)
+        raise SystemExit(f"unknown set {what!r}")
+    labels = {lab for lab, _ in runs}
+    unknown = set(only) - labels
     if unknown:
-        raise SystemExit(f"unknown label(s) {sorted(unknown)}; choose from {', '.join(labels)}")
-    return [paper.table1_config("mnist", lab, seed=s, **extra) for s in seeds for lab in labels
-            if not only or lab in only]
+        raise SystemExit(f"unknown label(s) {sorted(unknown)}; choose from {', '.join(sorted(labels))}")
+    return [(lab, cfg) for lab, cfg in runs if not only or lab in only]
+
+
+SETS = ["table1", "augment", "feddbe_kappa", "fedprof_table3", "fedprof_fig1", "fedprof_alpha", "fedcr_table2_n1",
+        "fedcr_table2_n2", "fedcr_table9", "fedrd_table1"]
 
 
 def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("what", choices=["table1", "augment"])
-    p.add_argument("--seeds", default="0-4")
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("what", choices=SETS)
+    p.add_argument("--seeds", default=None, help="a range, e.g. 0-2 (default: 0-4 for table1 and augment, else 0-2)")
     p.add_argument("--only", action="append", default=[], help="a label (repeat for more; labels hold commas)")
     p.add_argument("--reverse", action="store_true")
+    p.add_argument("--shard", default="0/1", help="i/n: this job takes every n-th run, from the i-th")
     p.add_argument("--pack", action="store_true")
+    p.add_argument("--list", action="store_true")
     args = p.parse_args()
-    lo, hi = (int(v) for v in args.seeds.split("-"))
-    configs = configs_of(args.what, list(range(lo, hi + 1)), args.only)
+    lo, hi = (int(v) for v in (args.seeds or ("0-4" if args.what in ("table1", "augment") else "0-2")).split("-"))
+    runs = configs_of(args.what, list(range(lo, hi + 1)), args.only)
+    i, n = (int(v) for v in args.shard.split("/"))
     if args.pack:
-        done = [r for r in (cache.load(c) for c in configs) if r is not None]
-        target = archive.folder() / f"{args.what}_mnist_paper.jsonl.gz"
+        done = [r for r in (cache.load(c) for _, c in runs) if r is not None]
+        target = archive.folder() / f"{ARCHIVE_NAMES.get(args.what, args.what + '_paper')}.jsonl.gz"
         archive.write(target, done)
-        print(f"{len(done)} of {len(configs)} runs in {target} ({target.stat().st_size / 1e3:.0f} kB)")
+        print(f"{len(done)} of {len(runs)} runs in {target} ({target.stat().st_size / 1e3:.0f} kB)")
+        return
+    if args.list:
+        for lab, cfg in runs:
+            print(f"{'done' if ex.is_cached(cfg) else 'todo'}  seed {cfg.seed}  {lab}  {cfg.key()}")
         return
     torch.set_num_threads(1)
-    for cfg in reversed(configs) if args.reverse else configs:
+    mine = runs[i::n]
+    for lab, cfg in reversed(mine) if args.reverse else mine:
         if ex.is_cached(cfg):
             continue
         res = ex.run(cfg, progress=False)
-        print(f"{cfg.label()}: best {max(res['rounds']['acc_mean']):.4f} in {res['wall_s']:.0f} s", flush=True)
+        best = max(res["rounds"]["acc_mean"])
+        final = res.get("final", {}).get("acc_mean")
+        print(f"{args.what} seed {cfg.seed} {lab}: best {best:.4f}" + (f", after the fine-tune {final:.4f}"
+              if final is not None else "") + f" in {res['wall_s']:.0f} s", flush=True)
 
 
 if __name__ == "__main__":
