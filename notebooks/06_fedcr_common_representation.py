@@ -173,9 +173,17 @@ plots.save_figure(fig, "fedcr_curves")
 # %%
 def fedcr_sweep(sets, name, values):
     """FedCR on n1 for each dataset and value of one setting: {(dataset, value): (final accuracy mean, SE)}."""
-    return {(d, v): stats.mean_se([final_acc(r) for r in sweep.run_many([config(d, "FedCR", "n1", sd, **{name: v})
-                                                                          for sd in S["seeds"]])])
-            for d in sets for v in values}
+    out = {}
+    for d in sets:
+        for v in values:
+            finals = [final_acc(r) for r in sweep.run_many([config(d, "FedCR", "n1", sd, **{name: v})
+                                                            for sd in S["seeds"]])]
+            per_seed[(name, d, v)] = finals  # for the claims, seed by seed
+            out[(d, v)] = stats.mean_se(finals)
+    return out
+
+
+per_seed = {}
 
 
 def series(table, d):
@@ -254,6 +262,7 @@ if NONAGG_SET:
                                  for sd in S["seeds"]])
             table9[(k, lab)] = (stats.mean_se([final_acc(r) for r in rs]),
                                 sum(rs[0]["rounds"]["up_bits"]) + sum(rs[0]["rounds"]["down_bits"]))
+            per_seed[("table9", k, lab)] = [final_acc(r) for r in rs]
 t9_rows = []
 for (k, lab), ((m, se), bits) in table9.items():
     t9_rows.append({"classes_per_client": k, "method": lab, "final_mean": m, "final_se": se, "total_bits": bits,
@@ -297,77 +306,55 @@ if ex.dataset_available("mnist"):
 
 # %%
 ledger = claims.Ledger("06_fedcr_common_representation", profile)
-n_seeds, n_rounds = len(S["seeds"]), S["rounds"]
-fm = [(d, p) for d, p in table2 if d == "fashion_mnist"]
-if fm:
-    ours = [float(np.mean([final_acc(r) for r in table2[c]["FedCR"]])) for c in fm]
-    best_other = [max(float(np.mean([final_acc(r) for r in table2[c][lab]])) for lab in BASELINES)
-                  for c in fm]  # FedAvg's final_acc is FedAvg-FT's: the best of the two
-    print("(1) FashionMNIST " + ", ".join(f"{p}: FedCR {o:.2f} vs the best baseline {b:.2f}"
-                                           for (_, p), o, b in zip(fm, ours, best_other)))
-    ledger.record("FedCR", "Table 2", "FedCR is at least as accurate as every implemented baseline on FashionMNIST "
-                  f"({', '.join(p for _, p in fm)}; final accuracy after the fine-tune)",
-                  ours, best_other, "ours >= reference",
-                  paper_value=[sp.FEDCR_TABLE2[("fashion_mnist", p)]["FedCR"] for _, p in fm], seeds=n_seeds,
-                  rounds=n_rounds)
-    c = ("fashion_mnist", "n1")
-    if c in table2:
-        cr = float(np.mean([final_acc(r) for r in table2[c]["FedCR"]]))
-        ft = float(np.mean([100 * r["final"]["acc_mean"] for r in table2[c]["FedAvg"]]))
-        rep = float(np.mean([final_acc(r) for r in table2[c]["FedRep"]]))
-        print(f"    FashionMNIST n1: FedCR {cr:.2f}, FedAvg-FT {ft:.2f}, FedRep {rep:.2f}")
-        before = {lab: float(np.mean([best_acc(r) for r in table2[c][lab]])) for lab in ("FedCR", "FedAvg", "FedPer")}
-        print("    before the fine-tune (best round): " + ", ".join(f"{k} {v:.2f}" for k, v in before.items())
-              + f"; the fine-tune adds {cr - before['FedCR']:+.2f} to FedCR and {ft - before['FedAvg']:+.2f} to FedAvg")
-        ledger.record("FedCR", "Table 2", "FedCR at least matches FedAvg-FT and FedRep on FashionMNIST n1 (the lower "
-                      "margin of the two)", cr - max(ft, rep), 0.0, "ours >= reference",
-                      paper_value=round(93.78 - max(92.76, 89.78), 2), seeds=n_seeds, rounds=n_rounds)
+n_rounds = S["rounds"]
+finals = lambda c, lab: [final_acc(r) for r in table2[c][lab]]  # noqa: E731  (one number per seed)
+for c in [c for c in table2 if c[0] == "fashion_mnist"]:
+    p = c[1]
+    strongest = max(BASELINES, key=lambda lab: np.mean(finals(c, lab)))  # FedAvg's final_acc is FedAvg-FT's
+    ledger.compare("FedCR", "Table 2", f"FedCR is more accurate than the strongest implemented baseline on "
+                   f"FashionMNIST {p} ({strongest}; final accuracy after the fine-tune)", finals(c, "FedCR"),
+                   finals(c, strongest), ">", paper_value=sp.FEDCR_TABLE2[("fashion_mnist", p)]["FedCR"],
+                   rounds=n_rounds)
+    if p == "n1":
+        for lab, shown in (("FedAvg", "FedAvg-FT"), ("FedRep", "FedRep")):
+            ledger.compare("FedCR", "Table 2", f"FedCR is more accurate than {shown} on FashionMNIST n1",
+                           finals(c, "FedCR"), finals(c, lab), ">",
+                           paper_value=round(sp.FEDCR_TABLE2[("fashion_mnist", "n1")]["FedCR"]
+                                             - sp.FEDCR_TABLE2[("fashion_mnist", "n1")][shown], 2), rounds=n_rounds)
 if dims:
     d = sets[0]
-    flat = [dims[(d, V)][0] for V in S["dims"] if V >= 8]
-    low = [dims[(d, V)][0] for V in S["dims"] if V <= 4]
-    print(f"(2) V: {SHOWN[d]} lowest accuracy at V >= 8 {min(flat, default=float('nan')):.2f}, highest at V <= 4 "
-          f"{max(low, default=float('nan')):.2f}")
-    if flat and low:
-        ledger.record("FedCR", "Table 3", f"accuracy drops only at V <= 4 ({SHOWN[d]}: the highest accuracy at V <= 4 "
-                      "is below the lowest at V >= 8)", min(flat) - max(low), 0.0, "ours > reference",
-                      paper_value=round(min(sp.FEDCR_TABLE3[V][1] for V in (8, 16, 32, 64)) - sp.FEDCR_TABLE3[4][1], 2),
-                      seeds=n_seeds, rounds=n_rounds)
+    high = [V for V in S["dims"] if V >= 8]
+    low = [V for V in S["dims"] if V <= 4]
+    if high and low:
+        worst_high = [min(v) for v in zip(*(per_seed[("dim", d, V)] for V in high))]
+        best_low = [max(v) for v in zip(*(per_seed[("dim", d, V)] for V in low))]
+        ledger.compare("FedCR", "Table 3", f"accuracy drops only at V <= 4 ({SHOWN[d]}: the lowest accuracy at V >= 8 "
+                       "against the highest at V <= 4)", worst_high, best_low, ">",
+                       paper_value=round(min(sp.FEDCR_TABLE3[V][1] for V in (8, 16, 32, 64))
+                                         - sp.FEDCR_TABLE3[4][1], 2), rounds=n_rounds)
 if betas:
-    margins, degrades = [], []
     for d in sorted({d for d, _ in betas}):
-        acc = {b: betas[(d, b)][0] for dd, b in betas if dd == d}
-        positive = {b: a for b, a in acc.items() if b > 0}
-        margins.append(max(positive.values()) - acc[0.0])
-        degrades.append(max(positive.values()) - positive[max(positive)])
-        print(f"(3) beta, {SHOWN[d]}: best beta > 0 minus beta = 0: {margins[-1]:+.2f} points; the largest beta "
-              f"{max(positive):g} is {degrades[-1]:.2f} below the best")
-    ledger.record("FedCR", "Fig. 3(d)", "beta = 0 is worse than the best beta > 0 (margin in points, per dataset)",
-                  margins, 0.0, "ours > reference", seeds=n_seeds, rounds=n_rounds)
-    if len(S["betas"]) > 2:
-        ledger.record("FedCR", "Fig. 3(d)", "too large a beta degrades accuracy (the best beta > 0 minus the largest, "
-                      "per dataset)", degrades, 0.0, "ours > reference", seeds=n_seeds, rounds=n_rounds)
-if silhouettes:
-    gain = [silhouettes[(p, 5e-4)] - silhouettes[(p, 0.0)] for p in ("n1", "n2")]
-    print(f"(4) Fig. 2: silhouette with the KL term minus without: n1 {gain[0]:+.3f}, n2 {gain[1]:+.3f}")
-    ledger.record("FedCR", "Fig. 2", "with the KL term (beta = 5e-4) the class clusters of the Gaussian means are "
-                  "more separated than with beta = 0 (silhouette difference, n1 and n2)", gain, 0.0,
-                  "ours > reference", seeds=1, rounds=S["fig2"]["rounds"])
-if table9:
-    ks = t9["ks"]
-    over_local = [table9[(k, "FedCR-NA")][0][0] - table9[(k, "Local")][0][0] for k in ks]
-    print("(5) FedCR-NA minus local training: " + ", ".join(f"k={k}: {m:+.2f}" for k, m in zip(ks, over_local)))
-    ledger.record("FedCR", "Table 9", f"FedCR-NA beats local training at every k (FashionMNIST k = {ks}; the paper: "
-                  "CIFAR-100, +3.4, +3.5, +8.8 points)", over_local, 0.0, "ours > reference",
-                  paper_value=[round(sp.FEDCR_TABLE9[k]["FedCR-NA"] - sp.FEDCR_TABLE9[k]["Local"], 2)
-                               for k in sp.FEDCR_TABLE9], seeds=n_seeds, rounds=t9["rounds"])
+        positive = [b for dd, b in betas if dd == d and b > 0]
+        best_b = max(positive, key=lambda b: betas[(d, b)][0])
+        ledger.compare("FedCR", "Fig. 3(d)", f"beta = 0 is worse than the best beta > 0 ({SHOWN[d]}, beta "
+                       f"{best_b:g})", per_seed[("beta", d, best_b)], per_seed[("beta", d, 0.0)], ">", rounds=n_rounds)
+        if len(positive) > 1 and best_b != max(positive):
+            ledger.compare("FedCR", "Fig. 3(d)", f"too large a beta degrades accuracy ({SHOWN[d]}: beta {best_b:g} "
+                           f"against {max(positive):g})", per_seed[("beta", d, best_b)],
+                           per_seed[("beta", d, max(positive))], ">", rounds=n_rounds)
+for p in ("n1", "n2"):
+    if (p, 0.0) in silhouettes:
+        ledger.compare("FedCR", "Fig. 2", f"with the KL term (beta = 5e-4) the class clusters of the Gaussian means are "
+                       f"more separated than with beta = 0 (silhouette, {p}; seed 0)", [silhouettes[(p, 5e-4)]],
+                       [silhouettes[(p, 0.0)]], ">", rounds=S["fig2"]["rounds"])
+for k in t9["ks"] if table9 else []:
+    ledger.compare("FedCR", "Table 9", f"FedCR-NA beats local training (FashionMNIST, k = {k} classes per client)",
+                   per_seed[("table9", k, "FedCR-NA")], per_seed[("table9", k, "Local")], ">", rounds=t9["rounds"],
+                   paper_value={kk: round(sp.FEDCR_TABLE9[kk]["FedCR-NA"] - sp.FEDCR_TABLE9[kk]["Local"], 2)
+                                for kk in sp.FEDCR_TABLE9})
 if t1:
-    acc = {r["method"]: r["accuracy_mean"] for r in t1_rows}
-    bits = {r["method"]: r["bits_to_threshold"] for r in t1_rows}
-    print("(6) FedLog's Table 1 setting: " + ", ".join(f"{m} {a:.2f}% ({stats.format_bits(bits[m])})"
-                                                       for m, a in acc.items()))
-    ledger.record("FedLog", "Table 1 (seed systems)", "FedLog-C is more accurate than FedCR and FedCR-NA in FedLog's "
-                  "MNIST setting (FedLog-C minus each)", [acc["FedLog-C"] - acc["FedCR"],
-                                                                acc["FedLog-C"] - acc["FedCR-NA"]], 0.0,
-                  "ours > reference", seeds=len(g["seeds"]), rounds=g["rounds"])
+    best_acc_of = lambda lab: [100 * max(r["rounds"]["acc_mean"]) for r in t1[lab]]  # noqa: E731
+    for other in ("FedCR", "FedCR-NA"):
+        ledger.compare("FedLog", "Table 1 (seed systems)", f"FedLog-C is more accurate than {other} in FedLog's MNIST "
+                       "setting (best round)", best_acc_of("FedLog-C"), best_acc_of(other), ">", rounds=g["rounds"])
 ledger.save()

@@ -185,33 +185,30 @@ for a, (m, se) in sorted(alpha_best.items()):
 
 # %%
 ledger = claims.Ledger("08_fedprof_client_selection", profile)
-n_seeds = len(S["seeds"])
-best = {(r["C"], r["method"]): r["best_mean"] for r in rows}
-t0 = f"rounds_to_{S['targets'][0]:.0%}"
-reach = {(r["C"], r["method"]): r[t0] for r in rows}
+per_seed = lambda C, lab, f: [f(r) for r in results(table3[(C, lab)])]  # noqa: E731  (one number per seed)
+best_of = lambda r: 100 * max(r["rounds"]["acc_all"])  # noqa: E731
+target = S["targets"][0]
 for C in S["fractions"]:
-    gain = [reach[(C, "FedAvg")] - reach[(C, "FedProf (full)")], reach[(C, "FedAvg-RP")] - reach[(C, "FedProf (partial)")]]
-    print(f"(1) C = {C}: rounds to {S['targets'][0]:.0%} saved by FedProf: full {gain[0]}, partial {gain[1]}")
-    ledger.record("FedProf", "Table 3", f"FedProf reaches the target in fewer rounds than FedAvg (full) and FedAvg-RP "
-                  f"(partial) (C = {C}, target {S['targets'][0]:.0%}; rounds saved)", gain, 0.0, "ours > reference",
-                  paper_value=[213 - 98, 12 - 8] if C == 0.05 else [76 - 45, 12 - 8], seeds=n_seeds,
-                  rounds=[S["full_rounds"], S["partial_rounds"]])
-    margin = [best[(C, "FedProf (full)")] - best[(C, "FedAvg")],
-              best[(C, "FedProf (partial)")] - max(best[(C, "FedAvg-RP")], best[(C, "FedProx")])]
-    print(f"(2) C = {C}: best accuracy over the baselines: full {margin[0]:+.2f}, partial {margin[1]:+.2f}")
-    ledger.record("FedProf", "Table 3", f"FedProf's best accuracy is at least the baselines' (C = {C}; full: FedAvg, "
-                  "partial: FedAvg-RP and FedProx)", margin, 0.0, "ours >= reference", seeds=n_seeds,
-                  rounds=[S["full_rounds"], S["partial_rounds"]])
-sel = shares["FedProf (partial)"]
-fewer = [sel["clean"] - sel["irrelevant"], sel["clean"] - sel["blur"]]
-print(f"(3) FedProf's mean selections: clean {sel['clean']:.2f}, irrelevant {sel['irrelevant']:.2f}, blurred "
-      f"{sel['blur']:.2f}, salt-and-pepper {sel['saltpepper']:.2f}")
-ledger.record("FedProf", "Fig. 6", "irrelevant and blurred clients are selected less often than clean ones "
-              "(clean minus each, mean selections per client)", fewer, 0.0, "ours > reference", seeds=1,
-              rounds=S["partial_rounds"])
-final = {cond: c["acc"][:, -1].mean() for cond, c in panel.items()}
-print("(4) Fig. 1 final accuracy: " + ", ".join(f"{k} {v:.2f}" for k, v in final.items()))
-ledger.record("FedProf", "Fig. 1", "biased + noisy data slow FedAvg most (its final accuracy minus the lowest of the "
-              "other three conditions)", min(v for k, v in final.items() if k != "biased + noisy")
-              - final["biased + noisy"], 0.0, "ours > reference", seeds=n_seeds, rounds=f1["rounds"])
+    rounds = lambda lab: per_seed(C, lab, lambda r: rounds_to(r, target))  # noqa: E731
+    paper_rounds = {"full": (213, 98), "partial": (12, 8)} if C == 0.05 else {"full": (76, 45), "partial": (12, 8)}
+    for agg, base, ours_lab in (("full", "FedAvg", "FedProf (full)"), ("partial", "FedAvg-RP", "FedProf (partial)")):
+        ledger.compare("FedProf", "Table 3", f"FedProf reaches {target:.0%} in fewer rounds than {base} ({agg} "
+                       f"aggregation, C = {C})", rounds(ours_lab), rounds(base), "<",
+                       paper_value=list(paper_rounds[agg]), rounds=S[f"{agg}_rounds"])
+    ledger.compare("FedProf", "Table 3", f"FedProf's best accuracy is above FedAvg's (full aggregation, C = {C})",
+                   per_seed(C, "FedProf (full)", best_of), per_seed(C, "FedAvg", best_of), ">",
+                   rounds=S["full_rounds"])
+    strongest = [max(a, b) for a, b in zip(per_seed(C, "FedAvg-RP", best_of), per_seed(C, "FedProx", best_of))]
+    ledger.compare("FedProf", "Table 3", f"FedProf's best accuracy is above FedAvg-RP's and FedProx's (partial "
+                   f"aggregation, C = {C})", per_seed(C, "FedProf (partial)", best_of), strongest, ">",
+                   rounds=S["partial_rounds"])
+picked = [participation(r) for r in results(table3[(C0, "FedProf (partial)")])]
+for kind in ("irrelevant", "blur"):
+    ledger.compare("FedProf", "Fig. 6", f"{names[kind]} clients are selected less often than clean ones (mean "
+                   f"selections per client, C = {C0})", [p[kind] for p in picked], [p["clean"] for p in picked], "<",
+                   rounds=S["partial_rounds"])
+finals = {cond: c["acc"][:, -1] for cond, c in panel.items()}
+others = [min(finals[c][i] for c in finals if c != "biased + noisy") for i in range(len(S["seeds"]))]
+ledger.compare("FedProf", "Fig. 1", "biased + noisy data slow FedAvg most (final accuracy, against the lowest of the "
+               "other three conditions)", list(finals["biased + noisy"]), others, "<", rounds=f1["rounds"])
 ledger.save()
