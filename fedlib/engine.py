@@ -17,6 +17,7 @@ per-client loop that the tests and the benchmark compare against.
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
@@ -33,7 +34,20 @@ POOLS = (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d, nn.Upsample)
 
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
+    """"auto": `$FEDLIB_DEVICE` if set (the switch scripts/gpu_check.sh and the tests use), else the GPU when there
+    is one. The resolved device's type is part of every cache key, so runs made on a GPU are kept apart."""
     if str(device) == "auto":
+        forced = os.environ.get("FEDLIB_DEVICE", "")
+        if forced:
+            try:
+                chosen = torch.device(forced)
+            except (RuntimeError, ValueError):
+                raise ValueError(f"FEDLIB_DEVICE={forced!r} is not a device; use cpu or cuda[:k]") from None
+            if chosen.type == "cuda" and not torch.cuda.is_available():
+                raise ValueError(f"FEDLIB_DEVICE={forced!r}, but this machine has no CUDA device; unset it or use cpu")
+            if chosen.type not in ("cpu", "cuda"):
+                raise ValueError(f"FEDLIB_DEVICE={forced!r}: fedlib runs on cpu or cuda")
+            return chosen
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(device)
 
@@ -254,7 +268,7 @@ class Adam:
 
     @torch.no_grad()
     def step(self, params: dict, grads: dict, active: torch.Tensor | None = None) -> None:
-        all_active = active is None or bool(active.all())
+        all_active = active is None  # the caller passes a mask only when some client sits out (no host sync here)
         self.t += 1 if all_active else active.float()
         bc1, bc2 = 1 - self.b1 ** self.t, 1 - self.b2 ** self.t
         for k, p in params.items():
@@ -361,6 +375,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     `clip_norm` > 0: each client's gradient (all its trained parameters together) is scaled to norm at most
     `clip_norm` before the step, as torch's clip_grad_norm_ does for one model (FedCR's authors clip at 10)."""
     idx, valid = batch_schedule(data.counts, batch_size, epochs, generator)
+    everyone = valid.any(2).all(1).tolist()  # per step, whether every client is active: known on the host, so the
+    # loop below never waits for the device to say so
     dev = data.x.device
     idx, valid = idx.to(dev), valid.to(dev)
     stop = _ConvergenceStop(data.counts.to(dev), batch_size, tol) if until_converged else None
@@ -384,7 +400,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         if clip_norm:
             grads = clip_per_client(grads, clip_norm)
         for opt, names in optimizers:
-            opt.step({k: opt_params[k] for k in names}, grads, None if bool(active.all()) else active)
+            full = everyone[s] if stop is None else bool(active.all())
+            opt.step({k: opt_params[k] for k in names}, grads, None if full else active)
         total += loss.detach() * active
         steps += active
         if stop is not None:

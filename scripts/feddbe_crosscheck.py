@@ -28,12 +28,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import authors_code  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASET = "fedlib_mnist"
@@ -45,72 +46,6 @@ def our_config(seed: int, rounds: int):
     from fedlib import paper
 
     return paper.table1_config("mnist", "FedDBE", seed=seed, rounds=rounds + 1, device="cpu")
-
-
-def export(seed: int, rounds: int, folder: Path) -> None:
-    """Our federation of `seed` in the authors' data layout, and the initial weights (init.pt) of our run."""
-    import torch
-
-    from fedlib import experiments as ex, models
-
-    cfg = our_config(seed, rounds)
-    ctx, _ = ex.setup(cfg)
-    for part, cd in (("train", ctx.fed.train), ("test", ctx.fed.test)):
-        out = folder / "dataset" / DATASET / part
-        out.mkdir(parents=True, exist_ok=True)
-        for c in range(cd.n_clients):
-            n = int(cd.counts[c])
-            with open(out / f"{c}.npz", "wb") as f:
-                np.savez_compressed(f, data={"x": cd.x[c, :n].cpu().numpy(), "y": cd.y[c, :n].cpu().numpy()})
-    torch.manual_seed(cfg.seed)  # as experiments.setup builds the initial model
-    model = models.build(cfg.model, ctx.fed.input_shape, ctx.fed.num_classes)
-    group = ctx.population.groups[0]
-    for k, v in model.state_dict().items():  # the same weights as our run's clients (the bias c starts at 0)
-        if not torch.equal(v, group.params[k][0]):
-            raise RuntimeError(f"initial weights differ from our run's at {k}")
-    torch.save(model.state_dict(), folder / "init.pt")
-
-
-def worker(authors: Path, folder: Path, seed: int, rounds: int) -> None:
-    """Runs in a subprocess, in `folder`/system: the authors' main.py with our model as their "cnn"."""
-    import random
-
-    import torch
-    from torch import nn
-
-    from fedlib import models
-
-    sys.path.insert(0, str(authors / "system"))
-    import flcore.trainmodel.models as theirs  # noqa: E402  (their package, from the checkout)
-
-    class OurCNN(nn.Module):
-        """cnn_mnist_nodrop as their code expects a model: `fc` is the head, which their main.py splits off."""
-
-        def __init__(self, *args, **kwargs):
-            super().__init__()
-            built = models.build("cnn_mnist_nodrop", (1, 28, 28), 10)
-            built.load_state_dict(torch.load(folder / "init.pt"))
-            self.body, self.fc = built.body, built.head
-            torch.manual_seed(seed), np.random.seed(seed), random.seed(seed)  # their batch orders and selection
-
-        def forward(self, x):
-            return self.fc(self.body(x))
-
-    import types
-
-    home = types.ModuleType("feddbe_crosscheck_model")  # their save_global_model pickles the model's class
-    OurCNN.__module__, OurCNN.__qualname__, home.OurCNN = home.__name__, "OurCNN", OurCNN
-    sys.modules[home.__name__] = home
-    theirs.FedAvgCNN = OurCNN  # main.py's "cnn" on a dataset named *mnist*
-    sys.argv = ["main.py", "-data", DATASET, "-gr", str(rounds), *AUTHOR_ARGS]
-    import runpy
-
-    runpy.run_path(str(authors / "system" / "main.py"), run_name="__main__")
-    import h5py
-
-    with h5py.File(folder / "results" / f"{DATASET}_FedDBE_test_0.h5") as f:
-        acc = [float(a) for a in f["rs_test_acc"][()]]
-    (folder / "authors.json").write_text(json.dumps(acc))
 
 
 def compare(rows: list[dict]) -> tuple[int, int, list[str]]:
@@ -138,13 +73,10 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--out", type=Path, default=ROOT / "figures" / "feddbe_crosscheck.csv")
     p.add_argument("--scratch", type=Path, default=ROOT / "build" / "feddbe_crosscheck")
-    p.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if not (args.authors / "system" / "flcore" / "servers" / "serverDBE.py").exists():
         raise SystemExit(f"{args.authors} is not a checkout of TsingZ0/DBE (no system/flcore/servers/serverDBE.py); "
                          f"clone it outside this repository and pass its path")
-    if args.worker is not None:
-        return worker(args.authors.resolve(), Path.cwd().parent, args.worker, args.rounds)
     lo, hi = (int(v) for v in args.seeds.split("-"))
     import torch
 
@@ -154,16 +86,11 @@ def main() -> None:
     rows = []
     for seed in range(lo, hi + 1):
         folder = args.scratch / f"seed{seed}"
-        (folder / "system").mkdir(parents=True, exist_ok=True)
         if not (folder / "authors.json").exists():
-            export(seed, args.rounds, folder)
-            env = {**os.environ, "OMP_NUM_THREADS": "1",
-                   "PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("FEDLIB_AUTHORS_PATH"),
-                                                              os.environ.get("PYTHONPATH")]))}
-            with open(folder / "authors.log", "w") as log:
-                subprocess.run([sys.executable, str(Path(__file__).resolve()), str(args.authors.resolve()),
-                                "--rounds", str(args.rounds), "--worker", str(seed)], cwd=folder / "system", env=env,
-                               stdout=log, stderr=subprocess.STDOUT, check=True)
+            authors_code.export(our_config(seed, args.rounds), folder, DATASET)
+            authors_code.run_main(args.authors, folder, seed, "cnn_mnist_nodrop",
+                                  ["-data", DATASET, "-gr", str(args.rounds), *AUTHOR_ARGS])
+            (folder / "authors.json").write_text(json.dumps(authors_code.read_accuracy(folder)))
         theirs = json.loads((folder / "authors.json").read_text())
         ours = ex.run(our_config(seed, args.rounds), progress=False)["rounds"]["acc_all"]
         rows += [dict(side="authors", seed=seed, round=r, acc_all=a) for r, a in enumerate(theirs)]

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The GPU issue's checks on a bare GPU machine that cannot download anything:
+#
+#   scripts/gpu_check.sh DEPS OUT [PART ...]      PART: env tests bench pfllib paper (default: all, in that order)
+#
+# DEPS (git-ignored, prepared on a machine with a network):
+#   DEPS/wheels/   wheels of fedlib's pure-Python dependencies the GPU machine's Python lacks (pip download ...)
+#   DEPS/data/     fedlib's data folder (python -m fedlib fetch-data fills one: MNIST, FashionMNIST)
+#   DEPS/PFLlib/   a checkout of TsingZ0/PFLlib, for the `pfllib` part (optional)
+# OUT: every result, log and timing goes here (OUT/results is the results folder, OUT/*.log the logs).
+# It uses the torch the machine already has (pip install --no-deps -e .), and FEDLIB_DEVICE=cuda for everything;
+# FEDLIB_DEVICE=cpu runs the same path on a CPU (what tests/test_gpu_check.py does with the `env` part).
+# Each part fits within 10 minutes; `paper` resumes through the runs' checkpoints when called again.
+set -euo pipefail
+usage() { echo "usage: $0 DEPS OUT [env|tests|bench|pfllib|paper ...]" >&2; exit 2; }
+[ $# -ge 2 ] || usage
+DEPS="$1"; OUT="$2"; shift 2
+PARTS=("$@"); [ ${#PARTS[@]} -gt 0 ] || PARTS=(env tests bench pfllib paper)
+for part in "${PARTS[@]}"; do
+  case "$part" in env|tests|bench|pfllib|paper) ;; *) echo "unknown part '$part'" >&2; usage ;; esac
+done
+[ -d "$DEPS" ] || { echo "DEPS folder '$DEPS' does not exist (it holds wheels/, data/ and PFLlib/)" >&2; exit 2; }
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"; DEPS="$(cd "$DEPS" && pwd)"
+PY="${PYTHON:-python3}"
+export FEDLIB_DEVICE="${FEDLIB_DEVICE:-cuda}" FEDLIB_DATA="$DEPS/data" FEDLIB_RESULTS="$OUT/results"
+export FEDLIB_CHECKPOINT_SECONDS="${FEDLIB_CHECKPOINT_SECONDS:-120}"
+cd "$ROOT"
+
+for part in "${PARTS[@]}"; do
+  echo ">> $part ($(date -u +%H:%M:%S))"
+  case "$part" in
+    env)
+      "$PY" -m pip install -q --no-deps -e . > "$OUT/env.log" 2>&1
+      missing=$("$PY" - <<'EOF'
+import importlib
+names = {"numpy": "numpy", "scipy": "scipy", "matplotlib": "matplotlib", "seaborn": "seaborn", "tqdm": "tqdm",
+         "papermill": "papermill", "jupytext": "jupytext", "nbval": "nbval", "pytest": "pytest",
+         "ipykernel": "ipykernel", "pingouin": "pingouin", "dp_accounting": "dp-accounting"}
+print(" ".join(pkg for mod, pkg in names.items() if importlib.util.find_spec(mod) is None))
+EOF
+)
+      if [ -n "$missing" ]; then
+        "$PY" -m pip install -q --no-index --find-links "$DEPS/wheels" $missing >> "$OUT/env.log" 2>&1
+      fi
+      "$PY" -c "import torch, fedlib.engine as e; print('torch', torch.__version__, 'cuda', torch.version.cuda, \
+'device', e.resolve_device('auto'), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')" \
+        | tee -a "$OUT/env.log"
+      (nvidia-smi || true) > "$OUT/nvidia-smi.txt" 2>&1
+      ;;
+    tests)
+      "$PY" -m pytest tests -q -x -p no:cacheprovider > "$OUT/tests.log" 2>&1 || true
+      tail -3 "$OUT/tests.log"
+      ;;
+    bench)
+      "$PY" benchmarks/bench_round.py --device "$FEDLIB_DEVICE" > "$OUT/bench_round.log" 2>&1
+      tail -5 "$OUT/bench_round.log"
+      ;;
+    pfllib)
+      if [ -d "$DEPS/PFLlib/system" ]; then
+        "$PY" benchmarks/bench_pfllib.py "$DEPS/PFLlib" --device "$FEDLIB_DEVICE" > "$OUT/bench_pfllib.log" 2>&1 || true
+        tail -3 "$OUT/bench_pfllib.log"
+      else
+        echo "no PFLlib checkout in $DEPS/PFLlib: part skipped" | tee "$OUT/bench_pfllib.log"
+      fi
+      ;;
+    paper)  # what the CPU budget left out, in the paper-scale issue's order; each set resumes where it stopped
+      for set in fedcr_table2_n2 fedcr_table9 fedprof_fig1 fedprof_alpha fedrd_table1; do
+        timeout 540 env OMP_NUM_THREADS=4 "$PY" scripts/paper_runs.py "$set" >> "$OUT/paper_runs.log" 2>&1 || break
+      done
+      tail -5 "$OUT/paper_runs.log"
+      ;;
+  esac
+done
+echo ">> done: results, logs and timings in $OUT"

@@ -1,0 +1,46 @@
+"""The GPU issue's script and switch, as far as a CPU can check them: arguments, FEDLIB_DEVICE, device-keyed runs."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fedlib import engine, paper
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "gpu_check.sh"
+
+
+def _run(*args, env=None):
+    return subprocess.run(["bash", str(SCRIPT), *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHON": sys.executable, **(env or {})})
+
+
+def test_the_script_refuses_bad_arguments_before_doing_anything(tmp_path):
+    assert _run().returncode == 2
+    assert "unknown part" in _run(tmp_path, tmp_path / "out", "benchmark").stderr
+    missing = _run(tmp_path / "nowhere", tmp_path / "out")
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_env_part_runs_on_the_cpu_through_the_same_path(tmp_path):
+    (tmp_path / "deps" / "wheels").mkdir(parents=True)
+    res = _run(tmp_path / "deps", tmp_path / "out", "env", env={"FEDLIB_DEVICE": "cpu"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "device cpu" in (tmp_path / "out" / "env.log").read_text()
+
+
+def test_fedlib_device_decides_auto_and_the_cache_key_keeps_devices_apart(monkeypatch):
+    monkeypatch.setenv("FEDLIB_DEVICE", "cpu")
+    assert engine.resolve_device("auto").type == "cpu"
+    auto = paper.table1_config("mnist", "FedAvg")
+    assert auto.key() == paper.table1_config("mnist", "FedAvg", device="cpu").key()
+    assert auto.key() != paper.table1_config("mnist", "FedAvg", device="cuda").key()
+    monkeypatch.setenv("FEDLIB_DEVICE", "tpu9")
+    with pytest.raises(ValueError, match="FEDLIB_DEVICE"):
+        engine.resolve_device("auto")
+    if not engine.torch.cuda.is_available():
+        monkeypatch.setenv("FEDLIB_DEVICE", "cuda")
+        with pytest.raises(ValueError, match="no CUDA device"):
+            engine.resolve_device("auto")
