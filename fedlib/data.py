@@ -141,7 +141,7 @@ def _torchvision_download(cls_name: str, root: Path) -> dict | None:
 def _mnist_from_pickle(path: Path) -> dict:
     with gzip.open(path, "rb") as f:
         train, valid, test = pickle.load(f, encoding="latin1")
-    to_u8 = lambda a: np.round(np.asarray(a, dtype=np.float64) * 256).clip(0, 255).astype(np.uint8)
+    to_u8 = lambda a: np.round(np.asarray(a, dtype=np.float64) * 256).clip(0, 255).astype(np.uint8)  # noqa: E731
     return {"x_train": to_u8(np.concatenate([train[0], valid[0]])).reshape(-1, 28, 28),
             "y_train": np.concatenate([train[1], valid[1]]).astype(np.uint8),
             "x_test": to_u8(test[0]).reshape(-1, 28, 28), "y_test": np.asarray(test[1]).astype(np.uint8)}

@@ -90,7 +90,7 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
     md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     md += ["| " + " | ".join(_cell(r[c]) for c in cols) + " |" for r in rows]
     (out / f"{name}.md").write_text("\n".join(md) + "\n")
-    esc = lambda s: _cell(s).replace("_", r"\_").replace("%", r"\%").replace("±", r"$\pm$")
+    esc = lambda s: _cell(s).replace("_", r"\_").replace("%", r"\%").replace("±", r"$\pm$")  # noqa: E731
     tex = [r"\begin{tabular}{" + "l" * len(cols) + "}", r"\hline", " & ".join(esc(c) for c in cols) + r" \\",
            r"\hline"] + [" & ".join(esc(r[c]) for c in cols) + r" \\" for r in rows] + [r"\hline", r"\end{tabular}"]
     (out / f"{name}.tex").write_text("\n".join(tex) + "\n")

@@ -51,7 +51,7 @@ def _snapshot(ctx, alg, local_heads=None) -> Snapshot:
             labels.append(data.y[row, :n].cpu())
             heads.append((g.params["head.weight"][row].cpu().clone(), g.params["head.bias"][row].cpu().clone()))
     order = torch.cat([g.clients for g in ctx.population.groups]).argsort().tolist()
-    pick = lambda xs: [xs[i] for i in order]
+    pick = lambda xs: [xs[i] for i in order]  # noqa: E731
     return Snapshot(pick(feats), pick(labels), pick(heads), local_heads,
                     _accuracy(alg.population, ctx.fed.train), _accuracy(alg.population, ctx.fed.test))
 

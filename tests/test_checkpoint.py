@@ -1,5 +1,4 @@
 """Runs that survive a kill: a run killed mid-way resumes from its checkpoint to a bit-identical result."""
-import json
 import os
 import subprocess
 import sys

@@ -74,3 +74,13 @@ def test_a_local_ray_cluster_is_capped(monkeypatch):
     monkeypatch.setenv("FEDLIB_RAY_CPUS", "0")
     with pytest.raises(ValueError, match="FEDLIB_RAY_CPUS"):
         sweep.local_cluster_cpus()
+
+
+def test_run_prints_the_accuracy_after_the_final_fine_tune_beside_the_last_rounds():
+    # before: only the last round's metrics were printed, so FedCR printed 0.676 where the fine-tuned 0.739 counted
+    from fedlib.__main__ import printed_metrics
+
+    res = {"rounds": {"acc_mean": [0.5, 0.676], "participants": [[0]]}, "final": {"acc_mean": 0.739, "client_acc": [1]}}
+    out = printed_metrics(res)
+    assert out == {"last_round": {"acc_mean": 0.676}, "after_final_finetune": {"acc_mean": 0.739}}
+    assert printed_metrics({"rounds": {"acc_mean": [0.5]}}) == {"last_round": {"acc_mean": 0.5}}

@@ -46,7 +46,7 @@ def test_pathological_partition_gives_k_distinct_balanced_classes():
 
 
 def test_pathological_draws_differ_between_seeds():
-    draw = lambda s: data.pathological(_labels(30), _labels(30), 50, 2, 10, torch.Generator().manual_seed(s))[2]
+    draw = lambda s: data.pathological(_labels(30), _labels(30), 50, 2, 10, torch.Generator().manual_seed(s))[2]  # noqa: E731
     assert draw(0) != draw(1)
 
 

@@ -1,5 +1,4 @@
 """Ditto: the global model is FedAvg's, the personal one is pulled towards the global model it received."""
-import pytest
 import torch
 
 from fedlib import experiments as ex
