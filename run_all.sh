@@ -6,6 +6,11 @@
 # FEDLIB_SWEEP_BACKEND=ray (and FEDLIB_RAY_ADDRESS=auto or ray://host:10001 for an existing cluster) hands every
 # notebook's sweep to Ray; the notebooks then read the results from the shared cache ($FEDLIB_RESULTS).
 set -euo pipefail
+# relative folders name places under where the command was run, for the notebooks (which run in notebooks/) too
+for var in FEDLIB_FIGURES FEDLIB_RESULTS FEDLIB_DATA; do
+  value="${!var:-}"
+  if [ -n "$value" ] && [ "${value#/}" = "$value" ]; then export "$var=$PWD/$value"; fi
+done
 cd "$(dirname "$0")"
 source scripts/env.sh
 PROFILE="${FEDLIB_PROFILE:-quick}"

@@ -12,6 +12,7 @@ import functools
 import gzip
 import io
 import json
+import sys
 from pathlib import Path
 
 from .paths import project_root
@@ -21,11 +22,23 @@ def folder() -> Path:
     return project_root() / "archive"
 
 
+class ArchiveError(ValueError):
+    """A shipped archive file that cannot be read (truncated, or a damaged line)."""
+
+
 @functools.lru_cache(maxsize=4)
 def _index(root: Path) -> dict[tuple[str, str], dict]:
+    """Every readable shipped run. A damaged file is named on stderr and left out, so it blocks nothing else: the
+    runs it held are computed again where needed."""
     found = {}
     for path in sorted(root.glob("*.jsonl.gz")):
-        for result in read(path):
+        try:
+            results = read(path)
+        except ArchiveError as err:
+            print(f"fedlib: {err}; its runs are left out (restore it with `git checkout -- {path.name}` in "
+                  f"{path.parent}, or repack it with scripts/paper_runs.py SET --pack)", file=sys.stderr)
+            continue
+        for result in results:
             found[(result["config"]["method"], result["key"])] = result
     return found
 
@@ -52,8 +65,23 @@ def longer(cfg) -> dict | None:
 
 
 def read(path: Path) -> list[dict]:
-    with gzip.open(path, "rt") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """The runs of one archive file; ArchiveError naming the file (and line) if it is damaged."""
+    out = []
+    try:
+        with gzip.open(path, "rt") as f:
+            for number, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    result = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise ArchiveError(f"{path}, line {number}: not a run ({err.msg})") from None
+                if not isinstance(result, dict) or not {"config", "key", "rounds"} <= set(result):
+                    raise ArchiveError(f"{path}, line {number}: not a run (no config, key or rounds)")
+                out.append(result)
+    except (EOFError, OSError, UnicodeDecodeError) as err:  # gzip's: truncated, or not gzip at all
+        raise ArchiveError(f"{path} is damaged ({type(err).__name__}: {err})") from None
+    return out
 
 
 def write(path: Path, results: list[dict]) -> None:

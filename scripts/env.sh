@@ -18,3 +18,11 @@ if ! (cd "$ROOT" && has_all "$PY"); then
   "$PY" -m pip install -q -e "$ROOT[cluster,test]"
 fi
 export PY ROOT
+# every entry point must run this checkout's fedlib: papermill starts kernels in notebooks/, where an interpreter
+# whose editable fedlib is another clone would import that one (and write that clone's figures/)
+owner="$(cd "$ROOT/notebooks" && "$PY" -c 'import fedlib, os; print(os.path.dirname(os.path.dirname(os.path.realpath(fedlib.__file__))))')"
+if [ "$owner" != "$(cd "$ROOT" && pwd -P)" ]; then
+  echo "the interpreter $PY imports fedlib from $owner, not from this checkout ($ROOT): install this one" \
+       "($PY -m pip install -e $ROOT) or unset FEDLIB_PYTHON" >&2
+  exit 2
+fi

@@ -58,3 +58,26 @@ def test_a_shorter_run_is_read_as_the_first_rounds_of_a_shipped_longer_run(tmp_p
     monkeypatch.delenv("FEDLIB_SHIPPED_PREFIXES")
     monkeypatch.setattr(algorithms.REGISTRY["fedavg"], "version", 99)  # a new version: the shipped run is stale
     assert archive.longer(tiny(2)) is None
+
+
+def test_a_damaged_archive_file_is_named_and_blocks_nothing_else(tmp_path, monkeypatch, capsys):
+    # before: a truncated archive/*.jsonl.gz or one bad line made every uncached run fail with a bare EOFError or
+    # JSONDecodeError naming no file
+    import gzip
+
+    from fedlib import archive
+
+    good = {"config": {"method": "fedavg"}, "key": "k1", "rounds": {}}
+    archive.write(tmp_path / "good.jsonl.gz", [good])
+    data = (tmp_path / "good.jsonl.gz").read_bytes()
+    (tmp_path / "truncated.jsonl.gz").write_bytes(data[:len(data) // 2])
+    with gzip.open(tmp_path / "badline.jsonl.gz", "wt") as f:
+        f.write('{"config": {"method": "fedavg"}, "key": "k2", "rounds": {}}\n{"config": tru\n')
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path)
+    archive._index.cache_clear()
+    try:
+        assert archive.find("fedavg", "k1") == good and archive.find("fedavg", "k2") is None
+        err = capsys.readouterr().err
+        assert "truncated.jsonl.gz is damaged" in err and "badline.jsonl.gz, line 2" in err
+    finally:
+        archive._index.cache_clear()

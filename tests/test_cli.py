@@ -84,3 +84,35 @@ def test_run_prints_the_accuracy_after_the_final_fine_tune_beside_the_last_round
     out = printed_metrics(res)
     assert out == {"last_round": {"acc_mean": 0.676}, "after_final_finetune": {"acc_mean": 0.739}}
     assert printed_metrics({"rounds": {"acc_mean": [0.5]}}) == {"last_round": {"acc_mean": 0.5}}
+
+
+def test_an_interpreter_whose_fedlib_is_another_checkout_is_refused(tmp_path):
+    # before: FEDLIB_PYTHON with another clone's editable fedlib ran that clone's code and wrote its figures/, exit 0
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    clone = tmp_path / "clone"
+    (clone / "scripts").mkdir(parents=True)
+    (clone / "notebooks").mkdir()
+    shutil.copy(root / "scripts" / "env.sh", clone / "scripts" / "env.sh")
+    (clone / "pyproject.toml").write_text("")
+    done = subprocess.run(["bash", "-c", "source scripts/env.sh"], cwd=clone, capture_output=True, text=True,
+                          env={**os.environ, "FEDLIB_PYTHON": sys.executable})
+    assert done.returncode == 2 and "not from this checkout" in done.stderr and str(root) in done.stderr
+
+
+def test_run_all_refuses_a_number_that_names_no_notebook():
+    # before: ./run_all.sh 04 7 ran 04 and silently ignored 7
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(["bash", str(root / "run_all.sh"), "04", "7"], capture_output=True, text=True,
+                          env={**os.environ, "FEDLIB_PYTHON": sys.executable, "FEDLIB_PROFILE": "smoke"})
+    assert done.returncode == 2 and "no notebook 7" in done.stderr
