@@ -337,20 +337,52 @@ def call_many(fn, calls: list[tuple], cpu_jobs: bool = True) -> list:
     return [fut.result() for fut in pending]
 
 
+class GridError(ValueError):
+    """A sweep spec that does not say what to run."""
+
+
+def _fields_of(d, where: str) -> dict:
+    from dataclasses import fields as dataclass_fields
+
+    if not isinstance(d, dict):
+        raise GridError(f"{where} must be a JSON object of Config fields, got {type(d).__name__}")
+    valid = {f.name for f in dataclass_fields(Config)} | {"paper"}
+    unknown = sorted(set(d) - valid)
+    if unknown:
+        raise GridError(f"{where}: unknown field(s) {unknown}; valid: {sorted(valid)}")
+    return dict(d)
+
+
 def expand_grid(spec) -> list[Config]:
     """A JSON sweep spec: a list of config dicts, or {"base": {...}, "grid": {field: [values], ...}} for the
-    cartesian product (a field "paper": dataset starts from that dataset's paper setting)."""
+    cartesian product (a field "paper": dataset starts from that dataset's paper setting). A grid value that is not
+    a list is one value; unknown keys and fields are refused (GridError, naming them), an empty spec too, and runs
+    that come out the same (by cache key) are run once."""
     import itertools
 
     if isinstance(spec, list):
-        return [Config(**d) for d in spec]
-    base, grid = dict(spec.get("base", {})), spec.get("grid", {})
-    out = []
-    for values in itertools.product(*grid.values()):
-        fields = {**base, **dict(zip(grid, values))}
-        dataset = fields.pop("paper", None)
-        out.append(paper.paper_config(dataset, **fields) if dataset else Config(**fields))
-    return out
+        if not spec:
+            raise GridError("the sweep spec is an empty list: nothing to run")
+        configs = [Config(**_fields_of(d, f"run {i}")) for i, d in enumerate(spec)]
+    else:
+        if not isinstance(spec, dict):
+            raise GridError(f"a sweep spec is a list of configs or {{'base': ..., 'grid': ...}}, got {type(spec).__name__}")
+        unknown = sorted(set(spec) - {"base", "grid"})
+        if unknown or not spec.get("grid") and not spec.get("base"):
+            raise GridError("a sweep spec has the keys 'base' and 'grid'" + (f"; unknown: {unknown}" if unknown else
+                            "; this one names no run (it would run Config's defaults)"))
+        base = _fields_of(spec.get("base", {}), "base")
+        grid = _fields_of(spec.get("grid", {}), "grid")
+        grid = {k: v if isinstance(v, list) else [v] for k, v in grid.items()}
+        empty = [k for k, v in grid.items() if not v]
+        if empty:
+            raise GridError(f"grid: {empty} list no values")
+        configs = []
+        for values in itertools.product(*grid.values()):
+            fields = {**base, **dict(zip(grid, values))}
+            dataset = fields.pop("paper", None)
+            configs.append(paper.paper_config(dataset, **fields) if dataset else Config(**fields))
+    return list({c.key(): c for c in configs}.values())
 
 
 def run_many(configs: list[Config], cache: bool = True, progress: bool = True,

@@ -1,4 +1,5 @@
 import json
+import re
 import os
 import signal
 import subprocess
@@ -173,3 +174,15 @@ def test_call_many_runs_in_the_workers_in_order_and_raises_a_calls_error(monkeyp
         assert sweep.call_many(os.getpid, [(), ()]) == [os.getpid()] * 2
     finally:
         sweep.shutdown_pool()
+
+
+def test_grid_specs_say_what_they_mean():
+    # before: a misspelt top-level key or {} ran Config's defaults (50 clients x 100 rounds), duplicates ran twice,
+    # a misspelt field or a scalar where a list belongs gave a bare TypeError
+    for bad, words in (({}, "names no run"), ({"base": {"rounds": 2}, "gird": {"seed": [0]}}, "unknown: ['gird']"),
+                       ({"grid": {"seeds": [0, 1]}}, "unknown field(s) ['seeds']"), ([], "empty list"),
+                       ([{"metod": "fedavg"}], "run 0: unknown field(s) ['metod']"), ("fedavg", "got str")):
+        with pytest.raises(sweep.GridError, match=re.escape(words)):
+            sweep.expand_grid(bad)
+    cfgs = sweep.expand_grid({"base": {"paper": "mnist", "rounds": 3}, "grid": {"seed": [0, 0, 1], "method": "fedavg"}})
+    assert [(c.method, c.seed) for c in cfgs] == [("fedavg", 0), ("fedavg", 1)]
