@@ -51,6 +51,7 @@ def _population(cfg: Config, fed: data.Federation, device: torch.device) -> engi
 def setup(cfg: Config):
     """Data, population and algorithm of a config, ready for round 0. Seeds torch's global generator (dropout,
     augmentation) with the config's seed last, so every driver starts from the same state."""
+    Config(**asdict(cfg))  # checked again: a field changed after the Config was built (cfg.lr = -0.1) is refused
     alg = algorithms.make(cfg.method, **cfg.options)
     device = engine.resolve_device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -169,6 +170,7 @@ def run_live(cfg: Config, progress: bool = False):
 def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
     """Run (or load) one experiment. Returns {"config", "rounds": {metric: [per round]}, "client_acc", ...};
     with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune."""
+    Config(**asdict(cfg))  # a Config changed after it was built is checked again before anything is read or run
     if cache and (found := store.load(cfg)) is not None:
         return provenance.note(found)
     if cache:

@@ -110,3 +110,24 @@ def test_building_a_config_leaves_torchs_random_state_alone():
     torch.manual_seed(3)
     ex.Config(method="fedavg", model="cnn_mnist_flexible", **TINY)  # the model/data fit is checked with a model
     assert torch.equal(torch.rand(3), expected)
+
+
+def test_a_config_changed_after_it_was_built_is_checked_again_before_running():
+    # before: cfg.lr = -0.1 after construction ran and cached garbage
+    from fedlib import experiments as ex
+    from fedlib import paper as _paper
+
+    cfg = _paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1)
+    cfg.lr = -0.1
+    with pytest.raises(ValueError, match="Config.lr"):
+        ex.run(cfg, cache=False, progress=False)
+
+
+@pytest.mark.parametrize("method", ["feddm", "fedrd"])
+@pytest.mark.parametrize("option", [{"server_lr": -0.01}, {"syn_lr": 0.0}, {"syn_momentum": 1.5}])
+def test_distillation_options_out_of_range_are_refused_by_name(method, option):
+    # before: a negative server learning rate of FedDM / FedRD was accepted and ran
+    from fedlib import algorithms
+
+    with pytest.raises(ValueError, match=f"option {next(iter(option))}"):
+        algorithms.make(method, **option)

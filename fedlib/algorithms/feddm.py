@@ -20,7 +20,7 @@ import torch
 
 from .. import distill, engine
 from ..messages import Message
-from .base import Algorithm, Context, Reply, at_least, one_of
+from .base import Algorithm, Context, Reply, above, at_least, between, one_of
 
 DISTILL_SALT = 104_729  # the generator stream of the synthetic sets, apart from batch orders and selection
 
@@ -32,7 +32,8 @@ class FedDM(Algorithm):
                     server_optimizer="adam")
     rules = dict(dpc=at_least(1), iterations=at_least(0), real_batch=at_least(1), rho=at_least(0),
                  init=one_of("real", "random"), server_epochs=at_least(0), server_batch=at_least(1),
-                 server_optimizer=one_of("adam", "sgd"))
+                 server_optimizer=one_of("adam", "sgd"), syn_lr=above(0), syn_momentum=between(0, 1, low_open=False),
+                 server_lr=above(0))
     supports_partial = True
 
     def init(self, ctx: Context) -> None:
