@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 
 import pytest
@@ -186,3 +187,38 @@ def test_grid_specs_say_what_they_mean():
             sweep.expand_grid(bad)
     cfgs = sweep.expand_grid({"base": {"paper": "mnist", "rounds": 3}, "grid": {"seed": [0, 0, 1], "method": "fedavg"}})
     assert [(c.method, c.seed) for c in cfgs] == [("fedavg", 0), ("fedavg", 1)]
+
+
+def test_pool_workers_exit_when_their_driver_is_killed_outright():
+    # before: after a kill -9 of a sweep's driver, its workers lived on (about 670 MB each) for minutes
+    import time
+
+    driver = textwrap.dedent("""
+        import time
+        from fedlib import sweep
+        pool = sweep._worker_pool(2)
+        pool.submit(time.sleep, 60)
+        pool.submit(time.sleep, 60)
+        time.sleep(3)
+        print(" ".join(str(p) for p in pool._processes), flush=True)
+        time.sleep(120)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", driver], stdout=subprocess.PIPE, text=True)
+    workers = [int(p) for p in proc.stdout.readline().split()]
+    assert len(workers) == 2
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 20
+    alive = workers
+    while alive and time.time() < deadline:
+        time.sleep(0.5)
+        alive = [p for p in workers if _alive(p)]
+    assert not alive, f"workers {alive} outlived their driver"
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
