@@ -401,6 +401,28 @@ def expand_grid(spec) -> list[Config]:
     return list({c.key(): c for c in configs}.values())
 
 
+class NotShipped(RuntimeError):
+    """Paper-profile runs that are neither cached nor shipped, in a notebook that must not compute them itself."""
+
+
+def require_shipped(configs: list[Config], profile: str, driver: str) -> None:
+    """In the paper profile a notebook redraws what is cached or shipped in archive/ and never starts hours of
+    computing on its own: with runs missing it stops here, listing them and the command that computes them
+    (`driver`), unless FEDLIB_COMPUTE=1 asks it to compute them itself. Other profiles compute as usual."""
+    compute = os.environ.get("FEDLIB_COMPUTE", "0")
+    if compute not in ("0", "1"):
+        raise ValueError(f"FEDLIB_COMPUTE must be 0 or 1, got {compute!r}")
+    if profile != "paper" or compute == "1":
+        return
+    missing = [c for c in configs if not ex.is_cached(c)]
+    if missing:
+        shown = "\n".join(f"  {c.label()} ({c.rounds} rounds, key {c.key()})" for c in missing[:20])
+        more = f"\n  ... and {len(missing) - 20} more" if len(missing) > 20 else ""
+        raise NotShipped(f"{len(missing)} of {len(configs)} paper-profile runs are not cached or shipped:\n{shown}{more}\n"
+                         f"compute them with {driver} (then --pack them into archive/), or set FEDLIB_COMPUTE=1 to "
+                         f"compute them in this notebook")
+
+
 def run_many(configs: list[Config], cache: bool = True, progress: bool = True,
              shipped_prefixes: bool = False) -> list[dict]:
     """Run a sweep (finished runs come from the cache) and return every result. The backend is $FEDLIB_SWEEP_BACKEND

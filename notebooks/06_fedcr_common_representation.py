@@ -103,6 +103,7 @@ if ex.dataset_available("mnist"):
     upfront += [table1_setting(m, sd) for m in ("fedcr", "fedcr_na") for sd in S["table1"]["seeds"]]
 unique = list({c.key(): c for c in upfront}.values())
 print(f"{len(unique)} runs")
+sweep.require_shipped(unique, profile, "scripts/paper_runs.py fedcr_table2_n1 (and the other fedcr_* sets)")
 sweep.run_many(unique)
 
 # %% [markdown]

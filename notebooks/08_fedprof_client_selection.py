@@ -86,6 +86,7 @@ C0 = S["fractions"][-1]
 alphas = {a: [config("FedProf (partial)", C0, sd, options={"alpha": a}) for sd in S["seeds"]] for a in S["alphas"]}
 unique = list({c.key(): c for group in (table3, fig1, alphas) for cs in group.values() for c in cs}.values())
 print(f"{len(unique)} runs")
+sweep.require_shipped(unique, profile, "scripts/paper_runs.py fedprof_table3 (and fedprof_fig1, fedprof_alpha)")
 done = dict(zip([c.key() for c in unique], sweep.run_many(unique)))
 results = lambda cfgs: [done[c.key()] for c in cfgs]  # noqa: E731
 

@@ -222,3 +222,18 @@ def _alive(pid):
             return f.read().split()[2] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_the_paper_profile_lists_missing_runs_instead_of_computing_them(monkeypatch):
+    from fedlib import paper
+
+    cfgs = [paper.paper_config("mnist", "fedavg", rounds=3, seed=s) for s in (0, 1)]
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    with pytest.raises(sweep.NotShipped, match=r"(?s)2 of 2 paper-profile runs.*scripts/paper_runs.py X"):
+        sweep.require_shipped(cfgs, "paper", "scripts/paper_runs.py X")
+    sweep.require_shipped(cfgs, "quick", "-")  # other profiles compute
+    monkeypatch.setenv("FEDLIB_COMPUTE", "1")
+    sweep.require_shipped(cfgs, "paper", "-")
+    monkeypatch.setenv("FEDLIB_COMPUTE", "yes")
+    with pytest.raises(ValueError, match="FEDLIB_COMPUTE"):
+        sweep.require_shipped(cfgs, "paper", "-")
