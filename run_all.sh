@@ -45,9 +45,12 @@ for nb in "${selected[@]}"; do
   name="$(basename "$nb")"
   echo ">> $name (profile $PROFILE)"
   start=$SECONDS
+  touch "build/notebooks/$name.incomplete"  # removed once the notebook has run to its end (the book reads it)
   FEDLIB_PROFILE="$PROFILE" "$PY" -m papermill --cwd notebooks -k python3 -p profile "$PROFILE" \
     "$nb" "build/notebooks/$name"
+  rm -f "build/notebooks/$name.incomplete"
   echo "   done in $((SECONDS - start)) s"
 done
 FEDLIB_PROFILE="$PROFILE" "$PY" -m fedlib claims
+"$PY" -m fedlib book  # build/book/index.html: the executed notebooks, the claims and the docs
 echo ">> figures and tables are in figures/"

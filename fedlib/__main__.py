@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("names", nargs="*", default=["mnist", "fashion_mnist"])
     sub.add_parser("list", help="methods with their options, datasets (and whether their files are here), profiles")
     sub.add_parser("claims", help="collect every notebook's claims into figures/claims.csv and figures/claims.md")
+    sub.add_parser("book", help="build the browsable book of the executed notebooks (build/notebooks) into build/book/")
     ch = sub.add_parser("check", help="re-run the first rounds of shipped runs (archive/) and compare")
     ch.add_argument("--rounds", type=int, default=2)
     ch.add_argument("--per-file", type=int, default=2, help="runs replayed per archive file")
@@ -162,6 +163,12 @@ def dispatch(args) -> int:
         return fetch_data(args.names)
     if args.cmd == "list":
         list_everything()
+        return 0
+    if args.cmd == "book":
+        from . import book
+
+        index = book.build()
+        print(f"the book: {index} (open it in a browser; it works offline)")
         return 0
     if args.cmd == "claims":
         from . import claims

@@ -2,7 +2,7 @@
 # creating .venv (pip install -e .) if none is there yet. FEDLIB_PYTHON=/path/to/python uses that one instead.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-has_all() { "$1" -c "import fedlib, torch, torchvision, papermill, jupytext, nbval, scipy, seaborn, tqdm, pingouin, dp_accounting, ray, ruff" 2>/dev/null; }
+has_all() { "$1" -c "import fedlib, torch, torchvision, papermill, nbconvert, jupytext, nbval, scipy, seaborn, tqdm, pingouin, dp_accounting, ray, ruff" 2>/dev/null; }
 if [ -n "${FEDLIB_PYTHON:-}" ]; then
   PY="$FEDLIB_PYTHON"
 else
