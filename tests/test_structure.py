@@ -56,3 +56,16 @@ def test_no_function_is_longer_than_60_lines():
             for p in FEDLIB.rglob("*.py") for n in ast.walk(ast.parse(p.read_text()))
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno - n.lineno + 1 > 60]
     assert not long, long
+
+
+def test_a_method_in_the_algorithms_package_registers_itself_and_others_do_not():
+    # before: adding a method needed two edits in fedlib/algorithms/__init__.py
+    from fedlib.algorithms import REGISTRY, Algorithm
+
+    probe = type("Probe", (Algorithm,), {"name": "probe_method", "__module__": "fedlib.algorithms.probe"})
+    try:
+        assert REGISTRY["probe_method"] is probe
+        outside = type("Outside", (Algorithm,), {"name": "outside_method", "__module__": "tests.somewhere"})
+        assert "outside_method" not in REGISTRY and outside.name == "outside_method"
+    finally:
+        REGISTRY.pop("probe_method", None)

@@ -183,7 +183,12 @@ class Context:
         return self.for_each_client(clients, fit, write_back=True)
 
 
+REGISTRY: dict[str, type["Algorithm"]] = {}  # method name -> class (fedlib.algorithms re-exports it)
+
+
 class Algorithm:
+    """A method. A subclass that sets its own `name` in a module of fedlib/algorithms/ registers itself when it is
+    defined (a new method is one new file there); a class defined elsewhere is added with `REGISTRY[name] = cls`."""
     name = "base"
     defaults: dict = {}
     rules: dict = {}  # option -> (predicate, description), beyond the type its default gives
@@ -191,6 +196,14 @@ class Algorithm:
     supports_partial = False  # whether it runs with participation < 1
     final_round = False  # True: the final fine-tune is one more protocol round (round `rounds`) through the ledger,
     # in which `configure` picks every client and `client_update` trains `final_epochs` epochs (Ditto)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__ and cls.__module__.startswith("fedlib.algorithms."):
+            if cls.name in REGISTRY and REGISTRY[cls.name] is not cls:
+                raise ValueError(f"two methods are named {cls.name!r}: {REGISTRY[cls.name].__module__} and "
+                                 f"{cls.__module__}")
+            REGISTRY[cls.name] = cls
 
     def __init__(self, **options):
         self.check_options(options)
