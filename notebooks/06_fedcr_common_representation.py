@@ -35,8 +35,10 @@
 # The quick profile shrinks the data (10% of each client's share: 49 training and 21 test images instead of 490 and
 # 210), the models (hidden width, V, draws), the rounds and the sweeps, so that the whole notebook runs in minutes
 # on a CPU: its accuracies are far below the paper's, and it compares methods early in training. The paper profile
-# uses the paper's settings and is meant for a GPU (one FashionMNIST round with all the data takes about 8 s on
-# this 2-core CPU, so its 250 rounds x 3 seeds x 8 methods x 2 partitions are days).
+# uses the paper's settings, with each method's learning rate from the authors' run commands and every local step
+# clipped to norm 10 as their code does (`seed_papers.FEDCR_LR`, `FEDCR_CLIP`); Ditto has the authors' final round in
+# which every client trains. Its runs are GPU work (docs/measurements.md has the cost per round on a CPU) and are
+# computed by `scripts/paper_runs.py`, not by this notebook: it redraws what is shipped in `archive/`.
 
 # %% tags=["parameters"]
 import os
@@ -119,7 +121,7 @@ print(f"lambda = {LAM:g} for every Ditto run below")
 
 # %% [markdown]
 # ## A. Table 2 (and its Table 10 standard deviations)
-# Final accuracy: after the 10-epoch fine-tune (the protocol's; Ditto has none, its personal model is its own);
+# Final accuracy: after the 10-epoch fine-tune (the protocol's; Ditto's is the authors' final round, every client);
 # FedAvg is read before the fine-tune and FedAvg-FT is the same run after it. "best" is the best round before the
 # fine-tune. The paper's "FedBABU" row is FedPer in the authors' code (spec §1.3); ours is the real FedBABU, so its
 # paper number is shown for reference only.
