@@ -277,6 +277,13 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
             md.append(f"| {scale} | " + " | ".join(str(sum(r["verdict"] == v for r in at))
                                                     for v in sorted({r['verdict'] for r in rows}))
                       + f" | {sum(str(r.get('borderline')) == 'True' for r in at)} | {len(at)} |")
+    from .seed_papers import NOT_AT_PAPER_SCALE
+
+    gaps = [f"- {nb}: not run at paper scale: {why}" for nb, why in NOT_AT_PAPER_SCALE.items()
+            if any(r["notebook"] == nb for r in rows) and not any(r["notebook"] == nb and r["scale"] == "paper"
+                                                                   for r in rows)]
+    if gaps:
+        md += ["", "Notebooks whose claims have no paper-scale verdict yet:", ""] + gaps
     md += ["", "Each claim at the largest scale it was tested at; the quick verdict beside it is an indication. A "
            "comparison over seeds holds or fails only beyond 2 standard errors of the paired difference over at "
            "least 3 seeds (margin +- SE).", "",
@@ -288,6 +295,8 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
         margin = f" ({_fmt(parse(r['margin']))} +- {_fmt(parse(r['se']))})" if r.get("margin") not in ("", None) else ""
         flag = ", borderline" if str(r.get("borderline")) == "True" else ""
         quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "(this)"
+        if r["scale"] != "paper" and r["notebook"] in NOT_AT_PAPER_SCALE:
+            quick += "; not run at paper scale"
         md.append(f"| {paper} | {where} | {claim} | {show(r['paper_value'])} | {show(r['ours'])} | "
                   f"`{r['rule'].replace('reference', show(r['reference']))}` | **{r['verdict']}**{margin}{flag} | "
                   f"{r['scale']}{runs} | {quick} |")

@@ -350,3 +350,16 @@ def fedprof_run(profile: str, label: str, C: float, seed: int, rounds: int | Non
     partial = label in FEDPROF_PARTIAL
     return fedprof_config(label, C, seed=seed, rounds=rounds or S["partial_rounds" if partial else "full_rounds"],
                           n_clients=S["n_clients"], train_fraction=S["train_fraction"], **over)
+
+
+# Why a notebook's claims have no paper-scale verdict yet (figures/claims.md says so beside each of them); measured
+# costs in docs/measurements.md. Remove a notebook's line when its paper profile has been redrawn from archive/.
+NOT_AT_PAPER_SCALE = {
+    "06_fedcr_common_representation": "its paper runs cost 60 (Table 2 n1), about 60 (n2) and 86 (Table 9) core-hours "
+                                      "on the development CPU, one run up to 10 hours; they wait for a GPU "
+                                      "(scripts/gpu_check.sh ... paper)",
+    "07_fedrd_representation_distillation": "one FashionMNIST run at the paper's size costs more than 22 core-hours on "
+                                            "the development CPU; it waits for a GPU",
+    "08_fedprof_client_selection": "its paper runs (3.9 core-hours for Table 3, 3.3 for Fig. 1) are being computed "
+                                   "by scripts/paper_runs.py and shipped seed by seed",
+}
