@@ -25,8 +25,26 @@ def same_content(py: Path, nb: Path) -> bool:
     return cells(jupytext.read(py)) == cells(jupytext.read(nb))
 
 
-def conflicts(folder: Path) -> list[str]:
+def damaged(folder: Path) -> list[str]:
+    """The .ipynb files that are not notebooks (truncated, or garbage), named, with what to do."""
+    import json
+
     out = []
+    for nb in sorted(folder.glob("[0-9]*.ipynb")):
+        try:
+            if "cells" not in json.loads(nb.read_text()):
+                raise ValueError("no cells")
+        except (ValueError, UnicodeDecodeError) as err:
+            out.append(f"{nb} is not a readable notebook ({type(err).__name__}); restore it with `git checkout -- "
+                       f"{nb.name}` in {nb.parent}, or delete it and run `jupytext --sync {nb.with_suffix('.py').name}` "
+                       f"to rebuild it from its .py")
+    return out
+
+
+def conflicts(folder: Path) -> list[str]:
+    out = damaged(folder)
+    if out:  # jupytext would stop on them with a traceback that names no file
+        return out
     for py in sorted(folder.glob("[0-9]*.py")):
         nb = py.with_suffix(".ipynb")
         if nb.exists() and edited(py) and edited(nb) and not same_content(py, nb):
