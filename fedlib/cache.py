@@ -97,5 +97,26 @@ def check_writable() -> None:
                          f"to a writable folder") from None
 
 
-def save(cfg: Config, result: dict) -> None:
-    write_atomic(path(cfg), result)
+def save(cfg: Config, result: dict) -> Path:
+    """Write a finished result into the cache. If that fails (a full disk, a folder gone read-only), the result is
+    not lost: it goes to `rescue_dir()` instead, and stderr says where and why. Returns where it was written."""
+    target = path(cfg)
+    try:
+        write_atomic(target, result)
+        return target
+    except OSError as err:
+        rescued = rescue_dir() / cfg.method / target.name
+        try:
+            write_atomic(rescued, result)
+        except OSError:
+            raise OSError(f"could not write the result of {cfg.label()} to {target} ({err.strerror or err}) nor to "
+                          f"{rescued}; free some space and run it again") from err
+        print(f"fedlib: could not write {target} ({err.strerror or err}); the result is kept in {rescued}: copy it "
+              f"into {target.parent} once there is room", file=sys.stderr)
+        return rescued
+
+
+def rescue_dir() -> Path:
+    """Where a result goes when the results folder cannot take it ($FEDLIB_RESCUE, default the system's temporary
+    folder)."""
+    return Path(os.environ.get("FEDLIB_RESCUE") or tempfile.gettempdir()) / "fedlib-rescued"

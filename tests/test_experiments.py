@@ -135,3 +135,27 @@ def test_the_first_rounds_of_a_run_are_the_shorter_run():
     dp = {**long, "config": {**long["config"], "options": {"dp": "local"}}}
     with pytest.raises(ValueError, match="budget"):
         ex.first_rounds(dp, 2)
+
+
+def test_a_result_that_cannot_be_written_is_kept_elsewhere_and_said_so(tmp_path, monkeypatch, capsys):
+    # before: a full disk gave Errno 28 with no path, and `fedlib run` lost the computed result
+    import errno
+
+    from fedlib import cache
+
+    cfg = paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1)
+    real = cache.write_atomic
+    primary = cache.path(cfg)
+
+    def full_disk(target, obj):
+        if target == primary:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(target, obj)
+
+    monkeypatch.setattr(cache, "write_atomic", full_disk)
+    monkeypatch.setenv("FEDLIB_RESCUE", str(tmp_path / "rescue"))
+    res = ex.run(cfg, progress=False)
+    kept = tmp_path / "rescue" / "fedlib-rescued" / "fedavg" / primary.name
+    assert kept.exists() and json.loads(kept.read_text())["rounds"] == res["rounds"]
+    err = capsys.readouterr().err
+    assert str(primary) in err and "No space left" in err and str(kept) in err
