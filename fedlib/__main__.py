@@ -89,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("claims", help="collect every notebook's claims into figures/claims.csv and figures/claims.md")
     sub.add_parser("book", help="build the browsable book of the executed notebooks (build/notebooks) into build/book/")
     ch = sub.add_parser("check", help="re-run the first rounds of shipped runs (archive/) and compare")
-    ch.add_argument("--rounds", type=int, default=2)
+    ch.add_argument("--rounds", type=int, default=2,
+                    help="how many first rounds of each shipped run to replay and compare (default 2)")
     ch.add_argument("--per-file", type=int, default=2, help="runs replayed per archive file")
     ch.add_argument("--notebooks", default="01,04", help="cheap notebooks regenerated into build/check/ and compared "
                                                         "with figures/ ('' for none)")
@@ -137,6 +138,12 @@ def list_everything() -> None:
     for name, cls in sorted(algorithms.REGISTRY.items()):
         opts = ", ".join(f"{k}={v!r}" for k, v in cls.defaults.items()) or "no options"
         print(f"  {name:11s} {opts}{'' if cls.supports_partial else '  [full participation only]'}")
+    from . import models
+
+    print("models (Config.model; 'auto' picks the dataset's default):")
+    print("  " + ", ".join(models.MODELS))
+    print("  and families: mlpK (K linear layers), X_flexible (mixed bodies), cnn_mnist_vib_vV, fedcr_mlpW_vV, "
+          "fedcr_cnnW_vV (FedCR's Gaussian layer of dimension V), convnetW, fedrd_projK[_dS]_convnetW (FedRD)")
     print(f"datasets (files in {data.data_dir()}):")
     for name in config.DATASETS:
         here = leaf.files_present(name) if name in leaf.LEAF_DATASETS else data.files_present(name)

@@ -137,7 +137,8 @@ _RULES = {
     "method": ("str", lambda v: True, "a method name"),
     "dataset": ("str", lambda v: v in DATASETS, "one of " + ", ".join(DATASETS)),
     "model": ("str", lambda v: v == "auto" or models.is_known(v), "auto or one of " + ", ".join(models.MODELS)
-              + ", mlpK, X_flexible"),
+              + ", mlpK, X_flexible, cnn_mnist_vib_vV, fedcr_mlpW_vV, fedcr_cnnW_vV, convnetW, "
+              "fedrd_projK[_dS]_convnetW (python -m fedlib list)"),
     "partition": ("str", lambda v: v in ("pathological", "dirichlet", "dirichlet_client", "iid", "dominant"),
                   "pathological, dirichlet, dirichlet_client, iid or dominant"),
     "n_clients": ("int", lambda v: v >= 0, "an integer >= 1 (0: every user of celeba or sent140)"),

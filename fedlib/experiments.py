@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import asdict
 
 import torch
@@ -17,6 +18,9 @@ from . import cache as store
 from .config import Config
 from .messages import Ledger
 from .rounds import RoundResult, run_round
+
+
+FEW_SAMPLES = 5  # fewer training samples than this on a client: setup warns
 
 
 class DivergenceError(RuntimeError):
@@ -57,6 +61,11 @@ def setup(cfg: Config):
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"Config.device={cfg.device!r}, but this machine has no CUDA device; use 'auto' or 'cpu'")
     fed = federation(cfg)
+    fewest = int(fed.train.counts.min())
+    if fewest < FEW_SAMPLES and cfg.dataset != "circle":
+        warnings.warn(f"{cfg.label()}: a client holds only {fewest} training sample(s) (Config.train_fraction="
+                      f"{cfg.train_fraction}, n_clients={cfg.n_clients}); its accuracy will say little. Raise "
+                      f"train_fraction or lower n_clients.", stacklevel=2)
     fed.train, fed.test = fed.train.to(device), fed.test.to(device)
     if fed.server is not None:
         fed.server = fed.server.to(device)

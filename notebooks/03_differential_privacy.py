@@ -125,7 +125,7 @@ for name, s in runs.items():
               f"rate q = {q:.3f}, {s['rounds']} rounds x {steps} steps spends epsilon = {spent:.2f} alone (delta = "
               f"{DELTA}); epsilon grid {f['eps']}, {len(f['seeds'])} seed(s)")
 
-sweep.run_many([cfg for name, s in runs.items() for cfg in configs(name, s)])  # one sweep: every worker busy to the end
+_ = sweep.run_many([cfg for name, s in runs.items() for cfg in configs(name, s)])  # one sweep: every worker busy to the end
 final = {}
 for name, s in runs.items():
     for cfg, res in zip(cs := configs(name, s), sweep.run_many(cs)):

@@ -137,7 +137,7 @@ fig3_sets = [d for d in ("cifar100", "mnist", "fashion_mnist") if d in ("mnist",
 plan = {("fig2", d): fig2_configs(d, SETTINGS["fig2"]) for d in fig2_sets}
 plan.update({("fig3", d): fig3_configs(d, SETTINGS["fig3"]) for d in fig3_sets})
 # every run of both figures in one sweep, so that the worker processes (one per core) stay busy to the end
-sweep.run_many([c for by_label in plan.values() for cs in by_label.values() for c in cs])
+_ = sweep.run_many([c for by_label in plan.values() for cs in by_label.values() for c in cs])
 fig2 = {d: {lab: sweep.run_many(cs) for lab, cs in plan["fig2", d].items()} for d in fig2_sets}
 speed = {d: faster_statement(f"Fig. 2, {d}", by_label) for d, by_label in fig2.items()}
 verdict = "FedLog and FedLog-C converge faster (mean accuracy over rounds above LG-FedAvg 1's and FedProto's): " + \

@@ -106,7 +106,7 @@ if ex.dataset_available("mnist"):
 unique = list({c.key(): c for c in upfront}.values())
 print(f"{len(unique)} runs")
 sweep.require_shipped(unique, profile, "scripts/paper_runs.py fedcr_table2_n1 (and the other fedcr_* sets)")
-sweep.run_many(unique)
+_ = sweep.run_many(unique)  # the results are read from the cache below
 
 # %% [markdown]
 # ## Ditto's lambda: chosen on seed 0 from Ditto's grid, then frozen
@@ -127,7 +127,7 @@ print(f"lambda = {LAM:g} for every Ditto run below")
 # paper number is shown for reference only.
 
 # %%
-sweep.run_many([config(d, "Ditto", p, sd, lam=LAM) for d, p in columns for sd in S["seeds"]])
+_ = sweep.run_many([config(d, "Ditto", p, sd, lam=LAM) for d, p in columns for sd in S["seeds"]])
 table2 = {}
 for d, p in columns:
     cfgs = [config(d, lab, p, sd, lam=LAM) for lab in LABELS for sd in S["seeds"]]

@@ -131,3 +131,12 @@ def test_distillation_options_out_of_range_are_refused_by_name(method, option):
 
     with pytest.raises(ValueError, match=f"option {next(iter(option))}"):
         algorithms.make(method, **option)
+
+
+def test_a_train_fraction_that_leaves_clients_a_few_samples_warns():
+    # before: a tiny train_fraction silently left 2 samples per client
+    from fedlib import experiments as ex
+    from fedlib import paper as _paper
+
+    with pytest.warns(UserWarning, match="only .* training sample"):
+        ex.setup(_paper.paper_config("mnist", "fedavg", n_clients=50, train_fraction=0.002, rounds=1))
