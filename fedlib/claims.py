@@ -1,6 +1,6 @@
 """The claims ledger: every notebook's verdicts on the papers' claims, as rows computed from numbers.
 
-A notebook opens a `Ledger` with its name and profile, records each claim with our number, the number it is
+A notebook opens a `ClaimsLedger` with its name and profile, records each claim with our number, the number it is
 compared with (the paper's, or another of ours) and the rule that decides (e.g. "ours >= reference - 1.5",
 "ours < reference"), and saves. The verdict is computed here from the rule, never typed, and the rule stays in
 the row, so anyone can recompute it (`verdict`). A notebook's rows go to figures/claims/<notebook>_<profile>.csv,
@@ -10,10 +10,10 @@ ran the notebook); smoke rows go under build/smoke/ like all smoke output.
 recomputing every verdict from its row and refusing a file that is damaged or whose verdicts disagree with its rules.
 
 How sure a verdict is (design.md, "Verdicts and scale"): a claim that compares methods or settings is recorded with
-`Ledger.compare`, one number per seed on each side, and decided on the paired differences (rule "paired: ours >
+`ClaimsLedger.compare`, one number per seed on each side, and decided on the paired differences (rule "paired: ours >
 reference"): it holds, or does not hold, only when the mean difference exceeds 2 standard errors over at least 3
 seeds; otherwise it is "within noise", or "indicative (n seeds)" with fewer than 3. The margin and its standard
-error stand in the row. Claims about one exact quantity keep their tolerance rules (`Ledger.record`). Every row
+error stand in the row. Claims about one exact quantity keep their tolerance rules (`ClaimsLedger.record`). Every row
 names its scale (the profile: smoke, quick or paper). A verdict is "borderline" when its margin lies within 10% of
 its decision threshold (paired rows), or when moving every number by 0.5% (relative, `NUDGE`, beyond what another
 processor's rounding does to accuracies) would change it; figures/claims.md counts them.
@@ -128,7 +128,7 @@ def is_borderline(ours, reference, rule: str, verdict_now: str) -> bool:
     return False
 
 @dataclass
-class Ledger:
+class ClaimsLedger:
     notebook: str
     profile: str
     rows: list[Claim] = field(default_factory=list)

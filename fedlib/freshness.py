@@ -114,7 +114,7 @@ def compare_verdicts(new_dir: Path, committed_dir: Path) -> list[str]:
 def regenerate(numbers=CHEAP_NOTEBOOKS, out: Path | None = None) -> list[str]:
     """Run the cheap notebooks in the quick profile into `out` (default build/check/) and compare their tables with
     figures/; one line per stale file, with the command that remakes it. The comparison is exact when the committed
-    files were made on this kind of processor (their ledger's `made_on`, `claims.Ledger.save`). Made on another kind,
+    files were made on this kind of processor (their ledger's `made_on`, `claims.ClaimsLedger.save`). Made on another kind,
     their numbers cannot be compared (a rounding difference grows over a training run: Fig. A.2's p-value at alpha 0
     is 0.0153 on the AVX512 CPU that made it and 0.0109 on an AMD AVX512 one), so then the claims' verdicts are
     compared."""

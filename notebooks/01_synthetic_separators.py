@@ -93,7 +93,7 @@ best = max(METHODS, key=lambda m: acc[m]["test"].mean())
 print(f"highest mean test accuracy over the iteration range: {plots.LABELS[best]}")
 
 # the claims ledger: each verdict computed from the numbers above (figures/claims.csv)
-ledger = claims.Ledger("01_synthetic_separators", profile)
+ledger = claims.ClaimsLedger("01_synthetic_separators", profile)
 others = [m for m in METHODS if m != "fedlog"]
 per_seed_test = {m: [float(v) for v in acc[m]["test"].mean(1)] for m in METHODS}  # one number per seed
 per_seed_gap = {m: [float(v) for v in acc[m]["train"][:, last] - acc[m]["test"][:, last]] for m in METHODS}

@@ -362,7 +362,7 @@ else:
 # ## What the numbers say
 
 # %%
-ledger = claims.Ledger("02_communication_cost", profile)
+ledger = claims.ClaimsLedger("02_communication_cost", profile)
 for d, rows in summary.items():
     rank = sorted(rows, key=lambda m: -rows[m]["accuracy_mean"])
     print(f"{d}: ranking by best-round accuracy (Table 1's reading): " + " > ".join(rank))

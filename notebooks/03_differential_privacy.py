@@ -199,7 +199,7 @@ for name, s in runs.items():
                          for e in s["formal"]["eps"])
         print(f"{name}: the formal variant (a guarantee that holds) reaches {accs} (non-private {ref:.4f})")
 
-ledger = claims.Ledger("03_differential_privacy", profile)
+ledger = claims.ClaimsLedger("03_differential_privacy", profile)
 for mode, paper_eps in (("central", 0.5), ("local", 5.0)):
     names = [n for n in runs if (n, mode, "thm7") in recovery]
     x = [recovery[(n, mode, "thm7")] for n in names]

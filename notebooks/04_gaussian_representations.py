@@ -205,7 +205,7 @@ for r in fc_trained:
     print(f"FedProf Prop. 1, {r['dataset']}: {r['passing_within_class']:.0%} of trained fc1 dimensions pass within "
           f"a class, {r['passing_all_samples']:.0%} over all samples.")
 
-ledger = claims.Ledger("04_gaussian_representations", profile)
+ledger = claims.ClaimsLedger("04_gaussian_representations", profile)
 ledger.record("FedLog", "Eq. 9", "the closed-form log-partition equals numerical integration (relative error < 1e-6)",
               eq9_error, 1e-6, "ours < reference")
 ledger.record("FedLog", "Thm. 2", "two different representation sets with the same summed statistic give the same "

@@ -202,7 +202,7 @@ plots.save_figure(fig, "thm3_5_convergence")
 # ## What the numbers say
 
 # %%
-ledger = claims.Ledger("05_convergence", profile)
+ledger = claims.ClaimsLedger("05_convergence", profile)
 for d, (ours, theirs) in speed.items():
     print(f"Fig. 2 ({d}): mean accuracy over rounds, the lower of FedLog and FedLog-C {ours:.2f}% against the higher "
           f"of LG-FedAvg 1 and FedProto {theirs:.2f}%")

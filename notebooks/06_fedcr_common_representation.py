@@ -308,7 +308,7 @@ if ex.dataset_available("mnist"):
 # FedCR-NA, FedLog) has had about 20 local steps.
 
 # %%
-ledger = claims.Ledger("06_fedcr_common_representation", profile)
+ledger = claims.ClaimsLedger("06_fedcr_common_representation", profile)
 n_rounds = S["rounds"]
 finals = lambda c, lab: [final_acc(r) for r in table2[c][lab]]  # noqa: E731  (one number per seed)
 for c in [c for c in table2 if c[0] == "fashion_mnist"]:

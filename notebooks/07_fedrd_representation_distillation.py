@@ -306,7 +306,7 @@ plots.save_figure(fig, "fednova_toy")
 # round, so the cell prints that spread beside the Table I margins.
 
 # %%
-ledger = claims.Ledger("07_fedrd_representation_distillation", profile)
+ledger = claims.ClaimsLedger("07_fedrd_representation_distillation", profile)
 n_seeds, n_rounds = len(S["seeds"]), SCALE["rounds"]
 seeds_of = lambda lab, f=final_acc: [f(r) for r in results(table1[("fashion_mnist", lab)])]  # noqa: E731
 if ("fashion_mnist", "FedRD") in table1:

@@ -185,7 +185,7 @@ for a, (m, se) in sorted(alpha_best.items()):
 # ## What the numbers say
 
 # %%
-ledger = claims.Ledger("08_fedprof_client_selection", profile)
+ledger = claims.ClaimsLedger("08_fedprof_client_selection", profile)
 per_seed = lambda C, lab, f: [f(r) for r in results(table3[(C, lab)])]  # noqa: E731  (one number per seed)
 best_of = lambda r: 100 * max(r["rounds"]["acc_all"])  # noqa: E731
 target = S["targets"][0]

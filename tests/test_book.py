@@ -62,7 +62,7 @@ def _dom(page):
 def test_the_book_renders_in_a_browser_with_its_figures_and_the_claims_table(tmp_path):
     from fedlib import claims
 
-    ledger = claims.Ledger("01_synthetic_separators", "quick")  # into this test's figures folder (conftest)
+    ledger = claims.ClaimsLedger("01_synthetic_separators", "quick")  # into this test's figures folder (conftest)
     ledger.compare("FedLog", "Fig. 1", "a claim", [1.0, 2.0, 3.0], [0.0, 0.5, 1.0])
     ledger.save()
     claims.write_collected(claims.collect())

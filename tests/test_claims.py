@@ -4,7 +4,7 @@ from fedlib import claims, paths
 
 
 def test_verdicts_come_from_the_rule_and_can_be_recomputed(tmp_path):
-    ledger = claims.Ledger("02_communication_cost", "quick")
+    ledger = claims.ClaimsLedger("02_communication_cost", "quick")
     assert ledger.record("FedLog", "Table 1", "FedLog within 1.5 points", 97.0, 98.15, "ours >= reference - 1.5",
                          paper_value=98.15) == "holds"
     assert ledger.record("FedLog", "Table 1", "FedLog-C cheapest", 4.9e6, 2.9e6, "ours <= reference") == \
@@ -25,13 +25,13 @@ def test_a_notebook_replaces_only_its_own_rows_and_smoke_stays_out_of_figures(tm
         monkeypatch.delenv(env, raising=False)
     monkeypatch.setattr(paths, "_active", "quick")
     for nb in ("01_a", "02_b"):
-        ledger = claims.Ledger(nb, "quick")
+        ledger = claims.ClaimsLedger(nb, "quick")
         ledger.record("P", "Fig. 1", f"{nb} claim", 1.0, 0.0, "ours > reference")
         ledger.save()
-    paper_rows = claims.Ledger("02_b", "paper")
+    paper_rows = claims.ClaimsLedger("02_b", "paper")
     paper_rows.record("P", "Fig. 1", "paper claim", 1.0, 0.0, "ours > reference")
     paper_rows.save()
-    again = claims.Ledger("02_b", "quick")
+    again = claims.ClaimsLedger("02_b", "quick")
     again.record("P", "Fig. 1", "new claim", 0.0, 1.0, "ours > reference")
     again.save()
     rows = claims.collect()
@@ -40,18 +40,18 @@ def test_a_notebook_replaces_only_its_own_rows_and_smoke_stays_out_of_figures(tm
     written = claims.write_collected(rows)
     assert written[0] == tmp_path / "figures" / "claims.csv" and "**does not hold**" in written[1].read_text()
     paths.use_profile("smoke")
-    smoke = claims.Ledger("01_a", "smoke")
+    smoke = claims.ClaimsLedger("01_a", "smoke")
     smoke.record("P", "Fig. 1", "smoke", 1.0, 0.0, "ours > reference")
     assert smoke.save().is_relative_to(tmp_path / "build" / "smoke")
 
 
 def test_a_run_on_some_datasets_keeps_the_other_datasets_claims(tmp_path, monkeypatch):
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    full = claims.Ledger("02_b", "quick")
+    full = claims.ClaimsLedger("02_b", "quick")
     for d in ("mnist", "fashion_mnist"):
         full.record("P", f"Table 1 ({d})", "FedLog-C is best", 1.0, 0.0, "ours > reference")
     full.save()
-    mnist_only = claims.Ledger("02_b", "quick")
+    mnist_only = claims.ClaimsLedger("02_b", "quick")
     mnist_only.record("P", "Table 1 (mnist)", "FedLog-C is best", 0.0, 1.0, "ours > reference")
     rows = claims.read(mnist_only.save(keep_other_where=True))
     assert [(r["where"], r["verdict"]) for r in rows] == [("Table 1 (fashion_mnist)", "holds"),
@@ -67,7 +67,7 @@ def test_rules_cannot_reach_python():
 def test_a_comparison_over_seeds_holds_only_beyond_two_standard_errors_and_one_seed_is_indicative(tmp_path,
                                                                                                monkeypatch):
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    ledger = claims.Ledger("06_x", "paper")
+    ledger = claims.ClaimsLedger("06_x", "paper")
     assert ledger.compare("P", "Table 2", "A beats B", [91.0, 92.0, 93.0], [90.0, 91.1, 92.0]) == "holds"
     assert ledger.compare("P", "Table 2", "A beats B", [91.0, 92.0, 93.0], [92.0, 91.0, 93.2]) == "within noise"
     assert ledger.compare("P", "Table 2", "A beats B", [90.0, 91.0, 92.0], [91.0, 92.1, 93.0]) == "does not hold"
@@ -86,7 +86,7 @@ def test_collecting_recomputes_every_verdict_and_refuses_damaged_files_naming_th
     # before: claims were copied unread: a hand-edited verdict stayed, a header-only file dropped its claims, a
     # truncated one crashed after claims.csv was half rewritten, binary garbage gave a bare UnicodeDecodeError
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    good = claims.Ledger("01_a", "quick")
+    good = claims.ClaimsLedger("01_a", "quick")
     good.record("P", "Fig. 1", "a claim", 1.0, 0.0, "ours > reference")
     path = good.save()
     written = claims.write_collected(claims.collect())
