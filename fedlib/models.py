@@ -347,3 +347,13 @@ def last_layers(model: nn.Module, k: int, option: str = "k") -> list[str]:
                          f"the last {k}")
     keep = set(layers[-k:])
     return [n for n, _ in model.named_parameters() if n.rsplit(".", 1)[0] in keep]
+
+
+def check_deterministic(model: str, method: str) -> None:
+    """Refuse a body ending in FedCR's Gaussian layer (a name ending in _vV) for a method that does not train one:
+    its training logits carry one row per sample drawn. FedCR's baselines use its deterministic twin."""
+    if re.search(r"_v\d+(_flexible)?$", model):
+        twin = re.sub(r"_v\d+", "", model)
+        hint = f"use {twin!r}, the same body without it" if twin != "cnn_mnist_vib" else "use 'cnn_mnist_nodrop'"
+        raise ValueError(f"Config.model={model!r} ends in FedCR's Gaussian layer, which {method} does not train; "
+                         f"{hint}")

@@ -225,15 +225,10 @@ class Algorithm:
     @classmethod
     def check_config(cls, cfg) -> None:
         """Refuse a Config this method cannot run (a model it needs, a setting it contradicts), when it is built.
-        By default: no stochastic model (a body ending in FedCR's Gaussian layer, a name ending in _vV), whose training
-        logits carry one row per sample drawn; FedCR's baselines use its deterministic twin (the name without _vV)."""
-        import re
+        By default: no stochastic model (FedCR's Gaussian layer; `models.check_deterministic`)."""
+        from ..models import check_deterministic
 
-        if re.search(r"_v\d+(_flexible)?$", cfg.model):
-            twin = re.sub(r"_v\d+", "", cfg.model)
-            hint = f"use {twin!r}, the same body without it" if twin != "cnn_mnist_vib" else "use 'cnn_mnist_nodrop'"
-            raise ValueError(f"Config.model={cfg.model!r} ends in FedCR's Gaussian layer, which {cls.name} does not "
-                             f"train; {hint}")
+        check_deterministic(cfg.model, cls.name)
 
     def init(self, ctx: Context) -> None:
         self.ctx = ctx
