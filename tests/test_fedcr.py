@@ -191,8 +191,9 @@ def test_the_protocol_config_follows_sec_5_1_and_refuses_what_it_does_not_know()
     assert (cfg.model, cfg.n_clients, cfg.participation, cfg.pool_split, cfg.batch_size, cfg.local_epochs,
             cfg.final_finetune_epochs, cfg.partition, cfg.train_fraction) == ("fedcr_cnn256_v64", 100, 0.1, 0.7, 48,
                                                                               10, 10, "dirichlet_client", 1.0)
-    for label in ("Ditto", "FedLog"):  # no fine-tune: Ditto's model is its own, FedLog's body trains every round
-        assert sp.fedcr_config("mnist", label, "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 0
+    # FedLog has no fine-tune (its body trains every round); Ditto's is the authors' final round of every client
+    assert sp.fedcr_config("mnist", "FedLog", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 0
+    assert sp.fedcr_config("mnist", "Ditto", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 10
     for bad in [("cifar10", "FedCR", "n1"), ("mnist", "FedSR", "n1"), ("mnist", "FedCR", "n3")]:
         with pytest.raises(ValueError, match="choose from|not|partitions"):
             sp.fedcr_config(*bad, seed=0, rounds=1, width=8, dim=2, lr=0.1)
