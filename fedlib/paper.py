@@ -118,3 +118,32 @@ def table1_config(dataset: str, label: str, **overrides) -> Config:
               if k != "model" or default_model(dataset) == "cnn_mnist"}  # the CIFAR CNN has no dropout
     return paper_config(dataset, method, **{**fields, **overrides,
                                             "options": {**options, **overrides.get("options", {})}})
+
+
+def crosscheck_curves(path) -> dict:
+    """scripts/feddbe_crosscheck.py's CSV as curves: side ("fedlib", "authors") -> accuracy in % [seeds, evaluations]
+    (empty if the file is missing)."""
+    import csv
+    from pathlib import Path
+
+    import numpy as np
+
+    if not Path(path).exists():
+        return {}
+    sides: dict[str, dict[int, list[float]]] = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            sides.setdefault(row["side"], {}).setdefault(int(row["seed"]), []).append(100 * float(row["acc_all"]))
+    return {side: np.array([c for _, c in sorted(by_seed.items())]) for side, by_seed in sides.items()}
+
+
+def crosscheck_agreement(curves: dict):
+    """The cross-check's rule: at each evaluation the difference of the seed means (fedlib minus the authors', in
+    points) lies within 2 standard errors of that difference, or within 0.5 points. Returns (agree, diff, 2 SE)."""
+    import numpy as np
+
+    ours, theirs = curves["fedlib"], curves["authors"]
+    diff = ours.mean(0) - theirs.mean(0)
+    two_se = 2 * np.sqrt(sum(a.var(0, ddof=1) / len(a) for a in (ours, theirs))) if min(len(ours), len(theirs)) > 1 \
+        else np.zeros_like(diff)
+    return np.abs(diff) <= np.maximum(two_se, 0.5), diff, two_se

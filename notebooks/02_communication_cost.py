@@ -332,24 +332,16 @@ if beta_rows:
 # evaluation the difference of the seed means lies within 2 standard errors of the difference (or 0.005).
 
 # %%
-import csv as _csv  # noqa: E402
-
 crosscheck = paths.project_root() / "figures" / "feddbe_crosscheck.csv"
-if crosscheck.exists():
-    with open(crosscheck) as f:
-        cc = list(_csv.DictReader(f))
-    sides = {}
-    for row in cc:
-        sides.setdefault(row["side"], {}).setdefault(int(row["seed"]), []).append(100 * float(row["acc_all"]))
-    panel = {{"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib"}[side]:
-             {"method": "feddbe", "acc": np.array([c for _, c in sorted(by_seed.items())])}
-             for side, by_seed in sides.items()}
-    n_seeds, n_evals = len(sides["fedlib"]), len(next(iter(sides["fedlib"].values())))
-    diff = panel["FedDBE, fedlib"]["acc"].mean(0) - panel["FedDBE, the authors' code"]["acc"].mean(0)
-    se = np.sqrt(sum(p["acc"].var(0, ddof=1) / len(p["acc"]) for p in panel.values()))
-    agree = np.abs(diff) <= np.maximum(2 * se, 0.5)
+curves = paper.crosscheck_curves(crosscheck)
+if curves:
+    panel = {{"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib"}[side]: {"method": "feddbe", "acc": acc}
+             for side, acc in curves.items()}
+    n_seeds, n_evals = curves["fedlib"].shape
+    agree, diff, two_se = paper.crosscheck_agreement(curves)
+    worst = int(np.argmax(np.abs(diff)))
     print(f"{agree.sum()} of {len(agree)} evaluations agree within seed noise; the largest difference "
-          f"{diff[np.argmax(np.abs(diff))]:+.2f} points (2 SE there {2 * se[np.argmax(np.abs(diff))]:.2f})")
+          f"{diff[worst]:+.2f} points (2 SE there {two_se[worst]:.2f})")
     fig = plots.accuracy_curves({"MNIST, Table 1's federation": panel}, "FedDBE: our code against its authors' "
                                 "(accuracy over all test samples)", ylabel="test accuracy, all samples (%)",
                                 xlabel="evaluation (after this many rounds of training)")

@@ -17,11 +17,10 @@ What each side runs:
   does after the initialisation round.
 The metric on both sides is the accuracy over all test samples (their "Averaged Test Accuracy", our `acc_all`).
 
-Agreement rule: at each of the R + 1 evaluations, the difference of the two sides' means over the seeds must lie
-within 2 standard errors of that difference, sqrt(sd_ours^2 / n + sd_theirs^2 / n), or within 0.005 (one test
-prediction in 2 of 10,000 moves the pooled accuracy by 1e-4, so the floor covers rounds where the seeds agree
-closely on both sides). The script prints how many evaluations pass, and writes the curves (CSV: side, seed, round,
-acc_all) that notebook 02 draws.
+Agreement rule (`paper.crosscheck_agreement`): at each of the R + 1 evaluations, the difference of the two sides'
+means over the seeds must lie within 2 standard errors of that difference, sqrt(sd_ours^2 / n + sd_theirs^2 / n),
+or within 0.5 points (a floor for evaluations where the seeds agree closely on both sides). The script prints how
+many evaluations pass, and writes the curves (CSV: side, seed, round, acc_all) that notebook 02 draws.
 """
 from __future__ import annotations
 
@@ -31,7 +30,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import authors_code  # noqa: E402
@@ -46,24 +44,6 @@ def our_config(seed: int, rounds: int):
     from fedlib import paper
 
     return paper.table1_config("mnist", "FedDBE", seed=seed, rounds=rounds + 1, device="cpu")
-
-
-def compare(rows: list[dict]) -> tuple[int, int, list[str]]:
-    """(evaluations that agree, evaluations, one line per evaluation) under the module docstring's rule."""
-    by = {}
-    for r in rows:
-        by.setdefault((r["side"], int(r["round"])), []).append(float(r["acc_all"]))
-    rounds = sorted({rnd for _, rnd in by})
-    ok, lines = 0, []
-    for rnd in rounds:
-        a, b = np.array(by[("fedlib", rnd)]), np.array(by[("authors", rnd)])
-        se = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b)) if min(len(a), len(b)) > 1 else 0.0
-        diff = a.mean() - b.mean()
-        agree = abs(diff) <= max(2 * se, 0.005)
-        ok += agree
-        lines.append(f"round {rnd:3d}: fedlib {a.mean():.4f}  authors {b.mean():.4f}  diff {diff:+.4f}  2SE {2 * se:.4f}"
-                     f"  {'agree' if agree else 'DIFFER'}")
-    return ok, len(rounds), lines
 
 
 def main() -> None:
@@ -101,9 +81,13 @@ def main() -> None:
         w = csv.DictWriter(f, fieldnames=["side", "seed", "round", "acc_all"])
         w.writeheader()
         w.writerows(rows)
-    ok, n, lines = compare(rows)
-    print("\n".join(lines))
-    print(f"{ok} of {n} evaluations agree within seed noise ({hi - lo + 1} seeds each); curves in {args.out}")
+    from fedlib import paper
+
+    agree, diff, two_se = paper.crosscheck_agreement(paper.crosscheck_curves(args.out))
+    for rnd, (ok, d, s) in enumerate(zip(agree, diff, two_se)):
+        print(f"evaluation {rnd:3d}: fedlib minus authors {d:+.2f} points, 2 SE {s:.2f}  {'agree' if ok else 'DIFFER'}")
+    print(f"{int(agree.sum())} of {len(agree)} evaluations agree within seed noise ({hi - lo + 1} seeds each); "
+          f"curves in {args.out}")
 
 
 if __name__ == "__main__":
