@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 
 from . import algorithms, checkpoint, data, engine, leaf, models, provenance
 from . import cache as store
-from .config import Config
+from .config import PARTITIONED, Config
 from .messages import Ledger
 from .rounds import RoundResult, run_round
 
@@ -62,7 +62,7 @@ def setup(cfg: Config):
         raise ValueError(f"Config.device={cfg.device!r}, but this machine has no CUDA device; use 'auto' or 'cpu'")
     fed = federation(cfg)
     fewest = int(fed.train.counts.min())
-    if fewest < FEW_SAMPLES and cfg.dataset != "circle":
+    if fewest < FEW_SAMPLES and cfg.dataset in PARTITIONED:  # LEAF users hold what they hold
         warnings.warn(f"{cfg.label()}: a client holds only {fewest} training sample(s) (Config.train_fraction="
                       f"{cfg.train_fraction}, n_clients={cfg.n_clients}); its accuracy will say little. Raise "
                       f"train_fraction or lower n_clients.", stacklevel=2)
