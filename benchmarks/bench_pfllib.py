@@ -23,7 +23,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import authors_code  # noqa: E402
 
-from fedlib import experiments as ex, paper  # noqa: E402
+from fedlib import experiments as ex  # noqa: E402
+from fedlib.papers import fedlog  # noqa: E402
 
 
 def main() -> None:
@@ -34,7 +35,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     args = p.parse_args()
     torch.set_num_threads(args.threads)
-    cfg = replace(paper.paper_config("mnist", "fedavg", optimizer="sgd", lr=0.005, device=args.device),
+    cfg = replace(fedlog.paper_config("mnist", "fedavg", optimizer="sgd", lr=0.005, device=args.device),
                   rounds=args.rounds + 1)
     ours = ex.run(cfg, cache=False, progress=False)["rounds"]["seconds"][1:]
     with tempfile.TemporaryDirectory() as tmp:

@@ -24,9 +24,10 @@ import time
 import torch
 import torch.nn.functional as F
 
-from fedlib import engine, expfam, models, paper
+from fedlib import engine, expfam, models
 from fedlib import experiments as ex
 from fedlib.messages import Ledger
+from fedlib.papers import fedlog
 from fedlib.rounds import run_round
 
 
@@ -37,7 +38,7 @@ def sync(device):
 
 def engine_round(method, device, participation=1.0, evaluate=True):
     """one(rnd): a round of the batched engine (`run_round`, then every client evaluated on its test set)."""
-    ctx, alg = ex.setup(paper.paper_config("mnist", method, device=str(device), participation=participation))
+    ctx, alg = ex.setup(fedlog.paper_config("mnist", method, device=str(device), participation=participation))
     ledger = Ledger()
 
     def one(rnd):
@@ -49,13 +50,13 @@ def engine_round(method, device, participation=1.0, evaluate=True):
 
 
 def evaluation_only(device):
-    ctx, alg = ex.setup(paper.paper_config("mnist", "fedavg", device=str(device)))
+    ctx, alg = ex.setup(fedlog.paper_config("mnist", "fedavg", device=str(device)))
     return lambda rnd: engine.evaluate_population(alg.population, ctx.fed.test)
 
 
 def loop_round(method, device):
     """one(rnd): a round of the plain per-client loop."""
-    ctx, _ = ex.setup(paper.paper_config("mnist", "fedavg", device=str(device)))
+    ctx, _ = ex.setup(fedlog.paper_config("mnist", "fedavg", device=str(device)))
     template = copy.deepcopy(models.build("cnn_mnist", (1, 28, 28), 10)).to(device)
     clients = [copy.deepcopy(template) for _ in range(50)]
     train, test = ctx.fed.train, ctx.fed.test
@@ -106,7 +107,7 @@ def loop_round(method, device):
 
 def centralized_round(device):
     """one(rnd): the centralized equivalent's round."""
-    ctx, _ = ex.setup(paper.paper_config("mnist", "fedavg", device=str(device)))
+    ctx, _ = ex.setup(fedlog.paper_config("mnist", "fedavg", device=str(device)))
     train, test = ctx.fed.train, ctx.fed.test
     x = torch.cat([train.x[c, : int(train.counts[c])] for c in range(50)])
     y = torch.cat([train.y[c, : int(train.counts[c])] for c in range(50)])

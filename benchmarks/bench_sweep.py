@@ -16,13 +16,13 @@ import time
 
 import torch
 
-from fedlib import paper
 from fedlib import experiments as ex
 from fedlib import sweep
+from fedlib.papers import fedlog
 
 
 def grid():
-    return [paper.paper_config("mnist", m, n_clients=10, train_fraction=0.05, rounds=2, seed=s)
+    return [fedlog.paper_config("mnist", m, n_clients=10, train_fraction=0.05, rounds=2, seed=s)
             for m in ("fedlog", "fedavg") for s in range(4)]
 
 

@@ -78,7 +78,8 @@ def _config_arguments(r: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import algorithms, config, paper
+    from . import algorithms, config
+    from .papers import fedlog
 
     parser = argparse.ArgumentParser(prog="fedlib", description=__doc__.split("\n\n")[0])
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
@@ -97,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     methods, datasets = sorted(algorithms.REGISTRY), list(config.DATASETS)
     r = sub.add_parser("run", help="run one experiment (cached) and print its last-round metrics",
                        epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (paper settings: "
-                              f"{', '.join(paper.PAPER_SETTINGS)}). `python -m fedlib list` shows every method's "
+                              f"{', '.join(fedlog.PAPER_SETTINGS)}). `python -m fedlib list` shows every method's "
                               f"options.")
     r.add_argument("--method", default="fedlog", choices=methods, metavar="METHOD", help="(default: fedlog)")
     r.add_argument("--dataset", default="mnist", choices=datasets, metavar="DATASET", help="(default: mnist)")
@@ -121,7 +122,7 @@ def run_config(args):
     """The Config of `fedlib run`: the dataset's paper setting with the method's Tables A.3-A.5 options (unless
     --no-paper-setting), then every option given on the command line."""
     from .config import Config
-    from .paper import PAPER_SETTINGS, paper_config
+    from .papers.fedlog import PAPER_SETTINGS, paper_config
 
     given = {f.name: getattr(args, f.name) for f in fields(Config)
              if f.name not in ("options", "method", "dataset") and getattr(args, f.name, None) is not None}

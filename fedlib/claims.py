@@ -277,7 +277,7 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
             md.append(f"| {scale} | " + " | ".join(str(sum(r["verdict"] == v for r in at))
                                                     for v in sorted({r['verdict'] for r in rows}))
                       + f" | {sum(str(r.get('borderline')) == 'True' for r in at)} | {len(at)} |")
-    from .seed_papers import NOT_AT_PAPER_SCALE
+    from .papers import NOT_AT_PAPER_SCALE
 
     gaps = [f"- {nb}: not run at paper scale: {why}" for nb, why in NOT_AT_PAPER_SCALE.items()
             if any(r["notebook"] == nb for r in rows) and not any(r["notebook"] == nb and r["scale"] == "paper"

@@ -17,6 +17,7 @@ from . import algorithms, checkpoint, data, engine, leaf, models, provenance
 from . import cache as store
 from .config import PARTITIONED, Config
 from .messages import Ledger
+from .result import Result
 from .rounds import RoundResult, run_round
 
 
@@ -164,8 +165,8 @@ def first_rounds(result: dict, rounds: int) -> dict:
     if rounds > cfg["rounds"]:
         raise ValueError(f"the run has {cfg['rounds']} rounds, fewer than the {rounds} asked for")
     cut = {k: v[:rounds] for k, v in result["rounds"].items()}
-    return {**{k: v for k, v in result.items() if k not in ("final", "client_acc", "rounds")},
-            "config": {**cfg, "rounds": rounds}, "rounds": cut}
+    return Result({**{k: v for k, v in result.items() if k not in ("final", "client_acc", "rounds")},
+            "config": {**cfg, "rounds": rounds}, "rounds": cut})
 
 
 def run_live(cfg: Config, progress: bool = False):
@@ -176,12 +177,12 @@ def run_live(cfg: Config, progress: bool = False):
     return ctx, alg, rows
 
 
-def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
-    """Run (or load) one experiment. Returns {"config", "rounds": {metric: [per round]}, "client_acc", ...};
-    with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune."""
+def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
+    """Run (or load) one experiment. Returns a `Result`: {"config", "rounds": {metric: [per round]}, "client_acc",
+    ...}; with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune."""
     Config(**asdict(cfg))  # a Config changed after it was built is checked again before anything is read or run
     if cache and (found := store.load(cfg)) is not None:
-        return provenance.note(found)
+        return Result(provenance.note(found))
     if cache:
         store.check_writable()
     ctx, alg = setup(cfg)
@@ -208,7 +209,7 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> dict:
     if cache:
         store.save(cfg, result)
         ckpt.unlink(missing_ok=True)
-    return provenance.note(result)
+    return Result(provenance.note(result))
 
 
 def replay(cfg: Config, rounds: int) -> dict:
@@ -231,4 +232,4 @@ def dataset_available(name: str) -> bool:
 
 is_cached = store.is_cached
 
-__all__ = ["Config", "run", "replay", "setup", "is_cached", "dataset_available", "DivergenceError"]
+__all__ = ["Config", "Result", "run", "replay", "setup", "is_cached", "dataset_available", "DivergenceError"]

@@ -53,8 +53,9 @@ def _cell(v) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
-def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = None) -> list[Path]:
-    """rows: one dict per row, same keys. Writes name.csv, name.md and name.tex under figures/ (a "profile" column
+def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = None):
+    """rows: one dict per row, same keys. Returns the table written, as a pandas DataFrame (a notebook cell that ends
+    with it renders it), its files in `.attrs["paths"]`. Writes name.csv, name.md and name.tex under figures/ (a "profile" column
     is added when the rows have none; the paper profile's names end in `_paper`, see `output_name`). When the
     notebook has read runs, "code" and "device" columns name the fingerprints and devices they were made with
     (all runs the notebook read so far: a superset of the table's own).
@@ -94,7 +95,11 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
     tex = [r"\begin{tabular}{" + "l" * len(cols) + "}", r"\hline", " & ".join(esc(c) for c in cols) + r" \\",
            r"\hline"] + [" & ".join(esc(r[c]) for c in cols) + r" \\" for r in rows] + [r"\hline", r"\end{tabular}"]
     (out / f"{name}.tex").write_text("\n".join(tex) + "\n")
-    return [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
+    import pandas as pd
+
+    table = pd.DataFrame(rows, columns=cols)
+    table.attrs["paths"] = [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
+    return table
 
 
 def mean_band(ax, x, runs, label: str, color=None, spread: str = "std", **line):

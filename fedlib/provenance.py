@@ -16,8 +16,9 @@ import subprocess
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-NOT_NUMERIC = {"__main__", "archive", "cache", "paths", "plots", "provenance", "stats", "sweep", "paper", "seed_papers",
-               "freshness", "claims"}
+NOT_NUMERIC = {"__main__", "archive", "cache", "paths", "plots", "provenance", "stats", "sweep", "freshness",
+               "claims"}
+NOT_NUMERIC_PACKAGES = {"papers"}  # the papers' numbers and Config builders: no numeric code
 
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:
@@ -31,7 +32,8 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
 
 
 def numeric_modules() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py") if p.stem not in NOT_NUMERIC or p.parent != PACKAGE)
+    return sorted(p for p in PACKAGE.rglob("*.py") if (p.stem not in NOT_NUMERIC or p.parent != PACKAGE)
+                  and p.parent.name not in NOT_NUMERIC_PACKAGES)
 
 
 @functools.lru_cache(maxsize=1)

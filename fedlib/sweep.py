@@ -39,11 +39,13 @@ from dataclasses import asdict, dataclass, field
 import torch
 from tqdm.auto import tqdm
 
-from . import archive, engine, paper, provenance
+from . import archive, engine, provenance
 from . import cache as store
 from . import experiments as ex
 from .config import Config
+from .papers import fedlog
 from .paths import data_dir, results_dir
+from .result import Result
 
 
 @dataclass
@@ -397,7 +399,7 @@ def expand_grid(spec) -> list[Config]:
         for values in itertools.product(*grid.values()):
             fields = {**base, **dict(zip(grid, values))}
             dataset = fields.pop("paper", None)
-            configs.append(paper.paper_config(dataset, **fields) if dataset else Config(**fields))
+            configs.append(fedlog.paper_config(dataset, **fields) if dataset else Config(**fields))
     return list({c.key(): c for c in configs}.values())
 
 
@@ -424,7 +426,7 @@ def require_shipped(configs: list[Config], profile: str, driver: str) -> None:
 
 
 def run_many(configs: list[Config], cache: bool = True, progress: bool = True,
-             shipped_prefixes: bool = False) -> list[dict]:
+             shipped_prefixes: bool = False) -> list[Result]:
     """Run a sweep (finished runs come from the cache) and return every result. The backend is $FEDLIB_SWEEP_BACKEND
     (default auto: one worker process per core on a multi-core CPU machine); if a run fails, the others still finish
     and are cached, then this raises with the failures listed. `shipped_prefixes`: see `run_sweep`, for callers
@@ -433,4 +435,4 @@ def run_many(configs: list[Config], cache: bool = True, progress: bool = True,
         return [ex.run(cfg, cache=False, progress=progress) for cfg in configs]
     report = run_sweep(configs, progress=progress, shipped_prefixes=shipped_prefixes)
     report.raise_if_failed()
-    return [provenance.note(r) for r in report.results]
+    return [Result(provenance.note(r)) for r in report.results]

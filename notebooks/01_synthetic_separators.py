@@ -32,16 +32,13 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "quick")
 
 # %%
-from fedlib import claims, paths, plots, synthetic
+from fedlib import claims, papers, paths, plots, synthetic
 from fedlib.data import circle_federation
+from fedlib.papers import fedlog
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-SETTINGS = {
-    "smoke": dict(seeds=[0, 1], iters=[1, 5, 10], shown_iters=10),
-    "quick": dict(seeds=list(range(6)), iters=list(range(1, 31)), shown_iters=10),
-    "paper": dict(seeds=list(range(6)), iters=list(range(1, 31)), shown_iters=10),
-}[profile]
+SETTINGS = papers.settings(fedlog.SYNTHETIC_PROFILES, profile)
 METHODS = ["fedlog", "lg_fedavg", "fedproto"]
 plots.style()
 print(profile, SETTINGS)

@@ -41,79 +41,30 @@
 # kappa chosen on seed 0 from {0, 1, 10, 50}; it is not one of the paper's entries, so rankings and claims leave it
 # out. The section "FedDBE against its authors' code" draws both codes' curves on our client data
 # (`scripts/feddbe_crosscheck.py`).
+#
+# **Knobs** (environment variables, read by `fedlib.papers.fedlog.table1_settings`): `FEDLIB_DATASETS` (e.g.
+# `mnist`: only these datasets), `FEDLIB_SEEDS` (a seed count for the tables instead of the profile's), `FEDLIB_PARTS`
+# (`table1`, `tableA1`, `augment`, `beta`: which parts to remake; the others keep their files) and `FEDLIB_METHODS`
+# (e.g. `FedLog,FedLog-C`: only these Table 1 rows are remade).
 
 # %% tags=["parameters"]
 import os
 
 profile = os.environ.get("FEDLIB_PROFILE", "quick")
-datasets = os.environ.get("FEDLIB_DATASETS", "")  # e.g. "mnist": only these datasets (default: every one present)
-seeds = int(os.environ.get("FEDLIB_SEEDS", "0"))  # > 0: this many seeds instead of the profile's
-parts = os.environ.get("FEDLIB_PARTS", "table1,tableA1,augment,beta")  # which parts to (re)make; the others keep files
-methods = os.environ.get("FEDLIB_METHODS", "")  # e.g. "FedLog,FedLog-C": only these Table 1 rows are remade
 
 # %%
 import numpy as np
 
-from fedlib import claims, experiments as ex, paper, paths, plots, stats, sweep
+from fedlib import analysis, claims, experiments as ex, paths, plots, stats, sweep
+from fedlib.papers import fedlog
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-TABLE1 = list(paper.TABLE1_METHODS)  # the paper's twelve entries: rankings and claims use these
-ALL = TABLE1 + list(paper.EXTRA_METHODS)  # and the entries reported beside them
-COMPETITIVE = ["FedAvg", "LG-FedAvg 1", "FedProto", "FedLog", "FedLog-C"]
-SMALL = dict(n_clients=10, train_fraction=0.02, local_epochs=1)
-AUGMENTED = ["FedAvg", "FedBabu", "FedLog", "FedLog-C"]  # the augmentation ablation's methods
-BETAS = [0.01, 0.1]  # FedLog-C's separation weight in the beta ablation (alpha is 0.01); 0 is Table 1's FedLog-C
-PROFILES = {
-    "smoke": dict(table1={"mnist": dict(methods=ALL, seeds=[0, 1], rounds=2, over=SMALL)},
-                  tableA1={("mnist", 3): dict(seeds=[0, 1], rounds=2, over=SMALL)},
-                  augment={"mnist": dict(seeds=[0], rounds=2, over=SMALL)},
-                  beta={"mnist": dict(seeds=[0, 1], rounds=2, over=SMALL)}),
-    # quick (25 minutes on two cores): 40 rounds, because the slow starters (FedDBE, LG-FedAvg 2, FedRep 1) rank low
-    # after 10 or 20, and one seed, because a 40-round MNIST run costs about 3 CPU minutes. On the paper setting's runs
-    # (2 seeds x 100 rounds) seed 0's first 40 rounds rank the twelve methods with Kendall tau 0.88 and no discordant
-    # pair beyond 2 standard errors there (both seeds: 0.88; seed 0 after 30 rounds: 0.85, after 20: 0.79)
-    "quick": dict(table1={"mnist": dict(methods=TABLE1, seeds=[0], rounds=40, over={}),
-                          "fashion_mnist": dict(methods=COMPETITIVE, seeds=[0, 1], rounds=5, over={})},
-                  tableA1={("mnist", 3): dict(seeds=[0], rounds=10, over={}),
-                           ("mnist", 5): dict(seeds=[0], rounds=10, over={})},
-                  augment={"mnist": dict(seeds=[0], rounds=40, over={})},  # a reduced version: 1 seed, 40 rounds
-                  beta={"mnist": dict(seeds=[0], rounds=40, over={})}),  # 1 seed; the paper profile runs 2
-    "paper": dict(table1={"mnist": dict(methods=ALL, seeds=list(range(10)), rounds=100, over={}),
-                          "fashion_mnist": dict(methods=ALL, seeds=list(range(5)), rounds=100, over={}),
-                          "cifar10": dict(methods=ALL, seeds=list(range(10)), rounds=100, over={}),
-                          "cifar100": dict(methods=ALL, seeds=list(range(10)), rounds=150, over={})},
-                  tableA1={(d, k): dict(seeds=list(range(10)), rounds=100 if d != "cifar100" else 150, over={})
-                           for d, k in [("mnist", 3), ("mnist", 5), ("cifar10", 3), ("cifar10", 5), ("cifar100", 5)]},
-                  augment={"mnist": dict(seeds=[0, 1, 2], rounds=100, over={})},
-                  beta={"mnist": dict(seeds=[0, 1], rounds=40, over={})}),  # the fidelity issue's setting
-}
-SETTINGS = PROFILES[profile]
-if seeds == 0 and profile == "paper":  # 10 seeds as the paper; 5 (the fewest that can give a marker) on a CPU
-    import torch
-
-    seeds = 10 if torch.cuda.is_available() else 5
-if seeds:  # the tables' seeds; the ablations keep their own
-    for part in ("table1", "tableA1"):
-        for s in SETTINGS[part].values():
-            s["seeds"] = list(range(seeds))
-only = [d for d in datasets.split(",") if d]
-for part in SETTINGS.values():
-    for key in [k for k in part if only and (k[0] if isinstance(k, tuple) else k) not in only]:
-        del part[key]
-if methods:
-    chosen = [m.strip() for m in methods.split(",")]
-    unknown = set(chosen) - set(ALL)
-    if unknown:
-        raise ValueError(f"FEDLIB_METHODS: unknown {sorted(unknown)}; choose from {ALL}")
-    for s in SETTINGS["table1"].values():
-        s["methods"] = [m for m in s["methods"] if m in chosen]
-bad_parts = set(parts.split(",")) - set(SETTINGS)
-if bad_parts:
-    raise ValueError(f"FEDLIB_PARTS: unknown {sorted(bad_parts)}; choose from {', '.join(SETTINGS)}")
-for part in list(SETTINGS):
-    if part not in parts.split(","):
-        SETTINGS[part] = {}
+TABLE1 = list(fedlog.TABLE1_METHODS)  # the paper's twelve entries: rankings and claims use these
+ALL = TABLE1 + list(fedlog.EXTRA_METHODS)  # and the entries reported beside them
+AUGMENTED, BETAS = fedlog.AUGMENTED, fedlog.BETAS
+SETTINGS = fedlog.table1_settings(profile)  # narrowed by the knobs FEDLIB_DATASETS, _SEEDS, _PARTS and _METHODS
+CHOSEN = fedlog.chosen_methods()  # FEDLIB_METHODS: only these Table 1 rows are remade
 plots.style()
 
 
@@ -133,15 +84,15 @@ def results(cfgs):
     return sweep.run_many(cfgs, shipped_prefixes=True)
 
 
-every_run = [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"])
+every_run = [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"])
              for d, s in table1.items() for lab in s["methods"] for sd in s["seeds"]]
-every_run += [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
+every_run += [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
               for (d, k), s in SETTINGS["tableA1"].items() if ex.dataset_available(d)
-              for lab in paper.TABLE_A1_METHODS for sd in s["seeds"]]
-every_run += [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
+              for lab in fedlog.TABLE_A1_METHODS for sd in s["seeds"]]
+every_run += [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
               for d, s in SETTINGS["augment"].items() if ex.dataset_available(d)
               for lab in AUGMENTED for aug in (False, True) for sd in s["seeds"]]
-every_run += [paper.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options={"beta": b} if b else {},
+every_run += [fedlog.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options={"beta": b} if b else {},
                                   **s["over"])
               for d, s in SETTINGS["beta"].items() if ex.dataset_available(d) for b in [0.0] + BETAS for sd in s["seeds"]]
 shipped = sum("first_rounds_of" in r for r in results(every_run))
@@ -149,7 +100,7 @@ print(f"{len(every_run)} runs: {shipped} of them read as the first rounds of shi
 runs = {}
 for d, s in table1.items():
     labels = s["methods"]
-    cfgs = [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"]) for lab in labels for sd in s["seeds"]]
+    cfgs = [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"]) for lab in labels for sd in s["seeds"]]
     res = results(cfgs)
     runs[d] = {lab: res[i * len(s["seeds"]):(i + 1) * len(s["seeds"])] for i, lab in enumerate(labels)}
 
@@ -169,9 +120,9 @@ def fmt_bits(b, se=None, marker=""):
 
 summary = {}
 for d, by_label in runs.items():
-    rows = stats.table_rows(by_label, paper.THRESHOLD[d], reference="FedLog-C")
+    rows = stats.table_rows(by_label, fedlog.THRESHOLD[d], reference="FedLog-C")
     summary[d] = {r["method"]: r for r in rows if r["method"] in TABLE1}  # the last cells: the paper's entries
-    reported = paper.TABLE1.get(d, {})
+    reported = fedlog.TABLE1.get(d, {})
     csv_rows, pretty = [], []
     for r in rows:
         p_acc, p_bits = reported.get(r["method"], (float("nan"), float("nan")))
@@ -189,11 +140,11 @@ for d, by_label in runs.items():
                        "comm one way (ours)": fmt_bits(r["uplink_bits_to_threshold"]),
                        "reached threshold": r["reached"],
                        "seeds x rounds": f"{len(table1[d]['seeds'])} x {table1[d]['rounds']} ({profile})"})
-    keep = "method" if methods else None  # a run for some methods keeps the other methods' rows
+    keep = "method" if CHOSEN else None  # a run for some methods keeps the other methods' rows
     plots.save_table(csv_rows, f"table1_{d}", keep_other=keep)
     plots.save_table(pretty, f"table1_{d}_pretty", keep_other=keep)
     s = table1[d]
-    print(f"\n{d}: {len(s['seeds'])} seeds, {s['rounds']} rounds, threshold {paper.THRESHOLD[d]:.0%}")
+    print(f"\n{d}: {len(s['seeds'])} seeds, {s['rounds']} rounds, threshold {fedlog.THRESHOLD[d]:.0%}")
     for p in pretty:
         print(f"  {p['method']:12s} {p['accuracy (ours)']:>16s} (paper {p['accuracy (paper)']:>6s})   "
               f"{p['comm cost (ours)']:>24s} (paper {p['comm cost (paper)']:>8s}, ours one way "
@@ -209,8 +160,8 @@ for d, by_label in runs.items():
 rows = []
 for d, by_label in runs.items():
     for lab, rs in by_label.items():
-        rows.append({"dataset": d, "method": lab, "uplink_bits": rs[0]["rounds"]["up_bits"][-1],
-                     "downlink_bits": rs[0]["rounds"]["down_bits"][-1]})
+        rows.append({"dataset": d, "method": lab, "uplink_bits": rs[0].last("up_bits"),
+                     "downlink_bits": rs[0].last("down_bits")})
 if rows:
     plots.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method"))
 for r in rows:
@@ -221,10 +172,10 @@ for r in rows:
 
 # %%
 for d, by_label in runs.items():
-    curves = {lab: {"method": {**paper.TABLE1_METHODS, **paper.EXTRA_METHODS}[lab][0],
-                    "bits": np.cumsum(np.array(rs[0]["rounds"]["up_bits"]) + np.array(rs[0]["rounds"]["down_bits"])),
-                    "acc": np.array([r["rounds"]["acc_mean"] for r in rs]) * 100} for lab, rs in by_label.items()}
-    fig = plots.accuracy_vs_bits(curves, paper.THRESHOLD[d], f"{d}: mean client accuracy (mean ± SE over seeds)")
+    curves = {lab: {"method": {**fedlog.TABLE1_METHODS, **fedlog.EXTRA_METHODS}[lab][0],
+                    "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down),
+                    "acc": np.array([r.curve() for r in rs]) * 100} for lab, rs in by_label.items()}
+    fig = plots.accuracy_vs_bits(curves, fedlog.THRESHOLD[d], f"{d}: mean client accuracy (mean ± SE over seeds)")
     plots.caption(fig, profile, len(table1[d]["seeds"]), table1[d]["rounds"])
     plots.save_figure(fig, f"accuracy_vs_bits_{d}")  # the paper profile's name ends in _paper
 
@@ -238,14 +189,14 @@ for d, by_label in runs.items():
 for (d, k), s in SETTINGS["tableA1"].items():
     if not ex.dataset_available(d):
         continue
-    cfgs = {lab: [paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
-                  for sd in s["seeds"]] for lab in paper.TABLE_A1_METHODS}
+    cfgs = {lab: [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
+                  for sd in s["seeds"]] for lab in fedlog.TABLE_A1_METHODS}
     by_label = {lab: results(c) for lab, c in cfgs.items()}
     threshold = stats.common_threshold(by_label)  # the paper's rule; 97% is reached by no method here
     print(f"{d}, {k} classes per client: threshold {threshold:.0%}, the largest integer accuracy every method reaches "
           f"in every seed")
     rows = stats.table_rows(by_label, threshold, reference="FedLog-C")
-    reported = paper.TABLE_A1.get((d, k), {})
+    reported = fedlog.TABLE_A1.get((d, k), {})
     out = []
     for r in rows:
         p_acc, p_bits = reported.get(r["method"], (float("nan"), float("nan")))
@@ -272,10 +223,10 @@ for d, s in SETTINGS["augment"].items():
     if not ex.dataset_available(d):
         continue
     for lab in AUGMENTED:
-        pair = {aug: results([paper.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
+        pair = {aug: results([fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
                               for sd in s["seeds"]]) for aug in (False, True)}
-        acc = {aug: stats.mean_se([100 * max(r["rounds"]["acc_mean"]) for r in rs]) for aug, rs in pair.items()}
-        published = paper.TABLE1.get(d, {}).get(lab, (float("nan"),))[0]
+        acc = {aug: stats.mean_se([100 * r.best() for r in rs]) for aug, rs in pair.items()}
+        published = fedlog.TABLE1.get(d, {}).get(lab, (float("nan"),))[0]
         nearer = "with" if abs(acc[True][0] - published) < abs(acc[False][0] - published) else "without"
         augmentation.append({"dataset": d, "method": lab, "accuracy_without": acc[False][0], "se_without": acc[False][1],
                              "accuracy_with": acc[True][0], "se_with": acc[True][1], "paper_accuracy": published,
@@ -303,9 +254,9 @@ for d, s in SETTINGS["beta"].items():
         continue
     for beta in [0.0] + BETAS:
         opts = {"beta": beta} if beta else {}
-        rs = results([paper.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options=opts, **s["over"])
+        rs = results([fedlog.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options=opts, **s["over"])
                       for sd in s["seeds"]])
-        best, final = (stats.mean_se([100 * f(r["rounds"]["acc_mean"]) for r in rs]) for f in (max, lambda a: a[-1]))
+        best, final = (stats.mean_se([100 * f(r.curve()) for r in rs]) for f in (max, lambda a: a[-1]))
         beta_rows.append({"dataset": d, "beta": beta, "accuracy_mean": best[0], "accuracy_se": best[1],
                           "final_accuracy_mean": final[0], "final_accuracy_se": final[1], "seeds": len(s["seeds"]),
                           "rounds": s["rounds"]})
@@ -333,12 +284,12 @@ if beta_rows:
 
 # %%
 crosscheck = paths.project_root() / "figures" / "feddbe_crosscheck.csv"
-curves = paper.crosscheck_curves(crosscheck)
+curves = analysis.crosscheck_curves(crosscheck)
 if curves:
     panel = {{"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib"}[side]: {"method": "feddbe", "acc": acc}
              for side, acc in curves.items()}
     n_seeds, n_evals = curves["fedlib"].shape
-    agree, diff, two_se = paper.crosscheck_agreement(curves)
+    agree, diff, two_se = analysis.crosscheck_agreement(curves)
     worst = int(np.argmax(np.abs(diff)))
     print(f"{agree.sum()} of {len(agree)} evaluations agree within seed noise; the largest difference "
           f"{diff[worst]:+.2f} points (2 SE there {two_se[worst]:.2f})")
@@ -366,16 +317,16 @@ for d, rows in summary.items():
     if "FedLog-C" in rows and len(rows) > 1:
         others = [m for m in rows if m != "FedLog-C"]
         per_seed = lambda m, f: [f(r) for r in runs[d][m]]  # noqa: E731  (one number per seed)
-        best_round = lambda r: 100 * max(r["rounds"]["acc_mean"])  # noqa: E731
-        last_round = lambda r: 100 * r["rounds"]["acc_mean"][-1]  # noqa: E731
+        best_round = lambda r: 100 * r.best()  # noqa: E731
+        last_round = lambda r: 100 * r.last()  # noqa: E731
         for name, f, key in (("best round", best_round, "accuracy_mean"), ("final round", last_round,
                                                                            "final_accuracy_mean")):
             rival = max(others, key=lambda m: rows[m][key])
             ledger.compare("FedLog", f"Table 1 ({d})", f"FedLog-C reaches the best accuracy ({name}; against the "
                            f"strongest other entry, {rival})", per_seed("FedLog-C", f), per_seed(rival, f), ">",
                            rounds=table1[d]["rounds"])
-        bits_of = lambda r: stats.bits_to_threshold(r["rounds"]["acc_mean"], r["rounds"]["up_bits"],  # noqa: E731
-                                                    r["rounds"]["down_bits"], paper.THRESHOLD[d])[0]
+        bits_of = lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"),  # noqa: E731
+                                                    r.curve("down_bits"), fedlog.THRESHOLD[d])[0]
         rival = min(others, key=lambda m: rows[m]["bits_to_threshold"])
         ledger.compare("FedLog", f"Table 1 ({d})", f"FedLog-C needs the least communication (bits to the threshold, "
                        f"or to the best round; against the cheapest other entry, {rival})",
@@ -388,14 +339,14 @@ for d, rows in summary.items():
         print(f"{d}: \"FedLog-C reaches the best accuracy with the least communication\" {verdict} on our numbers: "
               f"FedLog-C ranks {acc_rank} by best-round accuracy and {bits_rank} by bits")
     for m in ("FedAvg", "FedLog", "FedLog-C"):
-        if m in rows and m in paper.TABLE1.get(d, {}):
-            gap = rows[m]["accuracy_mean"] - paper.TABLE1[d][m][0]
-            print(f"{d}: {m} {rows[m]['accuracy_mean']:.2f} vs paper {paper.TABLE1[d][m][0]:.2f} ({gap:+.2f} points, "
+        if m in rows and m in fedlog.TABLE1.get(d, {}):
+            gap = rows[m]["accuracy_mean"] - fedlog.TABLE1[d][m][0]
+            print(f"{d}: {m} {rows[m]['accuracy_mean']:.2f} vs paper {fedlog.TABLE1[d][m][0]:.2f} ({gap:+.2f} points, "
                   f"{table1[d]['rounds']} rounds here)")
             if m != "FedAvg":
                 ledger.record("FedLog", f"Table 1 ({d})", f"{m}'s accuracy is reproduced within 1.5 points",
-                              rows[m]["accuracy_mean"], paper.TABLE1[d][m][0], "abs(ours - reference) <= 1.5",
-                              paper_value=paper.TABLE1[d][m][0], **runs_of)
+                              rows[m]["accuracy_mean"], fedlog.TABLE1[d][m][0], "abs(ours - reference) <= 1.5",
+                              paper_value=fedlog.TABLE1[d][m][0], **runs_of)
 
 # %% [markdown]
 # ## Is the ranking the paper setting's?
@@ -410,10 +361,10 @@ def ranks(scores):
 
 
 for d, rows in summary.items():
-    if methods:  # a ranking of some methods only would mislead
+    if CHOSEN:  # a ranking of some methods only would mislead
         break
     here = {m: r["accuracy_mean"] for m, r in rows.items()}
-    published = {m: acc for m, (acc, _) in paper.TABLE1.get(d, {}).items()}
+    published = {m: acc for m, (acc, _) in fedlog.TABLE1.get(d, {}).items()}
     rank_here, rank_published = ranks(here), ranks(published)
     out = [{"method": m, "accuracy": here[m], "rank": rank_here[m], "paper_accuracy": published.get(m, np.nan),
             "paper_rank": rank_published.get(m, "")} for m in here]
@@ -422,15 +373,15 @@ for d, rows in summary.items():
         print(f"{d}: Kendall tau with the paper's Table 1: {ag['tau']:.2f} ({ag['methods']} methods, p = {ag['p']:.3g})")
         ledger.record("FedLog", f"Table 1 ({d})", "our ranking by accuracy agrees with the paper's (Kendall tau >= 0.5)",
                       ag["tau"], 0.5, "ours >= reference", seeds=len(table1[d]["seeds"]), rounds=table1[d]["rounds"])
-    full = PROFILES["paper"]["table1"].get(d)
+    full = fedlog.TABLE1_PROFILES["paper"]["table1"].get(d)
     if profile != "paper" and full:
-        cfg = lambda lab, sd: paper.table1_config(d, lab, seed=sd, rounds=full["rounds"])  # noqa: E731
+        cfg = lambda lab, sd: fedlog.table1_config(d, lab, seed=sd, rounds=full["rounds"])  # noqa: E731
         cached = [sd for sd in range(10) if all(ex.is_cached(cfg(lab, sd)) for lab in here)]
         if len(cached) < 2:
             print(f"{d}: the paper setting's runs are not cached (seeds {cached}); run the paper profile to compare")
         else:
             ref = {r["method"]: r for r in stats.table_rows({lab: [ex.run(cfg(lab, sd)) for sd in cached] for lab in here},
-                                                            paper.THRESHOLD[d], reference="FedLog-C")}
+                                                            fedlog.THRESHOLD[d], reference="FedLog-C")}
             ref_acc = {m: r["accuracy_mean"] for m, r in ref.items()}
             ag = stats.rank_agreement(here, ref_acc, {m: r["accuracy_se"] for m, r in ref.items()})
             print(f"{d}: Kendall tau with the paper setting ({len(cached)} seeds x {full['rounds']} rounds): "
@@ -439,5 +390,5 @@ for d, rows in summary.items():
             for row in out:
                 row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank_ref[row["method"]])
     plots.save_table(sorted(out, key=lambda r: r["rank"]), f"table1_{d}_ranking")
-if not methods and "table1" in parts:  # a run of some methods or parts only would leave the claims half made
-    ledger.save(keep_other_where=bool(only))  # a run on some datasets keeps the others' claims
+if not CHOSEN and SETTINGS["table1"]:  # a run of some methods or parts only would leave the claims half made
+    ledger.save(keep_other_where=bool(fedlog.chosen_datasets()))  # a run on some datasets keeps the others' claims

@@ -45,27 +45,13 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from fedlib import claims, config, data, dpsgd, experiments as ex, models, paper, paths, plots, privacy, stats, sweep
+from fedlib import claims, config, data, dpsgd, experiments as ex, models, papers, paths, plots, privacy, stats, sweep
+from fedlib.papers import fedlog
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-SMALL = dict(n_clients=10, train_fraction=0.01, local_epochs=1)
-# formal: the formal variant's epsilon grid, DP-SGD noise multiplier z and clip norm C (see the next cell's budget)
-SETTINGS = {
-    "smoke": dict(runs={"mnist": dict(eps=[1.0, 50.0], seeds=[0], rounds=2, tight=True, over=SMALL,
-                                      formal=dict(eps=[50.0], z=2.0, clip=1.0, seeds=[0]))}),
-    "quick": dict(runs={"mnist": dict(eps=[0.5, 2.0, 5.0, 20.0, 50.0], seeds=[0], rounds=5, tight=True, over={},
-                                      formal=dict(eps=[20.0, 50.0], z=2.0, clip=1.0, seeds=[0])),
-                        "fashion_mnist": dict(eps=[0.5, 5.0, 50.0], seeds=[0], rounds=2, tight=False, over={})}),
-    "paper": dict(runs={"mnist": dict(eps=[0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0], seeds=list(range(5)),
-                                      rounds=100, tight=True, over={},
-                                      formal=dict(eps=[10.0, 20.0, 50.0], z=5.0, clip=1.0, seeds=[0, 1, 2])),
-                        "fashion_mnist": dict(eps=[0.1, 0.5, 1.0, 5.0, 10.0, 50.0], seeds=list(range(5)), rounds=100,
-                                              tight=True, over={}),
-                        "cifar10": dict(eps=[0.1, 0.5, 1.0, 5.0, 10.0, 50.0], seeds=list(range(5)), rounds=100,
-                                        tight=True, over={})}),
-}[profile]
-B, DELTA = 2.0, 0.01
+SETTINGS = papers.settings(fedlog.DP_PROFILES, profile)
+B, DELTA = fedlog.DP_B, fedlog.DP_DELTA
 plots.style()
 
 runs = {}
@@ -102,22 +88,22 @@ print("sigma_tight / sigma_thm7 from", f"{min(np.divide(sig_tight, sig_thm7)):.2
 # %%
 def configs(name, s):
     base = dict(rounds=s["rounds"], **s["over"])
-    out = [paper.paper_config(name, "fedlog", seed=sd, **base) for sd in s["seeds"]]
+    out = [fedlog.paper_config(name, "fedlog", seed=sd, **base) for sd in s["seeds"]]
     f = s.get("formal")
     for e in f["eps"] if f else []:
         opts = {"dp": "formal", "epsilon": e, "delta": DELTA, "clip_b": B, "sgd_noise": f["z"], "sgd_clip": f["clip"]}
-        out += [paper.paper_config(name, "fedlog", seed=sd, options=opts, **base) for sd in f["seeds"]]
+        out += [fedlog.paper_config(name, "fedlog", seed=sd, options=opts, **base) for sd in f["seeds"]]
     for mode in ("central", "local"):
         for acct in ("thm7", "rdp") if s["tight"] else ("thm7",):
             for e in s["eps"]:
                 opts = {"dp": mode, "epsilon": e, "delta": DELTA, "clip_b": B, "accountant": acct}
-                out += [paper.paper_config(name, "fedlog", seed=sd, options=opts, **base) for sd in s["seeds"]]
+                out += [fedlog.paper_config(name, "fedlog", seed=sd, options=opts, **base) for sd in s["seeds"]]
     return out
 
 
 for name, s in runs.items():
     if s.get("formal"):
-        f, cfg = s["formal"], paper.paper_config(name, "fedlog", rounds=s["rounds"], **s["over"])
+        f, cfg = s["formal"], fedlog.paper_config(name, "fedlog", rounds=s["rounds"], **s["over"])
         n_c = ex.federation(cfg).train.counts
         q, steps = dpsgd.sample_rate_bound(n_c, cfg.batch_size, cfg.local_epochs)
         spent = privacy.formal_epsilon(DELTA, s["rounds"], q, steps, f["z"], 1e6)
@@ -132,7 +118,7 @@ for name, s in runs.items():
         o = cfg.options
         acct = "rdp-sgd" if o.get("dp") == "formal" else o.get("accountant", "-")
         key = (name, o.get("dp", "none"), acct, o.get("epsilon", np.inf))
-        final.setdefault(key, []).append(res["rounds"]["acc_mean"][-1])
+        final.setdefault(key, []).append(res.last())
 
 # %%
 panels = {}
@@ -211,7 +197,7 @@ for mode, paper_eps in (("central", 0.5), ("local", 5.0)):
                   rounds=sorted({runs[n]["rounds"] for n in names}))
 # Thm. 7's sensitivity holds for a fixed body; the body is trained on the same records, so one record can move the
 # statistic by up to the audit's bound (n_c: the largest client's training set)
-n_max = int(max(ex.federation(paper.paper_config(n, "fedlog", **runs[n]["over"])).train.counts.max()
+n_max = int(max(ex.federation(fedlog.paper_config(n, "fedlog", **runs[n]["over"])).train.counts.max()
                 for n in runs)) if runs else 0
 for name in list(runs)[:1]:
     thm7, m = privacy.sensitivity(M[name], B), M[name]

@@ -33,19 +33,13 @@ import numpy as np
 import torch
 from scipy import stats as sps
 
-from fedlib import claims, data, expfam, paths, plots, synthetic
+from fedlib import claims, data, expfam, papers, paths, plots, synthetic
 from fedlib import representations as R
+from fedlib.papers import fedlog
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-SETTINGS = {
-    "smoke": dict(train_samples=1000, epochs=1, test_samples=200, alphas=[0.0, 0.01, 0.1], seeds=[0, 1], rounds=3,
-                  datasets=["mnist"]),
-    "quick": dict(train_samples=6000, epochs=2, test_samples=500, alphas=[0.0, 0.001, 0.003, 0.01, 0.03, 0.1],
-                  seeds=list(range(5)), rounds=10, datasets=["mnist", "fashion_mnist"]),
-    "paper": dict(train_samples=60000, epochs=3, test_samples=500, alphas=[0.0, 0.001, 0.003, 0.01, 0.03, 0.1],
-                  seeds=list(range(5)), rounds=10, datasets=["mnist", "fashion_mnist"]),
-}[profile]
+SETTINGS = papers.settings(fedlog.GAUSSIAN_PROFILES, profile)
 plots.style()
 print(profile, SETTINGS)
 

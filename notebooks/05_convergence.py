@@ -41,32 +41,19 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 # %%
 import numpy as np
 
-from fedlib import claims, convergence, experiments as ex, leaf, paper, paths, plots, stats, sweep
+from fedlib import claims, convergence, experiments as ex, leaf, papers, paths, plots, stats, sweep
+from fedlib.papers import fedlog
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-METHODS = {"FedLog": ("fedlog", {}), "FedLog-C": ("fedlog_c", {}), "LG-FedAvg 1": ("lg_fedavg", {"global_layers": 1}),
-           "FedProto": ("fedproto", {})}
-MANY_SMALL = dict(n_clients=100, classes_per_client=2, train_fraction=0.05)  # 30 training samples per client
-SETTINGS = {
-    "smoke": dict(fig2=dict(seeds=[0, 1], rounds=2, cap=3, over=dict(n_clients=10, train_fraction=0.02)),
-                  fig3=dict(seeds=[0, 1], rounds=2, over=dict(n_clients=10, train_fraction=0.02, local_epochs=1)),
-                  thm=dict(rounds=2, steps=[0.003, 3.0], over=dict(n_clients=6, train_fraction=0.01, local_epochs=1))),
-    "quick": dict(fig2=dict(seeds=[0, 1], rounds=3, cap=10, over=MANY_SMALL),
-                  fig3=dict(seeds=[0, 1, 2], rounds=4, over={}),
-                  thm=dict(rounds=4, steps=[0.003, 0.01, 0.03, 0.3, 3.0],
-                           over=dict(n_clients=10, train_fraction=0.01, local_epochs=1))),
-    "paper": dict(fig2=dict(seeds=list(range(10)), rounds=20, cap=50, over=MANY_SMALL),
-                  fig3=dict(seeds=list(range(10)), rounds=100, over={}),
-                  thm=dict(rounds=20, steps=[0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 3.0],
-                           over=dict(n_clients=20, train_fraction=0.02, local_epochs=1))),
-}[profile]
+METHODS = fedlog.CONVERGENCE_METHODS
+SETTINGS = papers.settings(fedlog.CONVERGENCE_PROFILES, profile)
 plots.style()
 print(profile, SETTINGS)
 
 
 def curves(results):
-    return np.array([r["rounds"]["acc_mean"] for r in results]) * 100
+    return np.array([r.curve() for r in results]) * 100
 
 
 def faster_statement(title, by_label):
@@ -89,11 +76,11 @@ def faster_statement(title, by_label):
 
 def draw(by_dataset, name, title, spread, verdict=""):
     shown = {d: {lab: {"method": METHODS[lab][0], "acc": curves(rs),
-                       "bits": np.cumsum(np.array(rs[0]["rounds"]["up_bits"]) + np.array(rs[0]["rounds"]["down_bits"]))}
+                       "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down)}
                  for lab, rs in by_label.items()} for d, by_label in by_dataset.items()}
     fig = plots.rounds_and_bits(shown, title, spread, verdict)
     any_runs = next(iter(next(iter(by_dataset.values())).values()))
-    plots.caption(fig, profile, len(any_runs), len(any_runs[0]["rounds"]["acc_mean"]))
+    plots.caption(fig, profile, len(any_runs), any_runs[0].n_rounds)
     plots.save_figure(fig, name)
 
 
@@ -101,11 +88,11 @@ def summary_rows(by_dataset, experiment):
     rows = []
     for d, by_label in by_dataset.items():
         for lab, rs in by_label.items():
-            best = [100 * max(r["rounds"]["acc_mean"]) for r in rs]
-            final = [100 * r["rounds"]["acc_mean"][-1] for r in rs]
-            total_bits = sum(rs[0]["rounds"]["up_bits"]) + sum(rs[0]["rounds"]["down_bits"])
+            best = [100 * r.best() for r in rs]
+            final = [100 * r.last() for r in rs]
+            total_bits = rs[0].total_bits()
             rows.append({"experiment": experiment, "dataset": d, "method": lab, "seeds": len(rs),
-                         "rounds": len(rs[0]["rounds"]["acc_mean"]), "final_accuracy_mean": float(np.mean(final)),
+                         "rounds": rs[0].n_rounds, "final_accuracy_mean": float(np.mean(final)),
                          "final_accuracy_std": float(np.std(final, ddof=1)) if len(rs) > 1 else 0.0,
                          "best_accuracy_mean": float(np.mean(best)), "total_bits": total_bits})
     return rows
@@ -116,7 +103,7 @@ def summary_rows(by_dataset, experiment):
 
 # %%
 def fig2_configs(d, s):
-    over = dict(lr=1e-3, batch_size=10) if d in leaf.LEAF_DATASETS else {**paper.PAPER_SETTINGS["mnist"], **s["over"]}
+    over = dict(lr=1e-3, batch_size=10) if d in leaf.LEAF_DATASETS else {**fedlog.PAPER_SETTINGS["mnist"], **s["over"]}
     over = {k: v for k, v in over.items() if k != "rounds"}
     return {lab: [ex.Config(method=m, dataset=d, options=o, seed=sd, rounds=s["rounds"], local_optimum=True,
                             **{**over, "local_epochs": s["cap"]}) for sd in s["seeds"]]
@@ -124,7 +111,7 @@ def fig2_configs(d, s):
 
 
 def fig3_configs(d, s):
-    base = paper.PAPER_SETTINGS["mnist" if d == "fashion_mnist" else d]  # FashionMNIST in MNIST's client setting here
+    base = fedlog.PAPER_SETTINGS["mnist" if d == "fashion_mnist" else d]  # FashionMNIST in MNIST's client setting here
     model = "cnn_cifar_flexible" if d.startswith("cifar") else "cnn_mnist_flexible"
     return {lab: [ex.Config(method=m, dataset=d, options=o, seed=sd, model=model, same_init=False,
                             **{**base, "rounds": s["rounds"], **s["over"]}) for sd in s["seeds"]]
@@ -153,7 +140,7 @@ order_margins = {}
 draw(fig3, "fig3_left_flexible", "Fig. 3 (left): half the clients with a smaller body (mean ± SE over seeds)", "se")
 for d, by_label in fig3.items():
     faster_statement(f"Fig. 3 left, {d}", by_label)
-    best = {lab: stats.mean_se([100 * max(r["rounds"]["acc_mean"]) for r in rs]) for lab, rs in by_label.items()}
+    best = {lab: stats.mean_se([100 * r.best() for r in rs]) for lab, rs in by_label.items()}
     order = sorted(best, key=lambda k: -best[k][0])
     holds = best["FedLog-C"][0] > best["FedProto"][0] > best["LG-FedAvg 1"][0]
     order_margins[d] = [best["FedLog-C"][0] - best["FedProto"][0], best["FedProto"][0] - best["LG-FedAvg 1"][0]]
@@ -175,7 +162,7 @@ plots.save_table(summary_rows(fig2, "fig2_local_optimum") + summary_rows(fig3, "
 
 # %%
 s = SETTINGS["thm"]
-base = paper.paper_config("mnist", "fedlog", rounds=s["rounds"], **s["over"])
+base = fedlog.paper_config("mnist", "fedlog", rounds=s["rounds"], **s["over"])
 study = convergence.step_size_study(base, s["steps"])
 rows = []
 for zeta, tr in study.items():

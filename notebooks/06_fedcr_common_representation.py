@@ -18,7 +18,7 @@
 #
 # FedCR ends every client's body in a Gaussian layer, pulls each sample's Gaussian towards a global one per class
 # (Eq. 7's KL term, "CMI"), and the server takes products of experts of the clients' class Gaussians (Eqs. 8-9).
-# Its protocol (Sec. 5.1, `seed_papers.fedcr_config`): each dataset's train and test sets pooled, 100 equal clients
+# Its protocol (Sec. 5.1, `fedcr.config`): each dataset's train and test sets pooled, 100 equal clients
 # split 70/30, 10% of them per round, 10 local epochs of SGD (batch 48), then every client's 10-epoch fine-tune of
 # its personal part. Partitions: n1 = 5 classes per client, n2 = per-client Dirichlet(0.5) class priors.
 #
@@ -36,7 +36,7 @@
 # 210), the models (hidden width, V, draws), the rounds and the sweeps, so that the whole notebook runs in minutes
 # on a CPU: its accuracies are far below the paper's, and it compares methods early in training. The paper profile
 # uses the paper's settings, with each method's learning rate from the authors' run commands and every local step
-# clipped to norm 10 as their code does (`seed_papers.FEDCR_LR`, `FEDCR_CLIP`); Ditto has the authors' final round in
+# clipped to norm 10 as their code does (`fedcr.LR`, `FEDCR_CLIP`); Ditto has the authors' final round in
 # which every client trains. Its runs are GPU work (docs/measurements.md has the cost per round on a CPU) and are
 # computed by `scripts/paper_runs.py`, not by this notebook: it redraws what is shipped in `archive/`.
 
@@ -48,11 +48,13 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 # %%
 import numpy as np
 
-from fedlib import claims, experiments as ex, paper, paths, plots, seed_papers as sp, stats, sweep
+from fedlib import analysis, claims, experiments as ex, papers, paths, plots, stats, sweep
+from fedlib.papers import fedcr, fedlog
+from fedlib.result import Result, compare
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-S = sp.FEDCR_PROFILES[profile]
+S = papers.settings(fedcr.PROFILES, profile)
 BASELINES = ["FedAvg", "FedPer", "LG-FedAvg", "FedRep", "FedBabu (frozen head)", "Ditto"]
 PAPER_NAME = {"mnist": "emnist_l", "fashion_mnist": "fashion_mnist", "cifar10": "cifar10", "cifar100": "cifar100"}
 SHOWN = {"mnist": "MNIST (stand-in for EMNIST-L)", "fashion_mnist": "FashionMNIST", "cifar10": "CIFAR-10",
@@ -62,20 +64,20 @@ print(profile, {k: v for k, v in S.items() if k != "columns"}, "columns:", S["co
 
 
 def config(dataset, label, part, seed, **change):
-    return sp.fedcr_run(profile, dataset, label, part, seed, **change)
+    return fedcr.run(profile, dataset, label, part, seed, **change)
 
 
 def final_acc(r):
     """After the final fine-tune where the method has one (Table 2's protocol), else the last round."""
-    return 100 * (r["final"]["acc_mean"] if "final" in r else r["rounds"]["acc_mean"][-1])
+    return 100 * r.final()
 
 
 def best_acc(r):
-    return 100 * max(r["rounds"]["acc_mean"])
+    return 100 * r.best()
 
 
 def table1_setting(method, seed):
-    return sp.fedcr_table1_run(profile, method, seed)
+    return fedcr.table1_run(profile, method, seed)
 
 
 columns = [(d, p) for d, p in S["columns"] if ex.dataset_available(d)]
@@ -136,33 +138,21 @@ for d, p in columns:
     table2[(d, p)] = {lab: res[i * n:(i + 1) * n] for i, lab in enumerate(LABELS)}
 
 rows = []
-for (d, p), by_label in table2.items():
-    reported = sp.FEDCR_TABLE2.get((PAPER_NAME[d], p), {})
-    entries = [(lab, rs, final_acc) for lab, rs in by_label.items()]
-    entries.insert(1, ("FedAvg-FT", by_label["FedAvg"], final_acc))
-    for lab, rs, f in entries:
-        if lab == "FedAvg":
-            f = lambda r: 100 * r["rounds"]["acc_mean"][-1]  # noqa: E731 (before the fine-tune)
-        final, best = stats.mean_se([f(r) for r in rs]), stats.mean_se([best_acc(r) for r in rs])
-        published = reported.get("FedBABU" if lab.startswith("FedBabu") else lab, float("nan"))
-        rows.append({"dataset": SHOWN[d], "partition": p, "method": lab, "final_mean": final[0], "final_se": final[1],
-                     "best_round_mean": best[0], "paper_accuracy": published, "seeds": len(rs),
-                     "rounds": len(rs[0]["rounds"]["acc_mean"])})
-        print(f"{SHOWN[d]:30s} {p} {lab:22s} final {final[0]:6.2f}±{final[1]:.2f}  best round {best[0]:6.2f}"
-              f"  paper {published:.2f}")
-for d, p in missing:
-    rows.append({"dataset": SHOWN[d], "partition": p, "method": "(all)", "final_mean": float("nan"),
-                 "final_se": float("nan"), "best_round_mean": float("nan"), "paper_accuracy": float("nan"),
-                 "seeds": 0, "rounds": 0})
-    print(f"{SHOWN[d]} {p}: not run, its files are missing here (the paper's numbers are in seed_papers.FEDCR_TABLE2)")
+for (d, p), by_label in table2.items():  # FedAvg before the fine-tune, FedAvg-FT (the same runs) after it
+    keys, reported = dict(dataset=SHOWN[d], partition=p), fedcr.TABLE2.get((PAPER_NAME[d], p), {})
+    paper_name = lambda lab: "FedBABU" if lab.startswith("FedBabu") else lab  # noqa: E731
+    rows += compare({"FedAvg": by_label["FedAvg"]}, reported, quantity=Result.last, keys=keys)
+    rows += compare({"FedAvg-FT": by_label["FedAvg"], **{lab: rs for lab, rs in by_label.items() if lab != "FedAvg"}},
+                    reported, keys=keys, paper_name=paper_name)
+rows += compare({}, {}, missing=[dict(dataset=SHOWN[d], partition=p) for d, p in missing])
 plots.save_table(rows, "fedcr_table2")
 
 # %% [markdown]
 # ## B. Fig. 3(a-c): accuracy against rounds
 
 # %%
-panels = {f"{SHOWN[d]} {p}": {lab: {"method": sp.FEDCR_METHODS[lab][0],
-                                     "acc": np.array([r["rounds"]["acc_mean"] for r in rs]) * 100}
+panels = {f"{SHOWN[d]} {p}": {lab: {"method": fedcr.METHODS[lab][0],
+                                     "acc": np.array([r.curve() for r in rs]) * 100}
                                for lab, rs in by_label.items()} for (d, p), by_label in table2.items()}
 fig = plots.accuracy_curves(panels, "FedCR's Fig. 3: mean client accuracy per round, before the final fine-tune "
                                     "(mean ± SE over seeds)")
@@ -198,7 +188,7 @@ def series(table, d):
 dims = fedcr_sweep(DIM_SETS, "dim", S["dims"])
 dim_rows = []
 for (d, V), (m, se) in dims.items():
-    published = sp.FEDCR_TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1]
+    published = fedcr.TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1]
     dim_rows.append({"dataset": SHOWN[d], "V": V, "final_mean": m, "final_se": se, "paper_accuracy": published,
                      "seeds": len(S["seeds"]), "rounds": S["rounds"]})
     print(f"{SHOWN[d]} n1 V={V:<4d} final {m:6.2f}±{se:.2f}  paper {published:.2f}")
@@ -206,7 +196,7 @@ plots.save_table(dim_rows, "fedcr_table3_dims")
 sets = sorted({d for d, _ in dims})
 fig = plots.parameter_sweep(
     {SHOWN[d]: {"ours": series(dims, d),
-                "paper": (list(sp.FEDCR_TABLE3), [v[0 if d == "mnist" else 1] for v in sp.FEDCR_TABLE3.values()], None)}
+                "paper": (list(fedcr.TABLE3), [v[0 if d == "mnist" else 1] for v in fedcr.TABLE3.values()], None)}
      for d in sets}, "Gaussian dimension V", "FedCR's Table 3: final accuracy against V (n1)")
 plots.caption(fig, profile, len(S["seeds"]), S["rounds"], note=f"width {S['model']['width']}")
 plots.save_figure(fig, "fedcr_dims")
@@ -240,7 +230,7 @@ scatter, silhouettes = {}, {}
 if ex.dataset_available("mnist"):
     cases = [(p, beta) for p in ("n1", "n2") for beta in (0.0, 5e-4)]
     cfgs = [config("mnist", "FedCR", p, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"]) for p, beta in cases]
-    views = sweep.call_many(sp.fedcr_fig2_view, [(cfg, f2["epochs"], f2["points"]) for cfg in cfgs])  # in the workers
+    views = sweep.call_many(analysis.fedcr_fig2_view, [(cfg, f2["epochs"], f2["points"]) for cfg in cfgs])  # in the workers
     for (p, beta), v in zip(cases, views):
         silhouettes[(p, beta)] = stats.silhouette(v["mu"], v["y"])
         scatter[f"{p}, beta = {beta:g} (client {v['client']}, {v['classes']} classes)"] = (
@@ -264,7 +254,7 @@ if NONAGG_SET:
             rs = sweep.run_many([config(NONAGG_SET, lab, "n1", sd, classes=k, rounds=t9["rounds"])
                                  for sd in S["seeds"]])
             table9[(k, lab)] = (stats.mean_se([final_acc(r) for r in rs]),
-                                sum(rs[0]["rounds"]["up_bits"]) + sum(rs[0]["rounds"]["down_bits"]))
+                                rs[0].total_bits())
             per_seed[("table9", k, lab)] = [final_acc(r) for r in rs]
 t9_rows = []
 for (k, lab), ((m, se), bits) in table9.items():
@@ -286,18 +276,18 @@ t1 = {}
 if ex.dataset_available("mnist"):
     for lab in ["FedAvg", "FedPer", "FedProto", "FedLog-C"]:
         if g["over"]:  # the smoke profile's own small setting
-            t1[lab] = sweep.run_many([paper.table1_config("mnist", lab, seed=sd, rounds=g["rounds"], **g["over"])
+            t1[lab] = sweep.run_many([fedlog.table1_config("mnist", lab, seed=sd, rounds=g["rounds"], **g["over"])
                                       for sd in g["seeds"]])
         else:
             t1[lab] = [ex.first_rounds(r, g["rounds"]) for r in
-                       sweep.run_many([paper.table1_config("mnist", lab, seed=sd) for sd in g["seeds"]])]
+                       sweep.run_many([fedlog.table1_config("mnist", lab, seed=sd) for sd in g["seeds"]])]
     for lab, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]:
         t1[lab] = sweep.run_many([table1_setting(method, sd) for sd in g["seeds"]])
-    t1_rows = stats.table_rows(t1, paper.THRESHOLD["mnist"], reference="FedLog-C")
+    t1_rows = stats.table_rows(t1, fedlog.THRESHOLD["mnist"], reference="FedLog-C")
     for r in t1_rows:
         r.update(seeds=len(g["seeds"]), rounds=g["rounds"])
         print(f"Table 1 setting {r['method']:9s} accuracy {r['accuracy_mean']:6.2f}±{r['accuracy_se']:.2f}  bits to "
-              f"{paper.THRESHOLD['mnist']:.0%}: {stats.format_bits(r['bits_to_threshold'])}")
+              f"{fedlog.THRESHOLD['mnist']:.0%}: {stats.format_bits(r['bits_to_threshold'])}")
     plots.save_table(t1_rows, "table1_mnist_seed_systems_fedcr")
 
 # %% [markdown]
@@ -316,14 +306,14 @@ for c in [c for c in table2 if c[0] == "fashion_mnist"]:
     strongest = max(BASELINES, key=lambda lab: np.mean(finals(c, lab)))  # FedAvg's final_acc is FedAvg-FT's
     ledger.compare("FedCR", "Table 2", f"FedCR is more accurate than the strongest implemented baseline on "
                    f"FashionMNIST {p} ({strongest}; final accuracy after the fine-tune)", finals(c, "FedCR"),
-                   finals(c, strongest), ">", paper_value=sp.FEDCR_TABLE2[("fashion_mnist", p)]["FedCR"],
+                   finals(c, strongest), ">", paper_value=fedcr.TABLE2[("fashion_mnist", p)]["FedCR"],
                    rounds=n_rounds)
     if p == "n1":
         for lab, shown in (("FedAvg", "FedAvg-FT"), ("FedRep", "FedRep")):
             ledger.compare("FedCR", "Table 2", f"FedCR is more accurate than {shown} on FashionMNIST n1",
                            finals(c, "FedCR"), finals(c, lab), ">",
-                           paper_value=round(sp.FEDCR_TABLE2[("fashion_mnist", "n1")]["FedCR"]
-                                             - sp.FEDCR_TABLE2[("fashion_mnist", "n1")][shown], 2), rounds=n_rounds)
+                           paper_value=round(fedcr.TABLE2[("fashion_mnist", "n1")]["FedCR"]
+                                             - fedcr.TABLE2[("fashion_mnist", "n1")][shown], 2), rounds=n_rounds)
 if dims:
     d = sets[0]
     high = [V for V in S["dims"] if V >= 8]
@@ -333,8 +323,8 @@ if dims:
         best_low = [max(v) for v in zip(*(per_seed[("dim", d, V)] for V in low))]
         ledger.compare("FedCR", "Table 3", f"accuracy drops only at V <= 4 ({SHOWN[d]}: the lowest accuracy at V >= 8 "
                        "against the highest at V <= 4)", worst_high, best_low, ">",
-                       paper_value=round(min(sp.FEDCR_TABLE3[V][1] for V in (8, 16, 32, 64))
-                                         - sp.FEDCR_TABLE3[4][1], 2), rounds=n_rounds)
+                       paper_value=round(min(fedcr.TABLE3[V][1] for V in (8, 16, 32, 64))
+                                         - fedcr.TABLE3[4][1], 2), rounds=n_rounds)
 if betas:
     for d in sorted({d for d, _ in betas}):
         positive = [b for dd, b in betas if dd == d and b > 0]
@@ -353,10 +343,10 @@ for p in ("n1", "n2"):
 for k in t9["ks"] if table9 else []:
     ledger.compare("FedCR", "Table 9", f"FedCR-NA beats local training (FashionMNIST, k = {k} classes per client)",
                    per_seed[("table9", k, "FedCR-NA")], per_seed[("table9", k, "Local")], ">", rounds=t9["rounds"],
-                   paper_value={kk: round(sp.FEDCR_TABLE9[kk]["FedCR-NA"] - sp.FEDCR_TABLE9[kk]["Local"], 2)
-                                for kk in sp.FEDCR_TABLE9})
+                   paper_value={kk: round(fedcr.TABLE9[kk]["FedCR-NA"] - fedcr.TABLE9[kk]["Local"], 2)
+                                for kk in fedcr.TABLE9})
 if t1:
-    best_acc_of = lambda lab: [100 * max(r["rounds"]["acc_mean"]) for r in t1[lab]]  # noqa: E731
+    best_acc_of = lambda lab: [100 * r.best() for r in t1[lab]]  # noqa: E731
     for other in ("FedCR", "FedCR-NA"):
         ledger.compare("FedLog", "Table 1 (seed systems)", f"FedLog-C is more accurate than {other} in FedLog's MNIST "
                        "setting (best round)", best_acc_of("FedLog-C"), best_acc_of(other), ">", rounds=g["rounds"])

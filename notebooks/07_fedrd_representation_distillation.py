@@ -21,7 +21,7 @@
 # distribution matching (Eq. 5), and sends them; the server trains the global task ConvNet on the union
 # (Algorithm 1). FedDM does the same in input space. The model-averaging baselines are FedAvg, FedProx (a proximal
 # term) and FedNova (updates normalised by each client's local steps). Protocol (Sec. V.A,
-# `seed_papers.fedrd_config`): 10 clients, all of them every round, each dataset's train and test sets pooled and
+# `fedrd.config`): 10 clients, all of them every round, each dataset's train and test sets pooled and
 # split by per-class Dirichlet(0.1), 8:2 into train and test on each client; DM's ConvNet with instance norm and max
 # pooling.
 #
@@ -37,11 +37,11 @@
 #
 # Part G (DP, Table II) is not built. The baselines' learning rate, momentum and local epochs (and FedProx's mu)
 # were searched on seed 0 at the quick scale (`scripts/fedrd_search.py`, `figures/fedrd_search.csv`) and are frozen
-# in `seed_papers.FEDRD_SEARCHED`.
+# in `fedrd.SEARCHED`.
 #
 # **Scale.** One FashionMNIST round at the paper's size (ConvNet-128, 1000 matching steps, 500 server epochs) is
 # GPU work: on this 2-core CPU a single matching step of ConvNet-32 on 5% of the data takes about 4 s. The quick
-# profile (`seed_papers.FEDRD_SCALES["quick"]`) keeps the protocol and shrinks the rest: 2% of the data (about 110
+# profile (`fedrd.SCALES["quick"]`) keeps the protocol and shrinks the rest: 2% of the data (about 110
 # training images per client), ConvNet-16, 10 matching steps (the synthetic sets stay close to their
 # initialisation), 20 server epochs, 2 projection epochs (batch 32), 5 rounds, 1 seed, and runs parts A, B, H and C
 # (C's runs for 3 rounds); parts D-F run in the smoke and paper profiles only. Its accuracies are far below the
@@ -55,32 +55,23 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 # %%
 import numpy as np
 
-from fedlib import claims, experiments as ex, paths, plots, seed_papers as sp, stats, sweep
-from fedlib.algorithms.fednova import quadratic_toy, toy_fixed_point
+from fedlib import claims, experiments as ex, papers, paths, plots, stats, sweep
+from fedlib.analysis import quadratic_toy, toy_fixed_point
+from fedlib.papers import fedrd
+from fedlib.result import MB, Result, compare
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-SCALE = sp.FEDRD_SCALES[profile]
-SETTINGS = {  # the sweeps of parts C-F, per profile (spec 4.3; quick cut to fit 10 minutes); sweep_rounds: the
-    # rounds of parts C-F's runs, compared with the first as many rounds of part A's (None: all of them)
-    "smoke": dict(seeds=[0], datasets=["fashion_mnist"], init_sets=["fashion_mnist"], dpc_dm=[1], dpc_rd=[1],
-                  equal_uplink=[], sides=[8], depths=[1], sweep_rounds=None),
-    "quick": dict(seeds=[0], datasets=["fashion_mnist"], init_sets=["fashion_mnist"], dpc_dm=[], dpc_rd=[],
-                  equal_uplink=[], sides=[], depths=[], sweep_rounds=3),
-    "paper": dict(seeds=[0, 1, 2], datasets=["fashion_mnist", "mnist", "cifar10", "cifar100"],
-                  init_sets=["fashion_mnist", "mnist"], dpc_dm=[1, 3], dpc_rd=[1, 3], equal_uplink=[3, 9, 30],
-                  sides=[8, 14, 20], depths=[1, 3, 4], sweep_rounds=None),
-}[profile]
-S = SETTINGS
+SCALE = fedrd.SCALES[profile]
+S = papers.settings(fedrd.SWEEPS, profile)
 DPC = SCALE["dm"]["dpc"]  # part A's samples per class (the paper's 10 on FashionMNIST)
-LABELS = list(sp.FEDRD_METHODS)  # FedAvg, FedProx, FedNova, FedDM, FedRD
+LABELS = list(fedrd.METHODS)  # FedAvg, FedProx, FedNova, FedDM, FedRD
 SHOWN = {"fashion_mnist": "FashionMNIST", "mnist": "MNIST (loose stand-in for SVHN)", "cifar10": "CIFAR-10",
          "cifar100": "CIFAR-100"}
 PAPER_NAME = {"fashion_mnist": "fashion_mnist", "mnist": "svhn", "cifar10": "cifar10", "cifar100": "cifar100"}
-MB = 8 * 2 ** 20  # bits in a megabyte (the paper's MB are MiB: spec 2.1)
 plots.style()
 print(profile, SCALE, S)
-print("baselines' searched settings:", sp.FEDRD_SEARCHED or "none yet (run scripts/fedrd_search.py)")
+print("baselines' searched settings:", fedrd.SEARCHED or "none yet (run scripts/fedrd_search.py)")
 
 
 SWEEP_ROUNDS = S["sweep_rounds"] or SCALE["rounds"]
@@ -92,7 +83,7 @@ def config(d, label, seed, side=None, depth=2, rounds=None, **options):
     model = None
     if label == "FedRD" and (side or depth != 2):
         model = f"fedrd_proj{depth}" + (f"_d{side}" if side else "") + f"_convnet{SCALE['width']}"
-    return sp.fedrd_scaled(d, label, profile, seed=seed, options=options or None, model=model, rounds=rounds)
+    return fedrd.scaled(d, label, profile, seed=seed, options=options or None, model=model, rounds=rounds)
 
 
 def variant(d, label, seed, **change):
@@ -100,18 +91,9 @@ def variant(d, label, seed, **change):
     return config(d, label, seed, rounds=SWEEP_ROUNDS, **change)
 
 
-def final_acc(r):
-    return 100 * r["rounds"]["acc_mean"][-1]
-
-
-def uplink_mb(r):
-    """Cumulative uplink per client after each round, in MB (the paper's Fig. 3 counts the uplink only)."""
-    return np.cumsum(r["rounds"]["up_bits"]) / MB / r["config"]["n_clients"]
-
-
-def total_mb(r):
-    """The ledger's total (up and down, all clients) after the last round, in MB."""
-    return (sum(r["rounds"]["up_bits"]) + sum(r["rounds"]["down_bits"])) / MB
+def last_acc(r):
+    """Accuracy after the last round, in % (FedRD's protocol has no fine-tune)."""
+    return 100 * r.last()
 
 
 datasets = [d for d in S["datasets"] if ex.dataset_available(d)]
@@ -154,24 +136,12 @@ CUT = "cut from the quick profile to fit its 10 minutes (a FedRD run costs about
 # %%
 rows = []
 for d in datasets:
-    reported = sp.FEDRD_TABLE1.get(PAPER_NAME[d], {})
-    for lab in LABELS:
-        rs = results(table1[(d, lab)])
-        m, se = stats.mean_se([final_acc(r) for r in rs])
-        paper_m, paper_sd = reported.get(lab, (float("nan"), float("nan")))
-        rows.append({"dataset": SHOWN[d], "method": lab, "final_mean": m, "final_se": se,
-                     "best_round_mean": float(np.mean([100 * max(r["rounds"]["acc_mean"]) for r in rs])),
-                     "paper_accuracy": paper_m, "paper_std": paper_sd, "uplink_MB_per_client": uplink_mb(rs[0])[-1],
-                     "ledger_MB_total": total_mb(rs[0]), "seeds": len(rs), "rounds": len(rs[0]["rounds"]["acc_mean"])})
-        print(f"{SHOWN[d]:32s} {lab:8s} final {m:6.2f}±{se:.2f}  paper {paper_m:.2f}±{paper_sd:.2f}  uplink "
-              f"{rows[-1]['uplink_MB_per_client']:7.3f} MB/client  ledger {rows[-1]['ledger_MB_total']:8.2f} MB")
-for d in missing:
-    rows.append({"dataset": SHOWN.get(d, d.upper()), "method": "(all)", "final_mean": float("nan"),
-                 "final_se": float("nan"), "best_round_mean": float("nan"), "paper_accuracy": float("nan"),
-                 "paper_std": float("nan"), "uplink_MB_per_client": float("nan"), "ledger_MB_total": float("nan"),
-                 "seeds": 0, "rounds": 0})
-    print(f"{SHOWN.get(d, d.upper())}: not run, its files are missing here (the paper's numbers are in "
-          "seed_papers.FEDRD_TABLE1)")
+    by_label = {lab: results(table1[(d, lab)]) for lab in LABELS}
+    for row in compare(by_label, fedrd.TABLE1.get(PAPER_NAME[d], {}), quantity=Result.last, keys=dict(dataset=SHOWN[d])):
+        rs = by_label[row["method"]]
+        rows.append({**row, "uplink_MB_per_client": rs[0].uplink_mb()[-1], "ledger_MB_total": rs[0].total_bits() / MB})
+rows += [{**row, "uplink_MB_per_client": float("nan"), "ledger_MB_total": float("nan")} for row in
+         compare({}, {}, with_std=True, missing=[dict(dataset=SHOWN.get(d, d.upper())) for d in missing])]
 plots.save_table(rows, "fedrd_table1")
 
 # %% [markdown]
@@ -182,13 +152,13 @@ plots.save_table(rows, "fedrd_table1")
 
 # %%
 curves = {d: {lab: results(table1[(d, lab)]) for lab in LABELS} for d in datasets}
-by_round = {SHOWN[d]: {lab: {"method": sp.FEDRD_METHODS[lab][0],
-                             "acc": np.array([r["rounds"]["acc_mean"] for r in rs]) * 100}
+by_round = {SHOWN[d]: {lab: {"method": fedrd.METHODS[lab][0],
+                             "acc": np.array([r.curve() for r in rs]) * 100}
                        for lab, rs in by_label.items()} for d, by_label in curves.items()}
 fig = plots.accuracy_curves(by_round, "FedRD's Fig. 2: mean client accuracy per round (mean ± SE over seeds)")
 plots.caption(fig, profile, len(S["seeds"]), SCALE["rounds"], note=f"ConvNet-{SCALE['width']}, dpc {DPC}")
 plots.save_figure(fig, "fedrd_curves_rounds")
-by_mb = {name: {lab: dict(c, x=uplink_mb(curves[d][lab][0])) for lab, c in panel.items()}
+by_mb = {name: {lab: dict(c, x=curves[d][lab][0].uplink_mb()) for lab, c in panel.items()}
          for (d, (name, panel)) in zip(curves, by_round.items())}
 fig = plots.accuracy_curves(by_mb, "FedRD's Fig. 3: accuracy against the uplink (MB per client, cumulative)",
                             xlabel="uplink per client (MB, cumulative; log scale)", log=True)
@@ -204,8 +174,8 @@ plots.save_figure(fig, "fedrd_curves_uplink")
 # %%
 init_rows = []
 for (d, lab, init), cfgs in inits.items():
-    m, se = stats.mean_se([final_acc(r) for r in swept(cfgs)])
-    paper_value = sp.FEDRD_TABLE3[f"{lab}({init})"][0] if d == "fashion_mnist" else float("nan")
+    m, se = stats.mean_se([last_acc(r) for r in swept(cfgs)])
+    paper_value = fedrd.TABLE3[f"{lab}({init})"][0] if d == "fashion_mnist" else float("nan")
     init_rows.append({"dataset": SHOWN[d], "method": lab, "init": init, "final_mean": m, "final_se": se,
                       "paper_accuracy": paper_value, "seeds": len(cfgs), "rounds": SWEEP_ROUNDS})
     print(f"{SHOWN[d]:32s} {lab} ({init:6s}) final {m:6.2f}±{se:.2f}  paper {paper_value:.2f}")
@@ -221,7 +191,7 @@ plots.save_table(init_rows, "fedrd_table3_init")
 dpc_points = {}
 for (lab, k), cfgs in dpcs.items():
     rs = swept(cfgs)
-    dpc_points[(lab, k)] = (stats.mean_se([final_acc(r) for r in rs]), uplink_mb(rs[0])[-1])
+    dpc_points[(lab, k)] = (stats.mean_se([last_acc(r) for r in rs]), rs[0].uplink_mb()[-1])
     print(f"{lab:13s} dpc {k:3d}: final {dpc_points[(lab, k)][0][0]:6.2f}  uplink "
           f"{dpc_points[(lab, k)][1]:.3f} MB/client")
 if dpc_points:
@@ -248,9 +218,9 @@ else:
 dim_rows = []
 for side, cfgs in sorted(sides.items()):
     rs = swept(cfgs)
-    m, se = stats.mean_se([final_acc(r) for r in rs])
+    m, se = stats.mean_se([last_acc(r) for r in rs])
     dim_rows.append({"sqrt_d": side, "d": side * side, "final_mean": m, "final_se": se,
-                     "uplink_MB_per_client": uplink_mb(rs[0])[-1], "seeds": len(rs), "rounds": SWEEP_ROUNDS})
+                     "uplink_MB_per_client": rs[0].uplink_mb()[-1], "seeds": len(rs), "rounds": SWEEP_ROUNDS})
     print(f"sqrt(d') = {side:2d} (d' = {side * side:3d}): final {m:6.2f}±{se:.2f}  uplink "
           f"{dim_rows[-1]['uplink_MB_per_client']:.3f} MB/client")
 if dim_rows:
@@ -264,7 +234,7 @@ else:
 # %%
 depth_acc = {}
 if S["depths"]:
-    depth_acc = {L: stats.mean_se([final_acc(r) for r in swept(cfgs)]) for L, cfgs in sorted(depths.items())}
+    depth_acc = {L: stats.mean_se([last_acc(r) for r in swept(cfgs)]) for L, cfgs in sorted(depths.items())}
     for L, (m, se) in depth_acc.items():
         print(f"projection depth {L}: final {m:6.2f}±{se:.2f}")
     fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(depth_acc), [v[0] for v in depth_acc.values()],
@@ -308,36 +278,36 @@ plots.save_figure(fig, "fednova_toy")
 # %%
 ledger = claims.ClaimsLedger("07_fedrd_representation_distillation", profile)
 n_seeds, n_rounds = len(S["seeds"]), SCALE["rounds"]
-seeds_of = lambda lab, f=final_acc: [f(r) for r in results(table1[("fashion_mnist", lab)])]  # noqa: E731
+seeds_of = lambda lab, f=last_acc: [f(r) for r in results(table1[("fashion_mnist", lab)])]  # noqa: E731
 if ("fashion_mnist", "FedRD") in table1:
-    p = {lab: sp.FEDRD_TABLE1["fashion_mnist"][lab][0] for lab in LABELS}
+    p = {lab: fedrd.TABLE1["fashion_mnist"][lab][0] for lab in LABELS}
     averaging = [max(v) for v in zip(*(seeds_of(lab) for lab in ("FedAvg", "FedProx", "FedNova")))]
     ledger.compare("FedRD", "Table I", "FashionMNIST: FedRD is more accurate than FedDM", seeds_of("FedRD"),
                    seeds_of("FedDM"), ">", paper_value=round(p["FedRD"] - p["FedDM"], 2), rounds=n_rounds)
     ledger.compare("FedRD", "Table I", "FashionMNIST: FedDM is more accurate than the best of FedAvg, FedProx and "
                    "FedNova", seeds_of("FedDM"), averaging, ">",
                    paper_value=round(p["FedDM"] - max(p["FedAvg"], p["FedProx"], p["FedNova"]), 2), rounds=n_rounds)
-    spans = {lab: (100 * min(np.mean([r["rounds"]["acc_mean"] for r in results(table1[("fashion_mnist", lab)])],
+    spans = {lab: (100 * min(np.mean([r.curve() for r in results(table1[("fashion_mnist", lab)])],
                                       0)[-3:]),
-                   100 * max(np.mean([r["rounds"]["acc_mean"] for r in results(table1[("fashion_mnist", lab)])],
+                   100 * max(np.mean([r.curve() for r in results(table1[("fashion_mnist", lab)])],
                                      0)[-3:])) for lab in ("FedDM", "FedRD")}
     print(f"    how firm: over the last 3 rounds FedDM moved within {spans['FedDM'][0]:.2f}-{spans['FedDM'][1]:.2f} "
           f"and FedRD within {spans['FedRD'][0]:.2f}-{spans['FedRD'][1]:.2f} ({n_seeds} seed(s))")
-    round1 = lambda r: 100 * r["rounds"]["acc_mean"][0]  # noqa: E731
+    round1 = lambda r: 100 * r.curve()[0]  # noqa: E731
     first_avg = [max(v) for v in zip(*(seeds_of(lab, round1) for lab in ("FedAvg", "FedProx", "FedNova")))]
     ledger.compare("FedRD", "Fig. 2", "after one round FedRD is ahead of every model-averaging method (FashionMNIST; "
                    "the paper: CIFAR-10, 65% against < 30%)", seeds_of("FedRD", round1), first_avg, ">", rounds=1)
     if n_rounds > 5:
-        curve = np.mean([r["rounds"]["acc_mean"] for r in results(table1[("fashion_mnist", "FedRD")])], 0) * 100
+        curve = np.mean([r.curve() for r in results(table1[("fashion_mnist", "FedRD")])], 0) * 100
         ledger.record("FedRD", "Fig. 2", "FedRD converges within about 5 rounds (its best later round minus round 5, "
                       "FashionMNIST)", float(curve[5:].max() - curve[4]), 1.0, "ours <= reference",
                       seeds=n_seeds, rounds=n_rounds)
 if inits:
     for lab in ("FedDM", "FedRD"):
         ledger.compare("FedRD", "Table III", f"initialising from real samples beats noise ({lab}, FashionMNIST)",
-                       [final_acc(r) for r in swept(inits[(d0, lab, "real")])],
-                       [final_acc(r) for r in swept(inits[(d0, lab, "random")])], ">",
-                       paper_value=round(sp.FEDRD_TABLE3[f"{lab}(real)"][0] - sp.FEDRD_TABLE3[f"{lab}(random)"][0], 2),
+                       [last_acc(r) for r in swept(inits[(d0, lab, "real")])],
+                       [last_acc(r) for r in swept(inits[(d0, lab, "random")])], ">",
+                       paper_value=round(fedrd.TABLE3[f"{lab}(real)"][0] - fedrd.TABLE3[f"{lab}(random)"][0], 2),
                        rounds=SWEEP_ROUNDS)
 dm = {k: v[0][0] for (lab, k), v in dpc_points.items() if lab == "FedDM"}
 rd = {k: v[0][0] for (lab, k), v in dpc_points.items() if lab == "FedRD"}
@@ -361,7 +331,7 @@ if dim_rows:
     ledger.record("FedRD", "Table IV", f"accuracy rises with the representation size (FashionMNIST, d' = "
                   f"{min(by_side) ** 2} -> {max(by_side) ** 2}; the paper: CIFAR-10, 64 -> 2304, +28.4 points)",
                   by_side[max(by_side)] - by_side[min(by_side)], 0.0, "ours > reference",
-                  paper_value=round(sp.FEDRD_TABLE4["accuracy"][-1] - sp.FEDRD_TABLE4["accuracy"][0], 2),
+                  paper_value=round(fedrd.TABLE4["accuracy"][-1] - fedrd.TABLE4["accuracy"][0], 2),
                   seeds=n_seeds, rounds=SWEEP_ROUNDS)
 if depth_acc:
     depth_gain = depth_acc[max(depth_acc)][0] - depth_acc[min(depth_acc)][0]

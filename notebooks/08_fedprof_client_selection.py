@@ -20,7 +20,7 @@
 # Gaussian (mean, variance). The server profiles its own clean validation set with the same model version, scores
 # each client by exp(-alpha x the mean KL divergence of the two profiles) and draws the round's clients in
 # proportion to the scores, so clients whose data look unlike the clean data are rarely chosen
-# (`fedlib/algorithms/fedprof.py`). Protocol (Sec. 5.1's L-Task, `seed_papers.fedprof_config`): MNIST standing in
+# (`fedlib/algorithms/fedprof.py`). Protocol (Sec. 5.1's L-Task, `fedprof.config`): MNIST standing in
 # for EMNIST digits, 60% of each client's samples from one class, 15% of the clients with irrelevant images
 # (FashionMNIST), 20% blurred, 25% with salt-and-pepper noise (density 0.3), a clean 14.3% of the data held by the
 # server; Table A.2's CNN, SGD lr 0.01 decayed by 0.99 a round, 5 local epochs, alpha = 10. Accuracy is the global
@@ -51,24 +51,25 @@ from collections import Counter
 
 import numpy as np
 
-from fedlib import claims, paths, plots, seed_papers as sp, stats, sweep
+from fedlib import claims, papers, paths, plots, stats, sweep
+from fedlib.papers import fedprof
 
 paths.use_profile(profile)
 
-S = sp.FEDPROF_PROFILES[profile]
-FULL, PARTIAL = sp.FEDPROF_FULL, sp.FEDPROF_PARTIAL
+S = papers.settings(fedprof.PROFILES, profile)
+FULL, PARTIAL = fedprof.FULL, fedprof.PARTIAL
 KINDS = ["clean", "saltpepper", "blur", "irrelevant"]
 plots.style()
 print(profile, S)
 
 
 def config(label, C, seed, **change):
-    return sp.fedprof_run(profile, label, C, seed, **change)
+    return fedprof.run(profile, label, C, seed, **change)
 
 
 def rounds_to(r, target):
     """The first round whose accuracy reaches `target`; a run that never does counts as its rounds + 1."""
-    acc = np.asarray(r["rounds"]["acc_all"])
+    acc = np.asarray(r.curve("acc_all"))
     hit = np.nonzero(acc >= target)[0]
     return int(hit[0]) + 1 if len(hit) else len(acc) + 1
 
@@ -81,7 +82,7 @@ def rounds_to(r, target):
 table3 = {(C, lab): [config(lab, C, sd) for sd in S["seeds"]] for C in S["fractions"] for lab in FULL + PARTIAL}
 f1 = S["fig1"]
 fig1 = {cond: [config("FedAvg", f1["participation"], sd, rounds=f1["rounds"], **over) for sd in S["seeds"]]
-        for cond, over in sp.FEDPROF_CONDITIONS.items()}
+        for cond, over in fedprof.CONDITIONS.items()}
 C0 = S["fractions"][-1]
 alphas = {a: [config("FedProf (partial)", C0, sd, options={"alpha": a}) for sd in S["seeds"]] for a in S["alphas"]}
 unique = list({c.key(): c for group in (table3, fig1, alphas) for cs in group.values() for c in cs}.values())
@@ -94,7 +95,7 @@ results = lambda cfgs: [done[c.key()] for c in cfgs]  # noqa: E731
 # ## A. Fig. 1: FedAvg under four data conditions (full aggregation)
 
 # %%
-panel = {cond: {"method": "fedavg", "acc": np.array([r["rounds"]["acc_all"] for r in results(cfgs)]) * 100}
+panel = {cond: {"method": "fedavg", "acc": np.array([r.curve("acc_all") for r in results(cfgs)]) * 100}
          for cond, cfgs in fig1.items()}
 for cond, c in panel.items():
     print(f"{cond:15s} final {c['acc'][:, -1].mean():6.2f}%")
@@ -112,21 +113,21 @@ plots.save_figure(fig, "fedprof_fig1_conditions")
 rows, traces = [], {}
 for (C, lab), cfgs in table3.items():
     rs = results(cfgs)
-    best = stats.mean_se([100 * max(r["rounds"]["acc_all"]) for r in rs])
+    best = stats.mean_se([100 * r.best("acc_all") for r in rs])
     reach = [float(np.mean([rounds_to(r, t) for r in rs])) for t in S["targets"]]
     agg = "full" if lab in FULL else "partial"
-    paper_row = sp.FEDPROF_TABLE3.get((agg, C), {}).get(lab.split(" (")[0], (float("nan"),) * 4)
+    paper_row = fedprof.TABLE3.get((agg, C), {}).get(lab.split(" (")[0], (float("nan"),) * 4)
     rows.append({"C": C, "aggregation": agg, "method": lab, "best_mean": best[0], "best_se": best[1],
                  f"rounds_to_{S['targets'][0]:.0%}": reach[0], f"rounds_to_{S['targets'][1]:.0%}": reach[1],
                  "paper_best": paper_row[0], "paper_rounds_to_90%": paper_row[1], "seeds": len(rs),
-                 "rounds": len(rs[0]["rounds"]["acc_all"])})
+                 "rounds": rs[0].n_rounds})
     print(f"C={C} {agg:7s} {lab:18s} best {best[0]:6.2f}  rounds to {S['targets'][0]:.0%}: {reach[0]:>4}  to "
           f"{S['targets'][1]:.0%}: {reach[1]:>4}   paper: best {paper_row[0]}, {paper_row[1]} rounds to 90%")
     traces.setdefault(f"C = {C}, {agg} aggregation", {})[lab] = {
-        "method": sp.FEDPROF_METHODS[lab][0], "acc": np.array([r["rounds"]["acc_all"] for r in rs]) * 100}
+        "method": fedprof.METHODS[lab][0], "acc": np.array([r.curve("acc_all") for r in rs]) * 100}
 for name in ("CFCFM", "FedAdam", "AFL"):
-    print(f"{name}: not implemented (paper, C = 0.1: {sp.FEDPROF_TABLE3.get(('partial', 0.1), {}).get(name)} "
-          f"{sp.FEDPROF_TABLE3.get(('full', 0.1), {}).get(name)})")
+    print(f"{name}: not implemented (paper, C = 0.1: {fedprof.TABLE3.get(('partial', 0.1), {}).get(name)} "
+          f"{fedprof.TABLE3.get(('full', 0.1), {}).get(name)})")
 plots.save_table(rows, "fedprof_table3")
 fig = plots.accuracy_curves(traces, "FedProf's Fig. 5: global accuracy per round (MNIST with noisy clients)",
                             ylabel="global test accuracy (%)")
@@ -140,10 +141,10 @@ plots.save_figure(fig, "fedprof_curves")
 
 # %%
 def participation(r):
-    kinds = r["client_kind"]
-    picked = Counter(i for s in r["extra"]["selected"] for i in s) if "extra" in r else None
+    kinds = r.client_kinds
+    picked = Counter(i for s in r.record("selected") for i in s) if r.has_record("selected") else None
     if picked is None:  # FedAvg-RP and FedProx record their participants per round
-        picked = Counter(i for s in r["rounds"]["participants"] for i in s)
+        picked = Counter(i for s in r.participants for i in s)
     per_kind = {k: [picked.get(i, 0) for i in range(len(kinds)) if kinds[i] == k] for k in KINDS}
     return {k: float(np.mean(v)) if v else float("nan") for k, v in per_kind.items()}
 
@@ -165,21 +166,21 @@ plots.save_figure(fig, "fedprof_participation")
 
 # %%
 r0 = results(table3[(C0, "FedProf (partial)")])[0]
-div = np.array(r0["extra"]["div"])  # [rounds, clients]
-kinds = np.array(r0["client_kind"])
+div = np.array(r0.record("div"))  # [rounds, clients]
+kinds = np.array(r0.client_kinds)
 by_kind = {k: {"method": "fedprof", "acc": div[:, kinds == k].mean(1)[None, :]} for k in KINDS if (kinds == k).any()}
 fig = plots.accuracy_curves({"FedProf (partial)": by_kind}, "Mean divergence of the clients' profiles from the "
                             "server's, by kind of client (not in the paper)", ylabel="mean KL divergence (Eq. 3)")
 plots.caption(fig, profile, 1, S["partial_rounds"], note=f"C = {C0}, alpha = 10")
 plots.save_figure(fig, "fedprof_div_by_kind")
-alpha_best = {10.0: stats.mean_se([100 * max(r["rounds"]["acc_all"]) for r in results(table3[(C0, "FedProf (partial)")])])}
-alpha_best |= {a: stats.mean_se([100 * max(r["rounds"]["acc_all"]) for r in results(cfgs)]) for a, cfgs in alphas.items()}
+alpha_best = {10.0: stats.mean_se([100 * r.best("acc_all") for r in results(table3[(C0, "FedProf (partial)")])])}
+alpha_best |= {a: stats.mean_se([100 * r.best("acc_all") for r in results(cfgs)]) for a, cfgs in alphas.items()}
 for a, (m, se) in sorted(alpha_best.items()):
     print(f"alpha {a:5g}: best {m:6.2f}%")
 
 # %% [markdown]
 # ## F. Table 2 (the S-Task, GasTurbine)
-# The UCI GasTurbine data are not to be had here: not run. The paper's numbers are in `seed_papers.FEDPROF_TABLE2`.
+# The UCI GasTurbine data are not to be had here: not run. The paper's numbers are in `fedprof.TABLE2`.
 
 # %% [markdown]
 # ## What the numbers say
@@ -187,12 +188,12 @@ for a, (m, se) in sorted(alpha_best.items()):
 # %%
 ledger = claims.ClaimsLedger("08_fedprof_client_selection", profile)
 per_seed = lambda C, lab, f: [f(r) for r in results(table3[(C, lab)])]  # noqa: E731  (one number per seed)
-best_of = lambda r: 100 * max(r["rounds"]["acc_all"])  # noqa: E731
+best_of = lambda r: 100 * r.best("acc_all")  # noqa: E731
 target = S["targets"][0]
 for C in S["fractions"]:
     rounds = lambda lab: per_seed(C, lab, lambda r: rounds_to(r, target))  # noqa: E731
     for agg, base, ours_lab in (("full", "FedAvg", "FedProf (full)"), ("partial", "FedAvg-RP", "FedProf (partial)")):
-        reported = sp.FEDPROF_TABLE3.get((agg, C), {})  # the paper's rounds to 90% (none for other C)
+        reported = fedprof.TABLE3.get((agg, C), {})  # the paper's rounds to 90% (none for other C)
         ledger.compare("FedProf", "Table 3", f"FedProf reaches {target:.0%} in fewer rounds than {base} ({agg} "
                        f"aggregation, C = {C})", rounds(ours_lab), rounds(base), "<",
                        paper_value=[reported[base][1], reported["FedProf"][1]] if reported else None,

@@ -9,7 +9,7 @@ serverdbe.py are the same code), kept outside this repository: it is read and ru
 needs scikit-learn and h5py (`pip install --target DIR scikit-learn h5py`, then `FEDLIB_AUTHORS_PATH=DIR`).
 
 What each side runs:
-* ours: `paper.table1_config("mnist", "FedDBE", rounds=R + 1)`. Round 0 is the authors' initialisation period.
+* ours: `fedlog.table1_config("mnist", "FedDBE", rounds=R + 1)`. Round 0 is the authors' initialisation period.
 * theirs: their `main.py -algo FedDBE -gr R`, unchanged, in a scratch folder holding our federation in their data
   layout (`dataset/<name>/{train,test}/<client>.npz`). Our model enters as their "cnn" (its `fc` is the head, the
   rest their `base`), with the seed's initial weights; torch's and numpy's generators are seeded with the seed.
@@ -17,7 +17,7 @@ What each side runs:
   does after the initialisation round.
 The metric on both sides is the accuracy over all test samples (their "Averaged Test Accuracy", our `acc_all`).
 
-Agreement rule (`paper.crosscheck_agreement`): at each of the R + 1 evaluations, the difference of the two sides'
+Agreement rule (`analysis.crosscheck_agreement`): at each of the R + 1 evaluations, the difference of the two sides'
 means over the seeds must lie within 2 standard errors of that difference, sqrt(sd_ours^2 / n + sd_theirs^2 / n),
 or within 0.5 points (a floor for evaluations where the seeds agree closely on both sides). The script prints how
 many evaluations pass, and writes the curves (CSV: side, seed, round, acc_all) that notebook 02 draws.
@@ -30,7 +30,6 @@ import json
 import sys
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import authors_code  # noqa: E402
 
@@ -41,9 +40,9 @@ AUTHOR_ARGS = ["-algo", "FedDBE", "-m", "cnn", "-nb", "10", "-nc", "50", "-jr", 
 
 
 def our_config(seed: int, rounds: int):
-    from fedlib import paper
+    from fedlib.papers import fedlog
 
-    return paper.table1_config("mnist", "FedDBE", seed=seed, rounds=rounds + 1, device="cpu")
+    return fedlog.table1_config("mnist", "FedDBE", seed=seed, rounds=rounds + 1, device="cpu")
 
 
 def main() -> None:
@@ -81,9 +80,9 @@ def main() -> None:
         w = csv.DictWriter(f, fieldnames=["side", "seed", "round", "acc_all"])
         w.writeheader()
         w.writerows(rows)
-    from fedlib import paper
+    from fedlib import analysis
 
-    agree, diff, two_se = paper.crosscheck_agreement(paper.crosscheck_curves(args.out))
+    agree, diff, two_se = analysis.crosscheck_agreement(analysis.crosscheck_curves(args.out))
     for rnd, (ok, d, s) in enumerate(zip(agree, diff, two_se)):
         print(f"evaluation {rnd:3d}: fedlib minus authors {d:+.2f} points, 2 SE {s:.2f}  {'agree' if ok else 'DIFFER'}")
     print(f"{int(agree.sum())} of {len(agree)} evaluations agree within seed noise ({hi - lo + 1} seeds each); "

@@ -1,7 +1,7 @@
 """The model-averaging baselines' hyperparameters for FedRD's protocol (spec 2.4): FedAvg, FedProx and FedNova
-over lr x momentum x local epochs (seed_papers.FEDRD_GRID), then FedProx's mu at its best, on seed 0 of
+over lr x momentum x local epochs (fedrd.GRID), then FedProx's mu at its best, on seed 0 of
 FashionMNIST at the quick scale; the best final accuracy wins. Writes figures/fedrd_search.csv and prints the
-dict to freeze in seed_papers.FEDRD_SEARCHED (tests/test_seed_protocols.py checks the two agree).
+dict to freeze in fedrd.SEARCHED (tests/test_seed_protocols.py checks the two agree).
 
     python scripts/fedrd_search.py            # about 30 minutes on one CPU core (FEDLIB_SWEEP_BACKEND=ray: all cores)
 """
@@ -11,7 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fedlib import paths, seed_papers as sp, sweep  # noqa: E402
+from fedlib import paths, sweep  # noqa: E402
+from fedlib.papers import fedrd
 
 FIELDS = ("label", "lr", "momentum", "local_epochs", "mu")
 
@@ -27,7 +28,7 @@ def search(dataset="fashion_mnist", profile="quick") -> list[dict]:
         if stage:
             best = max((r for r in rows if r["label"] == "FedProx"), key=lambda r: r["final_acc"])
             prox_at = {k: best[k] for k in ("lr", "momentum", "local_epochs")}
-        configs = sp.fedrd_search_configs(dataset, profile, prox_at=prox_at)
+        configs = fedrd.search_configs(dataset, profile, prox_at=prox_at)
         results = sweep.run_many(list(configs.values()))
         seen = {tuple(r[k] for k in FIELDS) for r in rows}
         rows += [dict(zip(FIELDS, key), final_acc=final(res)) for key, res in zip(configs, results) if key not in seen]

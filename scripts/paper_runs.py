@@ -5,9 +5,9 @@ run killed mid-way goes on from its checkpoint, `fedlib.checkpoint`); pack the f
     python scripts/paper_runs.py SET --pack      # the finished ones into archive/<SET>_paper.jsonl.gz
     python scripts/paper_runs.py SET --list      # the runs of SET, and which are done
 
-Sets (the configs are the notebooks' own, from `paper` and `seed_papers`, so the notebooks read what is packed):
+Sets (the configs are the notebooks' own, from `fedlib.papers`, so the notebooks read what is packed):
   table1, augment      notebook 02: MNIST Table 1 (every entry) and the augmentation ablation
-  feddbe_kappa         notebook 02: FedDBE in Table 1's Adam regime, kappa from paper.FEDDBE_KAPPA_GRID, seed 0
+  feddbe_kappa         notebook 02: FedDBE in Table 1's Adam regime, kappa from fedlog.FEDDBE_KAPPA_GRID, seed 0
   fedprof_table3       notebook 08 (d): Table 3 stand-in, 200 clients on all of MNIST
   fedprof_fig1, fedprof_alpha   notebook 08: Fig. 1's four data conditions; alpha 0, 1, 100
   fedcr_table2_n1, fedcr_table2_n2   notebook 06 (a): FashionMNIST, FedCR, FedAvg(-FT), Ditto and FedRep, 250 rounds
@@ -22,9 +22,9 @@ import argparse
 
 import torch
 
-from fedlib import archive, cache, paper
+from fedlib import archive, cache
 from fedlib import experiments as ex
-from fedlib import seed_papers as sp
+from fedlib.papers import fedcr, fedlog, fedprof, fedrd
 
 AUGMENT_METHODS = ["FedAvg", "FedBabu", "FedLog", "FedLog-C"]
 FEDCR_TABLE2_LABELS = ["FedCR", "FedAvg", "Ditto", "FedRep"]  # FedRep: the strongest other baseline of the paper's
@@ -37,35 +37,35 @@ def configs_of(what: str, seeds: list[int], only: list[str]) -> list[tuple[str, 
     """(label, Config) of every run of a set, seed by seed (a stopped job leaves whole seeds)."""
     runs: list[tuple[str, ex.Config]] = []
     if what in ("table1", "augment"):
-        labels = AUGMENT_METHODS if what == "augment" else list(paper.TABLE1_METHODS) + list(paper.EXTRA_METHODS)
+        labels = AUGMENT_METHODS if what == "augment" else list(fedlog.TABLE1_METHODS) + list(fedlog.EXTRA_METHODS)
         extra = dict(augment=True) if what == "augment" else {}
-        runs = [(lab, paper.table1_config("mnist", lab, seed=s, **extra)) for s in seeds for lab in labels]
+        runs = [(lab, fedlog.table1_config("mnist", lab, seed=s, **extra)) for s in seeds for lab in labels]
     elif what == "feddbe_kappa":
-        runs = [(f"kappa {k:g}", paper.table1_config("mnist", next(iter(paper.EXTRA_METHODS)), seed=0,
-                                                     options={"kappa": k})) for k in paper.FEDDBE_KAPPA_GRID]
+        runs = [(f"kappa {k:g}", fedlog.table1_config("mnist", next(iter(fedlog.EXTRA_METHODS)), seed=0,
+                                                     options={"kappa": k})) for k in fedlog.FEDDBE_KAPPA_GRID]
     elif what == "fedprof_table3":
-        S = sp.FEDPROF_PROFILES["paper"]
-        runs = [(f"{lab} C={C}", sp.fedprof_run("paper", lab, C, s)) for s in seeds for C in S["fractions"]
-                for lab in sp.FEDPROF_FULL + sp.FEDPROF_PARTIAL]
+        S = fedprof.PROFILES["paper"]
+        runs = [(f"{lab} C={C}", fedprof.run("paper", lab, C, s)) for s in seeds for C in S["fractions"]
+                for lab in fedprof.FULL + fedprof.PARTIAL]
     elif what == "fedprof_fig1":
-        f1 = sp.FEDPROF_PROFILES["paper"]["fig1"]
-        runs = [(cond, sp.fedprof_run("paper", "FedAvg", f1["participation"], s, rounds=f1["rounds"], **over))
-                for s in seeds for cond, over in sp.FEDPROF_CONDITIONS.items()]
+        f1 = fedprof.PROFILES["paper"]["fig1"]
+        runs = [(cond, fedprof.run("paper", "FedAvg", f1["participation"], s, rounds=f1["rounds"], **over))
+                for s in seeds for cond, over in fedprof.CONDITIONS.items()]
     elif what == "fedprof_alpha":
-        S = sp.FEDPROF_PROFILES["paper"]
-        runs = [(f"alpha {a:g}", sp.fedprof_run("paper", "FedProf (partial)", S["fractions"][-1], s,
+        S = fedprof.PROFILES["paper"]
+        runs = [(f"alpha {a:g}", fedprof.run("paper", "FedProf (partial)", S["fractions"][-1], s,
                                                 options={"alpha": a})) for s in seeds for a in S["alphas"]]
     elif what in ("fedcr_table2_n1", "fedcr_table2_n2"):
         part = what[-2:]
-        runs = [(lab, sp.fedcr_run("paper", "fashion_mnist", lab, part, s, lam=DITTO_LAM)) for s in seeds
+        runs = [(lab, fedcr.run("paper", "fashion_mnist", lab, part, s, lam=DITTO_LAM)) for s in seeds
                 for lab in FEDCR_TABLE2_LABELS]
     elif what == "fedcr_table9":
-        S = sp.FEDCR_PROFILES["paper"]
-        runs = [(f"{lab} k={k}", sp.fedcr_run("paper", "fashion_mnist", lab, "n1", s, classes=k,
+        S = fedcr.PROFILES["paper"]
+        runs = [(f"{lab} k={k}", fedcr.run("paper", "fashion_mnist", lab, "n1", s, classes=k,
                                               rounds=S["table9"]["rounds"]))
                 for k in S["table9"]["ks"] for s in seeds for lab in ("FedCR-NA", "Local")]
     elif what == "fedrd_table1":
-        runs = [(lab, sp.fedrd_scaled("fashion_mnist", lab, "paper", seed=s)) for s in seeds for lab in sp.FEDRD_METHODS]
+        runs = [(lab, fedrd.scaled("fashion_mnist", lab, "paper", seed=s)) for s in seeds for lab in fedrd.METHODS]
     else:
         raise SystemExit(f"unknown set {what!r}")
     labels = {lab for lab, _ in runs}

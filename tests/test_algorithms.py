@@ -2,16 +2,16 @@ import pytest
 import torch
 
 from fedlib import algorithms, engine, expfam
-from fedlib.algorithms import csfl
-from fedlib import paper
 from fedlib import experiments as ex
+from fedlib.algorithms import csfl
 from fedlib.messages import Ledger
+from fedlib.papers import fedlog
 from fedlib.rounds import run_round
 
 
 def _tiny(method, **kw):
     base = dict(n_clients=10, train_fraction=0.01, rounds=1, local_epochs=1)
-    return paper.paper_config("mnist", method, **{**base, **kw})
+    return fedlog.paper_config("mnist", method, **{**base, **kw})
 
 
 def test_fedlog_head_is_the_map_of_the_summed_uplink_and_bodies_stay_local():
@@ -188,7 +188,7 @@ def test_fedlog_c_separation_option_is_a_hinge_on_the_nearest_other_class_mean()
 
 def test_feddbe_takes_g_from_the_initialisation_periods_train_mode_running_means_and_discards_its_models():
     # version 2 took g from eval-mode features over all the data after a plain FedAvg round 0
-    cfg = paper.table1_config("mnist", "FedDBE", n_clients=4, train_fraction=0.01, rounds=2, local_epochs=2)
+    cfg = fedlog.table1_config("mnist", "FedDBE", n_clients=4, train_fraction=0.01, rounds=2, local_epochs=2)
     ctx, alg = ex.setup(cfg)
     group, data = ctx.groups[0]
     start = {k: v.clone() for k, v in group.params.items()}

@@ -1,11 +1,12 @@
 import pytest
 
-from fedlib import archive, cache, data, paper
+from fedlib import archive, cache, data
 from fedlib import experiments as ex
+from fedlib.papers import fedlog
 
 
 def _tiny(seed=0):
-    return paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1, seed=seed)
+    return fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1, seed=seed)
 
 
 def test_shipped_runs_fill_the_cache_and_nothing_is_recomputed(tmp_path, monkeypatch):
@@ -26,7 +27,7 @@ def test_a_shorter_run_is_read_as_the_first_rounds_of_a_shipped_longer_run(tmp_p
     from fedlib import algorithms, sweep
 
     def tiny(rounds, **kw):
-        return paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, local_epochs=1, rounds=rounds,
+        return fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, local_epochs=1, rounds=rounds,
                                   **kw)
 
     long = ex.run(tiny(3), cache=False, progress=False)

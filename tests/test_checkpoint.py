@@ -7,21 +7,21 @@ import textwrap
 import pytest
 import torch
 
-from fedlib import cache, checkpoint, paper
+from fedlib import cache, checkpoint
 from fedlib import experiments as ex
-from fedlib import seed_papers as sp
+from fedlib.papers import fedcr, fedlog
 
 TIMING = ("seconds",)
 
 
 def _config(kind):
     if kind == "fedavg":  # dropout: torch's global generator must be restored
-        return paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=6, local_epochs=1)
+        return fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=6, local_epochs=1)
     if kind == "ditto":  # two populations, partial participation, a final round through the ledger
-        return paper.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=6, train_fraction=0.01,
+        return fedlog.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=6, train_fraction=0.01,
                                   rounds=6, local_epochs=1, participation=0.5, final_finetune_epochs=1,
                                   optimizer="sgd", lr=0.05)
-    return sp.fedcr_config("mnist", "FedCR", "n1", seed=0, rounds=6, width=32, dim=8, n_clients=6,  # server state
+    return fedcr.config("mnist", "FedCR", "n1", seed=0, rounds=6, width=32, dim=8, n_clients=6,  # server state
                            train_fraction=0.01, local_epochs=1, participation=0.5)
 
 
@@ -92,7 +92,7 @@ def test_the_checkpoint_interval_is_checked():
 
 
 def test_a_checkpoint_writes_a_parameter_every_client_shares_once(tmp_path):
-    cfg = paper.paper_config("mnist", "fedavg", n_clients=20, train_fraction=0.02, rounds=1, local_epochs=1)
+    cfg = fedlog.paper_config("mnist", "fedavg", n_clients=20, train_fraction=0.02, rounds=1, local_epochs=1)
     ctx, alg = ex.setup(cfg)  # every client holds the same initial model
     from fedlib.messages import Ledger
 

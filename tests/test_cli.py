@@ -5,8 +5,9 @@ import sys
 
 import pytest
 
-from fedlib import paper, sweep
+from fedlib import sweep
 from fedlib.__main__ import build_parser, main, parse_option, run_config
+from fedlib.papers import fedlog
 
 
 def _config(*argv):
@@ -19,7 +20,7 @@ def test_every_config_field_can_be_set_and_zero_is_not_missing():
                   "--lr", "0.05", "--train-fraction", "0.01", "--final-finetune-epochs", "1", "--device", "cpu")
     assert (cfg.n_clients, cfg.local_epochs, cfg.rounds, cfg.participation, cfg.same_init, cfg.momentum) == \
         (3, 1, 2, 0.5, False, 0.5)
-    assert cfg.batch_size == paper.PAPER_SETTINGS["mnist"]["batch_size"]  # the rest from the paper setting
+    assert cfg.batch_size == fedlog.PAPER_SETTINGS["mnist"]["batch_size"]  # the rest from the paper setting
     with pytest.raises(ValueError, match="Config.rounds must be an integer >= 1, got 0"):
         _config("--rounds", "0")
     assert _config("--no-paper-setting", "--rounds", "3").n_clients == 50

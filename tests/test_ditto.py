@@ -2,13 +2,13 @@
 import torch
 
 from fedlib import experiments as ex
-from fedlib import paper
 from fedlib.messages import Ledger
+from fedlib.papers import fedlog
 from fedlib.rounds import run_round
 
 
 def _setup(lam, **kw):
-    return ex.setup(paper.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01,
+    return ex.setup(fedlog.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01,
                                        rounds=2, local_epochs=1, options={"lam": lam}, **kw))
 
 
@@ -26,7 +26,7 @@ def test_with_no_proximal_weight_the_personal_models_are_local_training_alone():
 
 def test_the_global_model_is_fedavgs_and_only_it_is_sent():
     ctx, alg = _setup(1.0)
-    fed_ctx, fedavg = ex.setup(paper.paper_config("mnist", "fedavg", model="cnn_mnist_nodrop", n_clients=4,
+    fed_ctx, fedavg = ex.setup(fedlog.paper_config("mnist", "fedavg", model="cnn_mnist_nodrop", n_clients=4,
                                                   train_fraction=0.01, rounds=2, local_epochs=1))
     ledger, fed_ledger = Ledger(), Ledger()
     for rnd in range(2):
@@ -50,7 +50,7 @@ def test_a_larger_proximal_weight_keeps_the_personal_model_nearer_the_global_one
 def test_the_final_round_reaches_every_client_and_passes_the_ledger():
     # before: a final fine-tune was refused, so with partial participation a client never drawn kept an untrained
     # personal model (9 of 100 clients in the quick profile)
-    cfg = paper.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=6, train_fraction=0.01, rounds=1,
+    cfg = fedlog.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=6, train_fraction=0.01, rounds=1,
                              local_epochs=1, participation=0.5, final_finetune_epochs=2, optimizer="sgd", lr=0.05)
     ctx, alg = ex.setup(cfg)
     start = {k: v.clone() for k, v in ctx.population.groups[0].params.items()}
@@ -69,7 +69,7 @@ def test_the_final_round_reaches_every_client_and_passes_the_ledger():
 
 
 def test_the_final_round_trains_the_final_fine_tunes_epochs():
-    cfg = paper.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, rounds=1,
+    cfg = fedlog.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, rounds=1,
                              local_epochs=1, final_finetune_epochs=3)
     ctx, alg = ex.setup(cfg)
     seen = []

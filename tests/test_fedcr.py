@@ -5,17 +5,18 @@ import math
 import pytest
 import torch
 
+from fedlib import analysis
 from fedlib import experiments as ex
-from fedlib import paper
 from fedlib.algorithms.fedcr import kl_to_sample, product_of_experts
 from fedlib.messages import Ledger
+from fedlib.papers import fedcr, fedlog, fedrd
 from fedlib.rounds import run_round
 
 
 def _config(method="fedcr", **kw):
     base = dict(model="cnn_mnist_vib_v8", n_clients=6, train_fraction=0.01, rounds=2, local_epochs=1,
                 options={"train_samples": 2, "eval_samples": 2})
-    return paper.paper_config("mnist", method, **{**base, **kw})
+    return fedlog.paper_config("mnist", method, **{**base, **kw})
 
 
 def test_the_kl_of_eq_21_is_torchs_and_is_smallest_at_the_variance_the_spec_gives():
@@ -136,9 +137,9 @@ def test_without_the_kl_and_with_z_equal_to_mu_fedcr_is_fedper_with_only_the_hea
     from torch import nn
 
     common = dict(n_clients=4, train_fraction=0.01, rounds=2, local_epochs=1, optimizer="sgd", lr=0.05)
-    cr_ctx, cr = ex.setup(paper.paper_config("mnist", "fedcr", model="cnn_mnist_vib_v8", **common, options=dict(
+    cr_ctx, cr = ex.setup(fedlog.paper_config("mnist", "fedcr", model="cnn_mnist_vib_v8", **common, options=dict(
         beta=0.0, deterministic=True, train_samples=1, eval_samples=0)))
-    fp_ctx, fp = ex.setup(paper.paper_config("mnist", "fedper", model="cnn_mnist_nodrop", **common,
+    fp_ctx, fp = ex.setup(fedlog.paper_config("mnist", "fedper", model="cnn_mnist_nodrop", **common,
                                              options={"local_layers": 1}))
     cr_group, fp_group = cr_ctx.population.groups[0], fp_ctx.population.groups[0]
     gauss = f"body.{len(cr_group.model.body) - 1}"
@@ -163,7 +164,7 @@ def test_without_the_kl_and_with_z_equal_to_mu_fedcr_is_fedper_with_only_the_hea
 def test_fig_2s_view_trains_only_that_client_and_returns_its_test_means():
     ctx, alg, _ = ex.run_live(_config(model="cnn_mnist_vib_v2"))
     before = {k: v.clone() for k, v in ctx.population.groups[0].params.items()}
-    mu, y = alg.client_view(2, epochs=1, n=7)
+    mu, y = analysis.fedcr_client_view(alg, 2, epochs=1, n=7)
     assert mu.shape == (7, 2) and torch.equal(y, ctx.fed.test.y[2, :7].cpu())
     for k, v in ctx.population.groups[0].params.items():
         changed = (v != before[k]).flatten(1).any(1)
@@ -171,7 +172,7 @@ def test_fig_2s_view_trains_only_that_client_and_returns_its_test_means():
 
 
 def test_local_training_sends_nothing_and_each_client_trains_alone():
-    cfg = paper.paper_config("mnist", "local", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, rounds=2,
+    cfg = fedlog.paper_config("mnist", "local", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, rounds=2,
                              local_epochs=1)
     ctx, alg = ex.setup(cfg)
     group, data = ctx.groups[0]
@@ -186,21 +187,20 @@ def test_local_training_sends_nothing_and_each_client_trains_alone():
 
 
 def test_the_protocol_config_follows_sec_5_1_and_refuses_what_it_does_not_know():
-    from fedlib import seed_papers as sp
-    cfg = sp.fedcr_config("fashion_mnist", "FedCR", "n2", seed=1, rounds=3, width=256, dim=64, lr=0.05)
+    cfg = fedcr.config("fashion_mnist", "FedCR", "n2", seed=1, rounds=3, width=256, dim=64, lr=0.05)
     assert (cfg.model, cfg.n_clients, cfg.participation, cfg.pool_split, cfg.batch_size, cfg.local_epochs,
             cfg.final_finetune_epochs, cfg.partition, cfg.train_fraction) == ("fedcr_cnn256_v64", 100, 0.1, 0.7, 48,
                                                                               10, 10, "dirichlet_client", 1.0)
     # FedLog has no fine-tune (its body trains every round); Ditto's is the authors' final round of every client
-    assert sp.fedcr_config("mnist", "FedLog", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 0
-    assert sp.fedcr_config("mnist", "Ditto", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 10
+    assert fedcr.config("mnist", "FedLog", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 0
+    assert fedcr.config("mnist", "Ditto", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 10
     for bad in [("cifar10", "FedCR", "n1"), ("mnist", "FedSR", "n1"), ("mnist", "FedCR", "n3")]:
         with pytest.raises(ValueError, match="choose from|not|partitions"):
-            sp.fedcr_config(*bad, seed=0, rounds=1, width=8, dim=2, lr=0.1)
+            fedcr.config(*bad, seed=0, rounds=1, width=8, dim=2, lr=0.1)
 
 
 def test_local_trainings_final_fine_tune_trains_only_the_head_like_every_other_method():
-    cfg = paper.paper_config("mnist", "local", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, rounds=1,
+    cfg = fedlog.paper_config("mnist", "local", model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, rounds=1,
                              local_epochs=1, final_finetune_epochs=1)
     ctx, alg = ex.setup(cfg)
     before = {k: v.clone() for k, v in ctx.population.groups[0].params.items()}
@@ -213,17 +213,16 @@ def test_the_seed_papers_numbers_are_the_papers_text():
     """Every FedRD Table I cell and FedCR's Table 2 FedCR row appear verbatim in the seed papers (seeds/)."""
     from pathlib import Path
 
-    from fedlib import seed_papers as sp
     seeds = Path(__file__).resolve().parents[2] / "shared" / "seeds"
     if not seeds.is_dir():
         pytest.skip("the seed papers' text is not beside this checkout")
-    fedrd = next(seeds.glob("002_*.txt")).read_text()
-    for dataset, rows in sp.FEDRD_TABLE1.items():
+    text = next(seeds.glob("002_*.txt")).read_text()
+    for dataset, rows in fedrd.TABLE1.items():
         for method, (mean, std) in rows.items():
-            assert f"{mean:.2f}±{std:.2f}" in fedrd, (dataset, method)
-    fedcr = next(seeds.glob("001_*.txt")).read_text()
-    for (dataset, part), rows in sp.FEDCR_TABLE2.items():
-        assert f"{rows['FedCR']:.2f}" in fedcr, (dataset, part)
+            assert f"{mean:.2f}±{std:.2f}" in text, (dataset, method)
+    text = next(seeds.glob("001_*.txt")).read_text()
+    for (dataset, part), rows in fedcr.TABLE2.items():
+        assert f"{rows['FedCR']:.2f}" in text, (dataset, part)
 
 
 def test_fig_2s_view_in_the_worker_pool_equals_the_view_computed_here(monkeypatch):
@@ -231,20 +230,20 @@ def test_fig_2s_view_in_the_worker_pool_equals_the_view_computed_here(monkeypatc
     numbers as computed here with one thread, and the client shown is the one holding the most classes."""
     import numpy as np
 
-    from fedlib import seed_papers as sp, sweep
+    from fedlib import sweep
 
     cfgs = [_config(model="cnn_mnist_vib_v2", partition="dirichlet", seed=s) for s in (0, 1)]
     monkeypatch.setenv("FEDLIB_WORKERS", "2")
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     monkeypatch.delenv("FEDLIB_SWEEP_BACKEND")  # the tests' default is local
     try:
-        pooled = sweep.call_many(sp.fedcr_fig2_view, [(c, 1, 5) for c in cfgs])
+        pooled = sweep.call_many(analysis.fedcr_fig2_view, [(c, 1, 5) for c in cfgs])
     finally:
         sweep.shutdown_pool()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        here = [sp.fedcr_fig2_view(c, 1, 5) for c in cfgs]
+        here = [analysis.fedcr_fig2_view(c, 1, 5) for c in cfgs]
     finally:
         torch.set_num_threads(threads)
     for p, h, cfg in zip(pooled, here, cfgs):

@@ -185,11 +185,11 @@ def test_fedprof_selects_irrelevant_clients_less_than_clean_ones():
 def test_fedprofs_table3_numbers_are_the_papers_text():
     from pathlib import Path
 
-    from fedlib import seed_papers as sp
+    from fedlib.papers import fedprof
     seeds = Path(__file__).resolve().parents[2] / "shared" / "seeds"
     if not seeds.is_dir():
         pytest.skip("the seed papers' text is not beside this checkout")
     text = next(seeds.glob("004_*.txt")).read_text().replace("<b>", "").replace("</b>", "")
-    for rows in sp.FEDPROF_TABLE3.values():
+    for rows in fedprof.TABLE3.values():
         for best, rounds, seconds, energy in rows.values():
             assert f"{best / 100:.3f}\t{rounds}\t{seconds:.2f}\t{energy:.2f}" in text, (best, rounds, seconds)

@@ -3,16 +3,17 @@ import pytest
 import torch
 
 from fedlib import experiments as ex
-from fedlib import paper
-from fedlib.algorithms.fednova import local_norm, quadratic_toy, toy_fixed_point
+from fedlib.algorithms.fednova import local_norm
+from fedlib.analysis import quadratic_toy, toy_fixed_point
 from fedlib.messages import Ledger
+from fedlib.papers import fedlog
 from fedlib.rounds import run_round
 
 
 def _config(method, **kw):
     base = dict(model="cnn_mnist_nodrop", n_clients=4, train_fraction=0.01, rounds=2, local_epochs=1,
                 optimizer="sgd", lr=0.05)
-    return paper.paper_config("mnist", method, **{**base, **kw})
+    return fedlog.paper_config("mnist", method, **{**base, **kw})
 
 
 def _rounds(cfg, n=2):

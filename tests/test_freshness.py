@@ -1,11 +1,12 @@
 import torch
 
-from fedlib import archive, claims, engine, freshness, paper, provenance
+from fedlib import archive, claims, engine, freshness, provenance
 from fedlib import experiments as ex
+from fedlib.papers import fedlog
 
 
 def _tiny(seed):
-    return paper.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, rounds=3, local_epochs=1, seed=seed)
+    return fedlog.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, rounds=3, local_epochs=1, seed=seed)
 
 
 def test_the_check_passes_on_fresh_runs_and_names_the_stale_ones_after_a_numeric_change(tmp_path, monkeypatch):

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fedlib import engine, paper
+from fedlib import engine
+from fedlib.papers import fedlog
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "gpu_check.sh"
 
@@ -34,9 +35,9 @@ def test_the_env_part_runs_on_the_cpu_through_the_same_path(tmp_path):
 def test_fedlib_device_decides_auto_and_the_cache_key_keeps_devices_apart(monkeypatch):
     monkeypatch.setenv("FEDLIB_DEVICE", "cpu")
     assert engine.resolve_device("auto").type == "cpu"
-    auto = paper.table1_config("mnist", "FedAvg")
-    assert auto.key() == paper.table1_config("mnist", "FedAvg", device="cpu").key()
-    assert auto.key() != paper.table1_config("mnist", "FedAvg", device="cuda").key()
+    auto = fedlog.table1_config("mnist", "FedAvg")
+    assert auto.key() == fedlog.table1_config("mnist", "FedAvg", device="cpu").key()
+    assert auto.key() != fedlog.table1_config("mnist", "FedAvg", device="cuda").key()
     monkeypatch.setenv("FEDLIB_DEVICE", "tpu9")
     with pytest.raises(ValueError, match="FEDLIB_DEVICE"):
         engine.resolve_device("auto")

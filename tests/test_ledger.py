@@ -1,13 +1,13 @@
 import pytest
 import torch
 
-from fedlib import paper
 from fedlib import experiments as ex
 from fedlib.messages import Ledger, Message
+from fedlib.papers import fedlog
 
 
 def _one_round_bits(method, rounds=1, **kw):
-    cfg = paper.paper_config("mnist", method, rounds=rounds, local_epochs=1, **kw)
+    cfg = fedlog.paper_config("mnist", method, rounds=rounds, local_epochs=1, **kw)
     res = ex.run(cfg, cache=False, progress=False)
     return res["rounds"]["up_bits"], res["rounds"]["down_bits"]
 

@@ -1,10 +1,10 @@
 """Correctness before speed: the paper's MNIST setting (50 clients, 2 classes each, 5% of the training data)."""
-from fedlib import paper
 from fedlib import experiments as ex
+from fedlib.papers import fedlog
 
 
 def test_fedlog_reaches_97_percent_within_10_rounds():
     # the paper: 98.15 +- 0.05 after 100 rounds, 97% after about 2 rounds
-    res = ex.run(paper.paper_config("mnist", "fedlog", rounds=10), cache=False, progress=False)
+    res = ex.run(fedlog.paper_config("mnist", "fedlog", rounds=10), cache=False, progress=False)
     assert max(res["rounds"]["acc_mean"]) >= 0.97
     assert res["rounds"]["up_bits"][0] == 50 * 511 * 32

@@ -5,7 +5,8 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 
-from fedlib import paper, plots  # noqa: E402
+from fedlib import plots  # noqa: E402
+from fedlib.papers import fedlog
 
 
 def _labelled(ax) -> bool:
@@ -18,7 +19,7 @@ def _legend_texts(legend) -> list[str]:
 
 def test_accuracy_vs_bits_labels_every_axis_and_lists_every_method_and_the_threshold():
     rng = np.random.default_rng(0)
-    methods = {**paper.TABLE1_METHODS, **paper.EXTRA_METHODS}
+    methods = {**fedlog.TABLE1_METHODS, **fedlog.EXTRA_METHODS}
     curves = {lab: {"method": m, "bits": np.cumsum(np.full(10, 1e6)), "acc": 90 + rng.random((2, 10)) * 10}
               for lab, (m, _) in methods.items()}
     fig = plots.accuracy_vs_bits(curves, 0.97, "synthetic")
@@ -149,7 +150,7 @@ def test_fedcrs_figures_label_every_axis_and_list_every_series():
 
 
 def test_the_objective_inconsistency_toy_labels_its_axes_and_lists_every_method_and_marker():
-    from fedlib.algorithms.fednova import quadratic_toy
+    from fedlib.analysis import quadratic_toy
     centers = np.eye(3)[:, :2] * 2 - 0.5
     paths = {name: quadratic_toy(centers, [1, 5, 20], 0.01, 50, normalize=name == "FedNova").numpy()
              for name in ("FedAvg", "FedNova")}

@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from fedlib import data, engine, expfam, models, privacy
-from fedlib import paper
 from fedlib import experiments as ex
+from fedlib.papers import fedlog
 
 
 def test_sigma_of_thm7_against_hand_computed_values():
@@ -26,7 +26,7 @@ def test_bad_privacy_parameters_are_refused():
     with pytest.raises(ValueError, match="accountant"):
         privacy.noise_sigma(1.0, 0.01, 5, 2.0, 3, accountant="moments")
     with pytest.raises(ValueError, match="dp must be"):
-        ex.setup(paper.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, options={"dp": "global"}))
+        ex.setup(fedlog.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, options={"dp": "global"}))
 
 
 def test_tighter_accountant_gives_smaller_sigma_that_still_meets_the_budget():
@@ -67,7 +67,7 @@ def test_noise_has_the_calibrated_standard_deviation():
 
 @pytest.mark.parametrize("mode,per_round", [("local", 6), ("central", 1)])
 def test_local_dp_noises_each_client_and_central_dp_the_sum_once(mode, per_round):
-    cfg = paper.paper_config("mnist", "fedlog", n_clients=6, train_fraction=0.01, rounds=3, local_epochs=1,
+    cfg = fedlog.paper_config("mnist", "fedlog", n_clients=6, train_fraction=0.01, rounds=3, local_epochs=1,
                           options={"dp": mode, "epsilon": 1.0})
     ctx, alg = ex.setup(cfg)
     for rnd in range(3):
@@ -81,7 +81,7 @@ def test_local_dp_noises_each_client_and_central_dp_the_sum_once(mode, per_round
 
 def test_huge_noise_never_makes_nan_heads():
     for method in ("fedlog", "fedlog_c"):
-        cfg = paper.paper_config("mnist", method, n_clients=6, train_fraction=0.01, rounds=3, local_epochs=1,
+        cfg = fedlog.paper_config("mnist", method, n_clients=6, train_fraction=0.01, rounds=3, local_epochs=1,
                               options={"dp": "local", "epsilon": 0.01})
         res = ex.run(cfg, cache=False, progress=False)  # raises DivergenceError on NaN
         assert all(0 <= a <= 1 for a in res["rounds"]["acc_mean"])
@@ -162,12 +162,12 @@ def test_dp_sgd_moves_each_client_by_at_most_lr_times_its_clipped_batch_over_b()
 
 
 def test_formal_fedlog_trains_with_dp_sgd_and_releases_noised_statistics():
-    cfg = paper.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1,
+    cfg = fedlog.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1,
                              options={"dp": "formal", "epsilon": 5.0, "clip_b": 2.0, "sgd_noise": 1.0})
     ctx, alg = ex.setup(cfg)
     up = alg.client_update(0, alg.configure(0)).up
     assert alg.mechanism.releases == 4 and "n" not in up.payload
     assert alg.mechanism.sigma > 1.01 * privacy.sigma_tight(5.0, 0.01, 51, 2.0, 1)  # DP-SGD (eps ~1.08) spent some
     with pytest.raises(ValueError, match="DP-SGD alone spends"):
-        ex.setup(paper.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1,
+        ex.setup(fedlog.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1,
                                     options={**cfg.options, "epsilon": 0.5}))

@@ -27,10 +27,10 @@ def test_the_fingerprint_follows_what_the_code_computes_not_its_comments(tmp_pat
 
 
 def test_every_result_records_its_code():
-    from fedlib import paper
     from fedlib import experiments as ex
+    from fedlib.papers import fedlog
 
-    res = ex.run(paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1),
+    res = ex.run(fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1),
                  cache=False, progress=False)
     assert res["code"]["fingerprint"] == provenance.fingerprint()
 
@@ -40,10 +40,10 @@ def test_tables_name_the_code_and_device_of_the_runs_they_were_read_from(tmp_pat
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     paths.use_profile("quick")  # a notebook starts: nothing read yet, so no columns
-    assert "code" not in plots.save_table([{"method": "A"}], "before")[0].read_text()
+    assert "code" not in plots.save_table([{"method": "A"}], "before").attrs["paths"][0].read_text()
     provenance.note({"code": {"fingerprint": "abc123", "machine": "x86_64-AVX2"}, "device": "cpu"})
     provenance.note({"code": {"fingerprint": "def456", "machine": "x86_64-AVX512"}, "device": "cuda"})
-    header, row = plots.save_table([{"method": "A"}], "after")[0].read_text().splitlines()
+    header, row = plots.save_table([{"method": "A"}], "after").attrs["paths"][0].read_text().splitlines()
     assert header == "method,profile,code,device"
     assert row == "A,quick,abc123 def456,cpu:x86_64-AVX2 cuda:x86_64-AVX512"
     paths.use_profile("quick")

@@ -13,14 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fedlib import cache, data, paper, paths, plots, sweep
+from fedlib import cache, data, paths, plots, sweep
 from fedlib import experiments as ex
+from fedlib.papers import fedlog
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _tiny(**kw):
-    return paper.paper_config("mnist", "fedavg", **{**dict(n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1),
+    return fedlog.paper_config("mnist", "fedavg", **{**dict(n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1),
                                                     **kw})
 
 
@@ -44,7 +45,7 @@ def test_smoke_output_never_lands_in_figures(checkout, monkeypatch, how):
         monkeypatch.setenv("FEDLIB_PROFILE", "smoke")
         if how.endswith("figures/"):
             monkeypatch.setenv("FEDLIB_FIGURES", str(checkout / "figures"))
-    written = plots.save_table([{"method": "FedLog", "accuracy": 0.9}], "fig1_accuracy")
+    written = plots.save_table([{"method": "FedLog", "accuracy": 0.9}], "fig1_accuracy").attrs["paths"]
     assert all(p.parent == checkout / "build" / "smoke" / "figures" for p in written)
     assert not (checkout / "figures").exists()
     assert paths.results_dir() == checkout / "build" / "smoke" / "results"
@@ -53,17 +54,17 @@ def test_smoke_output_never_lands_in_figures(checkout, monkeypatch, how):
 
 def test_quick_writes_figures_and_tables_say_their_profile(checkout):
     paths.use_profile("quick")
-    written = plots.save_table([{"method": "FedLog"}], "t")
+    written = plots.save_table([{"method": "FedLog"}], "t").attrs["paths"]
     assert written[0] == checkout / "figures" / "t.csv" and written[0].read_text().splitlines()[1] == "FedLog,quick"
 
 
 def test_paper_files_are_marked_and_the_quick_profile_never_writes_them(checkout):
     paths.use_profile("paper")
-    paper_file = plots.save_table([{"method": "FedLog", "accuracy": 0.98}], "table1_mnist")[0]
+    paper_file = plots.save_table([{"method": "FedLog", "accuracy": 0.98}], "table1_mnist").attrs["paths"][0]
     assert paper_file == checkout / "figures" / "table1_mnist_paper.csv"
     before = paper_file.read_bytes()
     paths.use_profile("quick")
-    quick_file = plots.save_table([{"method": "FedLog", "accuracy": 0.90}], "table1_mnist")[0]
+    quick_file = plots.save_table([{"method": "FedLog", "accuracy": 0.90}], "table1_mnist").attrs["paths"][0]
     assert quick_file == checkout / "figures" / "table1_mnist.csv" and paper_file.read_bytes() == before
     with pytest.raises(ValueError, match="belong to the paper profile"):
         plots.save_table([{"method": "FedLog"}], "table1_mnist_paper")
@@ -76,6 +77,30 @@ def test_notebooks_write_figures_and_tables_only_through_fedlib():
         text = nb.read_text()
         for forbidden in (".savefig(", ".to_csv(", "write_text(", "open("):
             assert forbidden not in text, f"{nb.name} writes a file itself ({forbidden}); use plots.save_*"
+
+
+def test_a_notebooks_parameters_cell_holds_the_profile_and_nothing_else():
+    """Settings and knobs live in fedlib.papers: a notebook's parameters cell chooses the profile, no more."""
+    import ast
+    import re
+
+    for nb in sorted((ROOT / "notebooks").glob("[0-9]*.py")):
+        text = nb.read_text()
+        cell = re.search(r'# %% tags=\["parameters"\]\n(.*?)(?=\n# %%)', text, re.S)
+        assert cell, f"{nb.name} has no parameters cell"
+        assigned = {t.id for node in ast.parse(cell.group(1)).body if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name)}
+        assert assigned == {"profile"}, f"{nb.name}'s parameters cell sets {sorted(assigned)}"
+        assert not re.search(r"^\s*[A-Z_]*(SETTINGS|PROFILES) = \{", text, re.M), \
+            f"{nb.name} defines its own profile table; it belongs in fedlib.papers"
+
+
+def test_notebooks_read_results_through_the_result_type():
+    """No notebook indexes a result's inner layout: `Result` names what it reads (fedlib/result.py)."""
+    for nb in sorted((ROOT / "notebooks").glob("[0-9]*.py")):
+        text = nb.read_text()
+        for layout in ('["rounds"]["', '["extra"]', '["final"]', '["client_kind"]', '["config"]["'):
+            assert layout not in text, f"{nb.name} reads {layout} itself; use the Result's accessors"
 
 
 def test_a_misspelt_profile_is_refused_with_the_choices():

@@ -1,43 +1,44 @@
-"""The seed papers' protocols as configs (fedlib.seed_papers)."""
+"""The seed papers' protocols as configs (fedlib.papers)."""
 import csv
 
 import pytest
 
-from fedlib import paths, seed_papers as sp
+from fedlib import paths
+from fedlib.papers import fedcr, fedrd
 
 
 def test_fedrds_protocol_follows_sec_v_a():
-    rd = sp.fedrd_config("fashion_mnist", "FedRD", seed=0)
+    rd = fedrd.config("fashion_mnist", "FedRD", seed=0)
     assert (rd.model, rd.n_clients, rd.participation, rd.pool_split, rd.partition, rd.dirichlet_alpha, rd.rounds,
             rd.optimizer, rd.lr, rd.batch_size, rd.local_epochs) == ("fedrd_proj2_convnet128", 10, 1.0, 0.8,
                                                                      "dirichlet", 0.1, 20, "adam", 0.01, 256, 10)
-    nova = sp.fedrd_config("fashion_mnist", "FedNova", seed=0, width=32, lr=0.05, momentum=0.9, local_epochs=5)
+    nova = fedrd.config("fashion_mnist", "FedNova", seed=0, width=32, lr=0.05, momentum=0.9, local_epochs=5)
     assert (nova.model, nova.optimizer, nova.momentum, nova.lr, nova.local_epochs) == ("convnet32", "sgd", 0.9, 0.05, 5)
-    assert sp.fedrd_config("mnist", "FedAvg", seed=0).options == {"weighted": True}
+    assert fedrd.config("mnist", "FedAvg", seed=0).options == {"weighted": True}
     with pytest.raises(ValueError, match="choose from"):
-        sp.fedrd_config("mnist", "FedSGD", seed=0)
+        fedrd.config("mnist", "FedSGD", seed=0)
 
 
 def test_the_baselines_frozen_settings_are_the_best_of_the_committed_search():
     with open(paths.project_root() / "figures" / "fedrd_search.csv") as f:
         rows = list(csv.DictReader(f))
-    grid = len(sp.FEDRD_GRID["lr"]) * len(sp.FEDRD_GRID["momentum"]) * len(sp.FEDRD_GRID["local_epochs"])
-    assert len(rows) == 3 * grid + len(sp.FEDRD_MU_GRID) - 1  # FedProx's default mu is a point of its mu grid
+    grid = len(fedrd.GRID["lr"]) * len(fedrd.GRID["momentum"]) * len(fedrd.GRID["local_epochs"])
+    assert len(rows) == 3 * grid + len(fedrd.MU_GRID) - 1  # FedProx's default mu is a point of its mu grid
     for label in ("FedAvg", "FedProx", "FedNova"):
         best = max((r for r in rows if r["label"] == label), key=lambda r: float(r["final_acc"]))
         want = dict(lr=float(best["lr"]), momentum=float(best["momentum"]), local_epochs=int(best["local_epochs"]))
         if label == "FedProx":
             want["mu"] = float(best["mu"])
-        assert sp.FEDRD_SEARCHED[label] == want, label
-        cfg = sp.fedrd_config("fashion_mnist", label, seed=0)
+        assert fedrd.SEARCHED[label] == want, label
+        cfg = fedrd.config("fashion_mnist", label, seed=0)
         assert (cfg.lr, cfg.momentum, cfg.local_epochs) == (want["lr"], want["momentum"], want["local_epochs"])
         assert cfg.options.get("mu") == want.get("mu")
         # the notebook's quick runs are the search's runs, so they come from its cache
         mu = want.get("mu")
-        searched = {**sp.fedrd_search_configs("fashion_mnist"),
-                    **sp.fedrd_search_configs("fashion_mnist", prox_at={k: want[k] for k in want if k != "mu"})}
+        searched = {**fedrd.search_configs("fashion_mnist"),
+                    **fedrd.search_configs("fashion_mnist", prox_at={k: want[k] for k in want if k != "mu"})}
         key = (label, want["lr"], want["momentum"], want["local_epochs"], mu)
-        assert sp.fedrd_scaled("fashion_mnist", label, "quick", seed=0).key() == searched[key].key()
+        assert fedrd.scaled("fashion_mnist", label, "quick", seed=0).key() == searched[key].key()
 
 
 def test_fedrds_quick_and_paper_cache_keys_are_pinned():
@@ -47,22 +48,22 @@ def test_fedrds_quick_and_paper_cache_keys_are_pinned():
              "FedDM": "d2a4eef4b6dc253e", "FedRD": "c4e067ec35126771"}
     paper = {"FedAvg": "9b08c8302b259d71", "FedProx": "dde2e2429a05e2d5", "FedNova": "f4b870bddf12d34c",
              "FedDM": "342ef97d8da1e288", "FedRD": "a209cd427d593585"}
-    assert {lab: sp.fedrd_scaled("fashion_mnist", lab, "quick", seed=0).key() for lab in quick} == quick
-    assert {lab: sp.fedrd_config("fashion_mnist", lab, seed=0).key() for lab in paper} == paper
+    assert {lab: fedrd.scaled("fashion_mnist", lab, "quick", seed=0).key() for lab in quick} == quick
+    assert {lab: fedrd.config("fashion_mnist", lab, seed=0).key() for lab in paper} == paper
 
 
 def test_fedrd_condenses_30_per_class_on_three_channel_data_in_the_paper_profile():
     # Sec. V.A: 30 on SVHN, CIFAR-10 and CIFAR-100, so that FedRD's uplink equals FedDM's (10 images per class)
-    assert sp.fedrd_scaled("cifar10", "FedRD", "paper", seed=0).options["dpc"] == 30
-    assert sp.fedrd_scaled("cifar100", "FedRD", "paper", seed=0).options["dpc"] == 30
-    assert sp.fedrd_scaled("cifar10", "FedDM", "paper", seed=0).options["dpc"] == 10
-    assert sp.fedrd_scaled("fashion_mnist", "FedRD", "paper", seed=0).options["dpc"] == 10  # d = d' = 784
-    assert sp.fedrd_scaled("cifar10", "FedRD", "quick", seed=0).options["dpc"] == 10
+    assert fedrd.scaled("cifar10", "FedRD", "paper", seed=0).options["dpc"] == 30
+    assert fedrd.scaled("cifar100", "FedRD", "paper", seed=0).options["dpc"] == 30
+    assert fedrd.scaled("cifar10", "FedDM", "paper", seed=0).options["dpc"] == 10
+    assert fedrd.scaled("fashion_mnist", "FedRD", "paper", seed=0).options["dpc"] == 10  # d = d' = 784
+    assert fedrd.scaled("cifar10", "FedRD", "quick", seed=0).options["dpc"] == 10
 
 
 def test_fedcrs_protocol_gives_each_method_its_authors_rate_and_clips_every_step():
-    for label, lr in sp.FEDCR_LR.items():
-        cfg = sp.fedcr_config("fashion_mnist", label, "n1", seed=0, rounds=2, width=64, dim=8)
+    for label, lr in fedcr.LR.items():
+        cfg = fedcr.config("fashion_mnist", label, "n1", seed=0, rounds=2, width=64, dim=8)
         assert (cfg.lr, cfg.clip_grad_norm) == (lr, 10.0), label
-    assert sp.fedcr_config("fashion_mnist", "FedAvg", "n1", seed=0, rounds=2, width=64, dim=8).lr == 0.01
-    assert sp.fedcr_config("fashion_mnist", "Ditto", "n1", seed=0, rounds=2, width=64, dim=8).final_finetune_epochs == 10
+    assert fedcr.config("fashion_mnist", "FedAvg", "n1", seed=0, rounds=2, width=64, dim=8).lr == 0.01
+    assert fedcr.config("fashion_mnist", "Ditto", "n1", seed=0, rounds=2, width=64, dim=8).final_finetune_epochs == 10

@@ -67,14 +67,14 @@ def test_table_rows_reads_final_accuracy_bits_and_markers():
 
 
 def test_table1_configs_follow_tables_a3_to_a5():
-    from fedlib import paper
+    from fedlib.papers import fedlog
 
-    c = paper.table1_config("cifar10", "CS-FL", seed=3)
+    c = fedlog.table1_config("cifar10", "CS-FL", seed=3)
     assert (c.lr, c.batch_size, c.options["sparsity"], c.options["phase2_lr"]) == (0.001, 10, 0.0005, 0.01)
-    assert paper.table1_config("cifar100", "FedRep 2").options == {"local_layers": 2, "head_epochs": 3}
-    m = paper.table1_config("mnist", "LG-FedAvg 2", rounds=7)
+    assert fedlog.table1_config("cifar100", "FedRep 2").options == {"local_layers": 2, "head_epochs": 3}
+    m = fedlog.table1_config("mnist", "LG-FedAvg 2", rounds=7)
     assert (m.method, m.options, m.rounds, m.n_clients, m.train_fraction) == ("lg_fedavg", {"global_layers": 2}, 7, 50, 0.05)
-    assert set(paper.TABLE1["mnist"]) == set(paper.TABLE1_METHODS)
+    assert set(fedlog.TABLE1["mnist"]) == set(fedlog.TABLE1_METHODS)
 
 
 def test_a_table_made_for_some_datasets_keeps_the_rows_of_the_others():

@@ -1,6 +1,6 @@
 import json
-import re
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -225,9 +225,9 @@ def _alive(pid):
 
 
 def test_the_paper_profile_lists_missing_runs_instead_of_computing_them(monkeypatch):
-    from fedlib import paper
+    from fedlib.papers import fedlog
 
-    cfgs = [paper.paper_config("mnist", "fedavg", rounds=3, seed=s) for s in (0, 1)]
+    cfgs = [fedlog.paper_config("mnist", "fedavg", rounds=3, seed=s) for s in (0, 1)]
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     with pytest.raises(sweep.NotShipped, match=r"(?s)2 of 2 paper-profile runs.*scripts/paper_runs.py X"):
         sweep.require_shipped(cfgs, "paper", "scripts/paper_runs.py X")

@@ -21,7 +21,7 @@ Choices (version 3 follows the authors' code, TsingZ0/DBE 193f435, where version
   Dropout(0.5) noises the batch means that MR pulls to g.
 * `prbm_optimizer="sgd"` (the default): c has an optimizer of its own, plain SGD at the model's learning rate,
   stepped after the same backward pass as the model's. In the authors' regime the model's optimizer is SGD too
-  (`paper.table1_config("mnist", "FedDBE")`: SGD at lr 0.005, their run script's rate, which it leaves at
+  (`fedlog.table1_config("mnist", "FedDBE")`: SGD at lr 0.005, their run script's rate, which it leaves at
   main.py's default). "model": c is stepped by the model's optimizer (the Adam row of Table 1, whose kappa was
   chosen on seed 0).
 * kappa = 50 and rho = 1, from the authors' run script.

@@ -47,36 +47,6 @@ def normalized_average(x: torch.Tensor, deltas: torch.Tensor, norms: torch.Tenso
     return x + torch.tensordot(scale, deltas, dims=1)
 
 
-def quadratic_toy(centers, taus, lr: float, rounds: int, normalize: bool, mu: float = 0.0) -> torch.Tensor:
-    """The objective-inconsistency toy (spec 2.5): client i minimises F_i(x) = 1/2 ||x - centers_i||^2 by tau_i
-    exact (proximal) gradient steps from the global x each round; the server averages the updates (p_i equal),
-    plainly (FedAvg, FedProx) or normalized (FedNova). Returns x after every round [rounds + 1, d], from x = 0."""
-    c = torch.as_tensor(centers, dtype=torch.float64)
-    p = torch.full((len(c),), 1.0 / len(c), dtype=torch.float64)
-    norms = torch.tensor([local_norm(t, lr, 0.0, mu) for t in taus], dtype=torch.float64)
-    x, path = torch.zeros(c.shape[1], dtype=torch.float64), []
-    for _ in range(rounds + 1):
-        path.append(x)
-        deltas = []
-        for ci, tau in zip(c, taus):
-            w = x.clone()
-            for _ in range(tau):
-                w = w - lr * ((w - ci) + mu * (w - x))
-            deltas.append(w - x)
-        deltas = torch.stack(deltas)
-        x = normalized_average(x, deltas, norms, p) if normalize else x + torch.tensordot(p, deltas, dims=1)
-    return torch.stack(path)
-
-
-def toy_fixed_point(centers, taus, lr: float, normalize: bool) -> torch.Tensor:
-    """The toy's fixed point in closed form (mu = 0, identity Hessians): client i moves c_i = 1 - (1 - lr)^tau_i of
-    the way to its optimum each round, so FedAvg settles at sum_i c_i x_i / sum_i c_i (biased towards the clients
-    with more steps) and FedNova at the same with weights c_i / tau_i (equal to first order in lr)."""
-    c = torch.tensor([1 - (1 - lr) ** t for t in taus], dtype=torch.float64)
-    w = c / torch.tensor(taus, dtype=torch.float64) if normalize else c
-    return (w / w.sum()) @ torch.as_tensor(centers, dtype=torch.float64)
-
-
 class FedNova(FedProx):
     name = "fednova"
     defaults = dict(FedProx.defaults, mu=0.0)
@@ -93,8 +63,7 @@ class FedNova(FedProx):
 
     def client_update(self, rnd: int, down: Message) -> Reply:
         clients = down.clients
-        for k in self.shared:
-            self.population.set_clients(k, down[k], clients)
+        self.receive(down)
         stats = self.proximal_training(rnd, clients)
         lr, momentum = self.ctx.lr_at(rnd), self.ctx.optimizer_kw.get("momentum", 0.0)
         norms = [local_norm(int(t), lr, momentum, self.options["mu"]) for t in stats.steps.tolist()]

@@ -1,5 +1,7 @@
-"""Bad settings are refused when a Config is built, before any data is loaded, with a message that names the field
-or option; every other setting runs."""
+"""fedlib.config: bad settings are refused when a Config is built, before any data is loaded, with a message that
+names the field or option; every other setting runs. And the cache keys: what separates them, and the fields added
+later that leave old keys as they were (the pinned keys of the paper settings are in test_reference_numbers.py)."""
+import json
 import random
 from dataclasses import fields
 
@@ -8,6 +10,7 @@ import torch
 
 from fedlib import algorithms, config, data
 from fedlib import experiments as ex
+from fedlib.papers import fedlog
 
 TINY = dict(dataset="mnist", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1)
 
@@ -115,9 +118,9 @@ def test_building_a_config_leaves_torchs_random_state_alone():
 def test_a_config_changed_after_it_was_built_is_checked_again_before_running():
     # before: cfg.lr = -0.1 after construction ran and cached garbage
     from fedlib import experiments as ex
-    from fedlib import paper as _paper
+    from fedlib.papers import fedlog
 
-    cfg = _paper.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1)
+    cfg = fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1)
     cfg.lr = -0.1
     with pytest.raises(ValueError, match="Config.lr"):
         ex.run(cfg, cache=False, progress=False)
@@ -136,7 +139,56 @@ def test_distillation_options_out_of_range_are_refused_by_name(method, option):
 def test_a_train_fraction_that_leaves_clients_a_few_samples_warns():
     # before: a tiny train_fraction silently left 2 samples per client
     from fedlib import experiments as ex
-    from fedlib import paper as _paper
+    from fedlib.papers import fedlog
 
     with pytest.warns(UserWarning, match="only .* training sample"):
-        ex.setup(_paper.paper_config("mnist", "fedavg", n_clients=50, train_fraction=0.002, rounds=1))
+        ex.setup(fedlog.paper_config("mnist", "fedavg", n_clients=50, train_fraction=0.002, rounds=1))
+
+
+def _cfg(seed=0, **kw):
+    return ex.Config(**{**dict(method="fedlog", dataset="mnist", n_clients=6, train_fraction=0.005, rounds=2,
+                               local_epochs=1, seed=seed), **kw})
+
+
+def _tiny(method, **kw):
+    base = dict(n_clients=10, train_fraction=0.02, rounds=1, local_epochs=1)
+    return fedlog.paper_config("mnist", method, **{**base, **kw})
+
+
+# ----------------------------------------------------------------------------- cache keys
+
+def test_config_hash_separates_settings():
+    assert _cfg().key() == _cfg().key()
+    assert _cfg().key() != _cfg(seed=1).key()
+    assert _cfg().key() != _cfg(options={"head_solver": "gradient"}).key()
+
+
+def test_fields_added_later_keep_old_cache_keys_until_they_are_used():
+    import hashlib
+    from dataclasses import asdict
+
+    from fedlib import engine
+
+    cfg = ex.Config(method="fedlog", seed=3)
+    legacy = {k: v for k, v in asdict(cfg).items() if k not in config.ADDED_FIELDS}
+    legacy.update(device=engine.resolve_device("auto").type, cache_version=config.CACHE_VERSION)
+    old_key = hashlib.sha256(json.dumps(legacy, sort_keys=True).encode()).hexdigest()[:16]
+    assert cfg.key() == old_key  # the key a config had before the new fields existed
+    assert ex.Config(method="fedlog", seed=3, local_optimum=True).key() != old_key
+    assert ex.Config(method="fedlog", seed=3, augment=True).key() != old_key
+    assert ex.Config(method="csfl").key() != ex.Config(method="fedavg").key()
+
+
+@pytest.mark.parametrize("field,value", [("participation", 0.0), ("participation", 1.5), ("lr_decay", 0.0),
+                                         ("momentum", 1.0), ("pool_split", 1.0), ("server_fraction", -0.1),
+                                         ("final_finetune_epochs", -1)])
+def test_new_fields_are_validated_with_their_name(field, value):
+    with pytest.raises(ValueError, match=f"Config.{field}"):
+        _tiny("fedavg", optimizer="sgd", **{field: value})
+
+
+def test_new_fields_at_their_defaults_keep_old_cache_keys():
+    cfg = _tiny("fedavg")
+    assert cfg.key() == _tiny("fedavg", participation=1.0, lr_decay=1.0, momentum=0.0, weight_decay=0.0,
+                              final_finetune_epochs=0, pool_split=0.0, server_fraction=0.0).key()
+    assert cfg.key() != _tiny("fedavg", participation=0.5).key()

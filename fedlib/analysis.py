@@ -1,0 +1,100 @@
+"""Analysis code the notebooks and scripts share that is no federated method and no paper's numbers: FedCR's Fig. 2
+views, FedNova's objective-inconsistency toy and the FedDBE cross-check's curves. Covered by the code fingerprint."""
+from __future__ import annotations
+
+import torch
+
+from . import engine
+from .algorithms.fednova import local_norm, normalized_average
+
+
+# ----------------------------------------------------------------------------------------------- FedCR's Fig. 2
+def fedcr_client_view(alg, client: int, epochs: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """FedCR's Fig. 2, for a trained FedCR `alg`: `client` trains `epochs` more local epochs on Eq. 7, then the
+    Gaussian means mu(x) [n', V] of (up to) its first n test samples, with their labels."""
+    alg.local_training(alg.ctx.rounds, torch.tensor([client]), epochs=epochs)
+    for group, _ in alg.ctx.groups:
+        rows = torch.nonzero(group.clients == client).flatten()
+        if len(rows):
+            part, test = group.subset(rows), alg.ctx.fed.test.select([client])
+            mu, _ = part.model.gaussian(engine.features(part, test))
+            count = min(n, int(test.counts[0]))
+            return mu[0, :count].cpu(), test.y[0, :count].cpu()
+    raise ValueError(f"client {client} is not in this federation of {alg.population.n_clients} clients")
+
+
+def fedcr_fig2_view(cfg, epochs: int, points: int) -> dict:
+    """FedCR's Fig. 2 for one run: train `cfg` (V = 2), then the client holding the most classes (n1: the first,
+    as every client holds the same number) trains `epochs` more local epochs, and the Gaussian means of (up to)
+    `points` of its test images are returned with their labels (numpy), the client and its number of classes."""
+    import numpy as np
+
+    from . import experiments as ex
+
+    ctx, alg, _ = ex.run_live(cfg)
+    train = ctx.fed.train
+    held = np.array([len(np.unique(train.y[c, :int(train.counts[c])].cpu())) for c in range(train.n_clients)])
+    client = int(held.argmax())
+    mu, y = fedcr_client_view(alg, client, epochs, points)
+    return dict(client=client, classes=int(held[client]), mu=mu.numpy(), y=y.numpy())
+
+
+# ----------------------------------------------------------------------------------------------- FedNova's toy (spec 2.5)
+def quadratic_toy(centers, taus, lr: float, rounds: int, normalize: bool, mu: float = 0.0) -> torch.Tensor:
+    """The objective-inconsistency toy (spec 2.5): client i minimises F_i(x) = 1/2 ||x - centers_i||^2 by tau_i
+    exact (proximal) gradient steps from the global x each round; the server averages the updates (p_i equal),
+    plainly (FedAvg, FedProx) or normalized (FedNova). Returns x after every round [rounds + 1, d], from x = 0."""
+    c = torch.as_tensor(centers, dtype=torch.float64)
+    p = torch.full((len(c),), 1.0 / len(c), dtype=torch.float64)
+    norms = torch.tensor([local_norm(t, lr, 0.0, mu) for t in taus], dtype=torch.float64)
+    x, path = torch.zeros(c.shape[1], dtype=torch.float64), []
+    for _ in range(rounds + 1):
+        path.append(x)
+        deltas = []
+        for ci, tau in zip(c, taus):
+            w = x.clone()
+            for _ in range(tau):
+                w = w - lr * ((w - ci) + mu * (w - x))
+            deltas.append(w - x)
+        deltas = torch.stack(deltas)
+        x = normalized_average(x, deltas, norms, p) if normalize else x + torch.tensordot(p, deltas, dims=1)
+    return torch.stack(path)
+
+
+def toy_fixed_point(centers, taus, lr: float, normalize: bool) -> torch.Tensor:
+    """The toy's fixed point in closed form (mu = 0, identity Hessians): client i moves c_i = 1 - (1 - lr)^tau_i of
+    the way to its optimum each round, so FedAvg settles at sum_i c_i x_i / sum_i c_i (biased towards the clients
+    with more steps) and FedNova at the same with weights c_i / tau_i (equal to first order in lr)."""
+    c = torch.tensor([1 - (1 - lr) ** t for t in taus], dtype=torch.float64)
+    w = c / torch.tensor(taus, dtype=torch.float64) if normalize else c
+    return (w / w.sum()) @ torch.as_tensor(centers, dtype=torch.float64)
+
+
+# ----------------------------------------------------------------------------------------------- FedDBE's cross-check
+def crosscheck_curves(path) -> dict:
+    """scripts/feddbe_crosscheck.py's CSV as curves: side ("fedlib", "authors") -> accuracy in % [seeds, evaluations]
+    (empty if the file is missing)."""
+    import csv
+    from pathlib import Path
+
+    import numpy as np
+
+    if not Path(path).exists():
+        return {}
+    sides: dict[str, dict[int, list[float]]] = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            sides.setdefault(row["side"], {}).setdefault(int(row["seed"]), []).append(100 * float(row["acc_all"]))
+    return {side: np.array([c for _, c in sorted(by_seed.items())]) for side, by_seed in sides.items()}
+
+
+def crosscheck_agreement(curves: dict):
+    """The cross-check's rule: at each evaluation the difference of the seed means (fedlib minus the authors', in
+    points) lies within 2 standard errors of that difference, or within 0.5 points. Returns (agree, diff, 2 SE)."""
+    import numpy as np
+
+    ours, theirs = curves["fedlib"], curves["authors"]
+    diff = ours.mean(0) - theirs.mean(0)
+    two_se = 2 * np.sqrt(sum(a.var(0, ddof=1) / len(a) for a in (ours, theirs))) if min(len(ours), len(theirs)) > 1 \
+        else np.zeros_like(diff)
+    return np.abs(diff) <= np.maximum(two_se, 0.5), diff, two_se
