@@ -121,6 +121,10 @@ class Group:
     def names(self, part: str) -> list[str]:
         return [k for k in self.params if k.startswith(part + ".")]
 
+    def row(self, i: int, names: list[str] | None = None) -> dict[str, torch.Tensor]:
+        """Copies of the parameters (`names`, default all) of the group's `i`-th row, unbatched."""
+        return {k: self.params[k][i].clone() for k in (self.params if names is None else names)}
+
     def subset(self, rows: torch.Tensor) -> "Group":
         """A group of the clients at `rows` (positions in this group), with copies of their parameters."""
         rows = torch.as_tensor(rows, dtype=torch.long)
@@ -179,6 +183,18 @@ class Group:
         return feats, self.model.head_logits(feats, params, train)
 
 
+def server_group(model: BodyHead, params: dict[str, torch.Tensor]) -> Group:
+    """A model the server holds (`params` unbatched, copied) as a group of one row, so that the engine's batched
+    training and features apply to it as to a client's."""
+    return Group(model, torch.tensor([0]), {k: v.unsqueeze(0).clone() for k, v in params.items()})
+
+
+def functional_group(model: BodyHead, clients: torch.Tensor) -> Group:
+    """A group of `model`'s architecture holding no parameters, for code that supplies them per call (FedDM's and
+    FedRD's randomly drawn embedders)."""
+    return Group(model, clients, {})
+
+
 class Population:
     """All clients, as groups of equal architecture. Client ids are global (0..N-1)."""
 
@@ -230,6 +246,11 @@ class Population:
         """Write the same tensor into parameter `name` of every client (a downlink that every client loads)."""
         for g in self.groups:
             g.params[name].copy_(value.to(g.params[name].device).expand_as(g.params[name]))
+
+    def receive(self, down, names) -> None:
+        """A downlink `down` (a Message) loaded by its clients: parameter k of each becomes down[k], for k in `names`."""
+        for k in names:
+            self.set_clients(k, down[k], down.clients)
 
     def set_clients(self, name: str, value: torch.Tensor, clients: torch.Tensor) -> None:
         """Write the same tensor into parameter `name` of the given clients only (a downlink to participants)."""
@@ -350,6 +371,17 @@ def squared_distance(params: dict, anchor: dict, names) -> torch.Tensor:
 LossFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict], torch.Tensor]
 
 
+class Step(NamedTuple):
+    """What one local step saw, for `train`'s `on_step` hook (statistics a method gathers while training)."""
+    feats: torch.Tensor  # [n, B, ...] the body's outputs (detached)
+    logits: torch.Tensor  # [n, B, ...] (detached)
+    y: torch.Tensor  # [n, B]
+    valid: torch.Tensor  # [n, B] the real samples of each client's batch
+    clients: torch.Tensor  # [n]
+    epoch: torch.Tensor  # [n] the local epoch each client is in (0-based)
+    epochs: int  # the local epochs of this training
+
+
 def default_loss(feats, logits, y, valid, clients, params):
     return masked_cross_entropy(logits, y, valid)
 
@@ -363,7 +395,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
           batch_size: int, generator: torch.Generator, loss_fn: LossFn = default_loss,
           optimizer_kw: dict | None = None, until_converged: bool = False, tol: float = 0.01,
           augment: bool = False, own_optimizer: dict[str, tuple[str, float]] | None = None,
-          clip_norm: float = 0.0) -> TrainStats:
+          clip_norm: float = 0.0, on_step: Callable[[Step], None] | None = None) -> TrainStats:
     """Local training of every client in `group` on its rows of `data`; `generator` draws the batch order.
     `loss_fn(features, logits, y, valid, clients, params) -> [n]` lets an algorithm add its own terms; `params`
     are the group's current stacked parameters (those being trained carry gradients).
@@ -373,7 +405,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     `own_optimizer`: trainable parameters stepped by an optimizer of their own, name -> (kind, lr) (FedDBE's
     bias: SGD beside the model's Adam); every optimizer steps after the same backward pass.
     `clip_norm` > 0: each client's gradient (all its trained parameters together) is scaled to norm at most
-    `clip_norm` before the step, as torch's clip_grad_norm_ does for one model (FedCR's authors clip at 10)."""
+    `clip_norm` before the step, as torch's clip_grad_norm_ does for one model (FedCR's authors clip at 10).
+    `on_step(Step)`: called at every step with what the step saw (FedCR's Eq. 8 sums over the last epoch)."""
     idx, valid = batch_schedule(data.counts, batch_size, epochs, generator)
     everyone = valid.any(2).all(1).tolist()  # per step, whether every client is active: known on the host, so the
     # loop below never waits for the device to say so
@@ -384,6 +417,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     opt_params = {k: params[k] for k in trainable}
     optimizers = _optimizers(opt_params, optimizer, lr, optimizer_kw or {}, own_optimizer or {})
     rows = torch.arange(group.n, device=dev)[:, None]
+    per_epoch = ((data.counts.to(dev) + batch_size - 1) // batch_size).clamp(min=1)  # batch_schedule's rule
     total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
     for s in range(idx.shape[0]):
         active = valid[s].any(1)
@@ -396,6 +430,9 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
             x = crop_flip(x)
         feats, logits = group.forward(x, train=True, params=params)
         loss = loss_fn(feats, logits, y, valid[s], group.clients, params)
+        if on_step is not None:
+            on_step(Step(feats.detach(), logits.detach(), y, valid[s], group.clients,
+                         (s // per_epoch).clamp(max=epochs - 1), epochs))
         grads = dict(zip(opt_params, torch.autograd.grad(loss.sum(), list(opt_params.values()))))
         if clip_norm:
             grads = clip_per_client(grads, clip_norm)

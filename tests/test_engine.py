@@ -152,6 +152,34 @@ def test_batch_schedule_visits_every_sample_once_per_epoch():
         assert sorted(seen[:n]) == list(range(n)) and sorted(seen[n:]) == list(range(n))
 
 
+def test_the_step_hook_sees_every_step_with_each_clients_epoch():
+    """engine.train's on_step: one call per step, after the loss, with the samples the step used and the epoch each
+    client is in (batch_schedule's: a client's epoch e covers its steps e*ceil(n/B) .. (e+1)*ceil(n/B) - 1)."""
+    cd = _federation(3)  # 23, 17 and 30 samples: 6, 5 and 8 steps an epoch at batch 4
+    torch.manual_seed(1)
+    pop = engine.Population.create([models.build("mlp3", (1, 28, 28), 10) for _ in range(3)], same_init=False)
+    seen = []
+    engine.train(pop.groups[0], cd, trainable=list(pop.groups[0].params), optimizer="sgd", lr=0.01, epochs=2,
+                 batch_size=4, generator=torch.Generator().manual_seed(5), on_step=seen.append)
+    idx, valid = engine.batch_schedule(cd.counts, 4, 2, torch.Generator().manual_seed(5))
+    assert len(seen) == idx.shape[0] == 16 and all(s.epochs == 2 and not s.feats.requires_grad for s in seen)
+    for s, step in enumerate(seen):
+        assert torch.equal(step.valid, valid[s]) and torch.equal(step.y, cd.y[torch.arange(3)[:, None], idx[s]])
+        assert step.epoch.tolist() == [min(s // k, 1) for k in (6, 5, 8)], s
+    last = sum(int((st.valid & (st.epoch == 1)[:, None]).sum()) for st in seen)
+    assert last == 23 + 17 + 30  # the last epoch visits every sample once
+
+
+def test_a_server_model_is_a_copy_read_back_by_row():
+    torch.manual_seed(0)
+    pop = engine.Population.create([models.build("mlp3", (1, 28, 28), 10) for _ in range(2)], same_init=True)
+    params = pop.groups[0].row(0)
+    server = engine.server_group(pop.groups[0].model, params)
+    assert server.n == 1 and all(torch.equal(server.row(0)[k], v) for k, v in params.items())
+    next(iter(server.params.values())).add_(1.0)  # training the server's copy leaves the source alone
+    assert all(torch.equal(params[k], pop.groups[0].params[k][0]) for k in params)
+
+
 def test_fast_and_vmap_forward_agree():
     torch.manual_seed(0)
     pop = engine.Population.create([models.build("cnn_mnist", (1, 28, 28), 10) for _ in range(3)], same_init=False)
@@ -257,9 +285,10 @@ def test_the_convnet_ends_at_4_by_4_for_28_and_32_pixel_inputs_and_normalises_ea
 
 def test_clipping_bounds_each_clients_step_norm_and_leaves_small_gradients_alone():
     # before: engine.train had no clipping, and a 100-round FedCR-NA run diverged (the authors clip at 10)
-    from fedlib import experiments as ex, paper
+    from fedlib import experiments as ex
+    from fedlib.papers import fedlog
 
-    cfg = paper.paper_config("mnist", "fedavg", model="cnn_mnist_nodrop", n_clients=3, train_fraction=0.01,
+    cfg = fedlog.paper_config("mnist", "fedavg", model="cnn_mnist_nodrop", n_clients=3, train_fraction=0.01,
                              optimizer="sgd", lr=1.0, batch_size=4)
     ctx, _ = ex.setup(cfg)
     group, data = ctx.groups[0]

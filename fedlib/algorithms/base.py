@@ -98,6 +98,11 @@ class Context:
     def clients(self) -> torch.Tensor:
         return torch.arange(self.population.n_clients)
 
+    def server_model(self, params: dict[str, torch.Tensor], model=None) -> Group:
+        """A model the server holds, with (a copy of) `params`, as a group of one row; its architecture is `model`
+        or the clients' (the first group's). Read it back with `.row(0)`."""
+        return engine.server_group(self.population.groups[0].model if model is None else model, params)
+
     def generator(self, rnd: int, salt: int = 0) -> torch.Generator:
         return torch.Generator().manual_seed(self.seed * 1_000_003 + rnd * 7919 + salt)
 
@@ -158,27 +163,29 @@ class Context:
 
     def train(self, group: Group, data: ClientData, rnd: int, trainable: list[str], loss_fn=engine.default_loss,
               epochs: int | None = None, lr: float | None = None, stream: int = 0,
-              own_optimizer: dict[str, str] | None = None) -> engine.TrainStats:
+              own_optimizer: dict[str, str] | None = None, on_step=None) -> engine.TrainStats:
         """Local training of one group (all of its rows). `stream` > 0 draws another batch order in the same round
         (FedRep trains its head, then its body). `own_optimizer`: parameter name -> optimizer kind ("sgd",
-        "adam") for parameters stepped by an optimizer of their own, at the same learning rate."""
+        "adam") for parameters stepped by an optimizer of their own, at the same learning rate. `on_step`: see
+        `engine.train`."""
         lr = self.lr_at(rnd) if lr is None else lr
         return engine.train(group, data, trainable=trainable, optimizer=self.optimizer,
                             lr=lr, epochs=self.epochs if epochs is None else epochs,
                             batch_size=self.batch_size, generator=self.generator(rnd + stream, int(group.clients[0])),
                             loss_fn=loss_fn, optimizer_kw=self.optimizer_kw, until_converged=self.until_converged,
-                            augment=self.augment, clip_norm=self.clip_norm,
+                            augment=self.augment, clip_norm=self.clip_norm, on_step=on_step,
                             own_optimizer={k: (kind, lr) for k, kind in (own_optimizer or {}).items() if k in trainable})
 
     def train_clients(self, rnd: int, clients: torch.Tensor, trainable: list[str] | Callable[[Group], list[str]],
                       loss_fn=engine.default_loss, epochs: int | None = None, lr: float | None = None,
-                      stream: int = 0, own_optimizer: dict[str, str] | None = None) -> engine.TrainStats:
+                      stream: int = 0, own_optimizer: dict[str, str] | None = None,
+                      on_step=None) -> engine.TrainStats:
         """Train the given clients, every architecture group as one batched computation; the others stay
         untouched. `trainable`: parameter names, or a function of the group that gives them. Returns each
         client's mean loss and number of steps, in the order of `clients`."""
         def fit(group, data):
             names = trainable(group) if callable(trainable) else trainable
-            return self.train(group, data, rnd, names, loss_fn, epochs, lr, stream, own_optimizer)
+            return self.train(group, data, rnd, names, loss_fn, epochs, lr, stream, own_optimizer, on_step)
 
         return self.for_each_client(clients, fit, write_back=True)
 

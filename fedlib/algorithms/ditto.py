@@ -48,7 +48,7 @@ class Ditto(Algorithm):
                                               model=copy.deepcopy(g.model)) for g in pop.groups], pop.n_clients)
         self.global_ctx = replace(ctx, population=self.global_pop)
         self.names = pop.param_names()
-        self.global_params = {k: pop.groups[0].params[k][0].clone() for k in self.names}
+        self.global_params = pop.groups[0].row(0, self.names)
 
     def personal_names(self, group) -> list[str]:
         return list(group.params)
@@ -60,8 +60,7 @@ class Ditto(Algorithm):
     def client_update(self, rnd: int, down: Message) -> Reply:
         clients = down.clients
         epochs = self.final_epochs if rnd >= self.ctx.rounds else None
-        for k in self.names:
-            self.global_pop.set_clients(k, down[k], clients)
+        self.global_pop.receive(down, self.names)
         self.received = {k: down[k] for k in self.names}
         self.global_ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params), epochs=epochs)  # FedAvg's
         losses = self.ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params), loss_fn=self.personal_loss,

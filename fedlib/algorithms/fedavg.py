@@ -52,7 +52,7 @@ class ParameterAveraging(Algorithm):
                 if k not in g.params or g.params[k].shape[1:] != first.params[k].shape[1:]:
                     raise ValueError(f"{self.name} shares {k!r}, so every client needs it with the same shape; "
                                      f"use a method that shares no body (fedlog, fedproto) for mixed architectures (Config.model)")
-        self.global_params = {k: first.params[k][0].clone() for k in self.shared}
+        self.global_params = first.row(0, self.shared)
 
     def selection_probs(self, rnd: int) -> torch.Tensor | None:
         """The probabilities this round's participants are drawn with (None: uniform)."""
@@ -65,10 +65,13 @@ class ParameterAveraging(Algorithm):
         return Message.down(dict(self.global_params),
                             self.ctx.select(rnd, self.selection_probs(rnd), replace=self.options.get("replace", False)))
 
+    def receive(self, down: Message) -> None:
+        """The download: each participant's shared parameters become the global ones it received."""
+        self.population.receive(down, self.shared)
+
     def client_update(self, rnd: int, down: Message) -> Reply:
         clients = down.clients
-        for k in self.shared:
-            self.population.set_clients(k, down[k], clients)
+        self.receive(down)
         losses = self.local_training(rnd, clients)
         payload = {k: self.population.gather(k, clients) for k in self.shared}
         if self.options["weighted"]:

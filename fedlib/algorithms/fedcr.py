@@ -25,7 +25,7 @@ Where the paper and the authors' code differ, and what the options choose (defau
   evaluation pass after training (the ablation the paper's slow start, Fig. 3c, suggests).
 * `beta2`: the code's server EMA of (mu^c, sigma^c) (its default 0 would freeze them at N(0, I)); 1 = none.
 * Gradient clipping: the code clips every local step's gradient to norm 10 (all its methods' train_cnn). That is the
-  engine's per-client `Config.clip_grad_norm`, which FedCR's protocol (`seed_papers.fedcr_config`) sets to 10 for
+  engine's per-client `Config.clip_grad_norm`, which FedCR's protocol (`fedcr.config`) sets to 10 for
   every method it runs; a Config built by hand has none.
 * `evaluate`: "global_body" (every client predicts with the current body and its own head, as fedlib's FedPer,
   which FedCR reduces to at beta = 0 with sigma -> 0); "local" keeps each client's last trained body (the code).
@@ -115,8 +115,7 @@ class FedCR(ParameterAveraging):
 
     def client_update(self, rnd: int, down: Message) -> Reply:
         clients = down.clients
-        for k in self.shared:
-            self.population.set_clients(k, down[k], clients)
+        self.receive(down)
         losses = self.local_training(rnd, clients, (down["mu"], down["sigma"]) if "mu" in down.payload else None)
         if self.options["poe_features"] == "final_pass":
             self.precision.zero_(), self.weighted.zero_()
@@ -153,9 +152,9 @@ class FedCR(ParameterAveraging):
         C, V = self.mu.shape
         self.precision = torch.zeros(self.population.n_clients, C, V, device=self.mu.device)
         self.weighted = torch.zeros_like(self.precision)
-        self.steps = {}  # per training group (its first client): the steps taken this round
+        collect = self.collect_last_epoch if self.options["poe_features"] == "last_epoch" else None
         return self.ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params), loss_fn=self.local_loss,
-                                      epochs=epochs).loss
+                                      epochs=epochs, on_step=collect).loss
 
     def mc_nll(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """Eq. 7's first term per sample from logits [n, B, S, C]: the mean cross-entropy over the S draws, or the
@@ -175,19 +174,14 @@ class FedCR(ParameterAveraging):
         if self.options["beta"]:
             mu_g, sigma_g = self.received[0][y], self.received[1][y]
             loss = loss + self.options["beta"] * (kl_to_sample(mu_g, sigma_g, mu, sigma) * w).sum(1) / count
-        if self.options["poe_features"] == "last_epoch":
-            self.accumulate_last_epoch(mu.detach(), sigma.detach(), y, valid, clients)
         return loss
 
-    def accumulate_last_epoch(self, mu, sigma, y, valid, clients) -> None:
-        """Eq. 8's sums over the samples of each client's last local epoch, in the order training visits them."""
-        key = int(clients[0])
-        step = self.steps.get(key, 0)
-        self.steps[key] = step + 1
-        counts = self.ctx.fed.train.counts[clients.cpu()].to(mu.device)
-        per_epoch = (counts + self.ctx.batch_size - 1) // self.ctx.batch_size
-        last = valid & (step >= (self.ctx.epochs - 1) * per_epoch).unsqueeze(1)  # [n, B]
-        self.add_experts(clients, mu, sigma, y, last)
+    def collect_last_epoch(self, step: engine.Step) -> None:
+        """Eq. 8's sums over the samples of each client's last local epoch, in the order training visits them (the
+        engine's per-step hook)."""
+        mu, sigma = self.population.template.gaussian(step.feats)
+        last = step.valid & (step.epoch == step.epochs - 1).unsqueeze(1)  # [n, B]
+        self.add_experts(step.clients, mu, sigma, step.y, last)
 
     def add_experts(self, clients, mu, sigma, y, weight) -> None:
         """Eq. 8's sums: each client's per-class precision and precision-weighted mean over the samples `weight`
@@ -209,20 +203,6 @@ class FedCR(ParameterAveraging):
             (self.mc_nll(logits, y) * valid).sum(1) / valid.sum(1).clamp(min=1)  # noqa: E731
         return self.ctx.train_clients(self.ctx.rounds, self.ctx.clients, self.personal_names, loss_fn=nll,
                                       epochs=epochs).loss
-
-
-    def client_view(self, client: int, epochs: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Fig. 2: `client` trains `epochs` more local epochs on Eq. 7, then the Gaussian means mu(x) [n', V] of
-        (up to) its first n test samples, with their labels."""
-        self.local_training(self.ctx.rounds, torch.tensor([client]), epochs=epochs)
-        for group, _ in self.ctx.groups:
-            rows = torch.nonzero(group.clients == client).flatten()
-            if len(rows):
-                part, test = group.subset(rows), self.ctx.fed.test.select([client])
-                mu, _ = part.model.gaussian(engine.features(part, test))
-                count = min(n, int(test.counts[0]))
-                return mu[0, :count].cpu(), test.y[0, :count].cpu()
-        raise ValueError(f"client {client} is not in this federation of {self.population.n_clients} clients")
 
 
 class FedCRNA(FedCR):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from .. import distill, engine
+from .. import distill
 from ..messages import Message
 from .base import Algorithm, Context, Reply, above, at_least, between, one_of
 
@@ -85,10 +85,8 @@ class FedDM(Algorithm):
 
     def aggregate(self, rnd: int, up: Message) -> None:
         samples, labels = self.union(up)
-        template = self.population.groups[0].model
-        server = engine.Group(template, torch.tensor([0]),
-                             {k: v.unsqueeze(0).clone() for k, v in self.global_params.items()})
+        server = self.ctx.server_model(self.global_params)
         self.server_training(rnd, server, samples, labels, list(server.params))
-        self.global_params = {k: v[0] for k, v in server.params.items()}
+        self.global_params = server.row(0)
         for k, v in self.global_params.items():
             self.population.set_all(k, v)

@@ -31,7 +31,6 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .. import engine
 from ..messages import Message
 from .base import Context, Reply, above, at_least, one_of
 from .fedavg import FedAvg
@@ -97,8 +96,7 @@ class FedProf(FedAvg):
 
     def server_profile(self) -> torch.Tensor:
         """RP* of the current global model on the server's validation set -> [2, q]."""
-        server = engine.Group(self.population.groups[0].model, torch.tensor([0]),
-                              {k: v.unsqueeze(0) for k, v in self.global_params.items()})
+        server = self.ctx.server_model(self.global_params)
         return self._profiles(server, self.ctx.fed.server)[0]
 
     def divergences(self) -> torch.Tensor:
@@ -114,8 +112,7 @@ class FedProf(FedAvg):
 
     def client_update(self, rnd: int, down: Message) -> Reply:
         clients = down.clients
-        for k in self.shared:
-            self.population.set_clients(k, down[k], clients)
+        self.receive(down)
         made = self.ctx.for_each_client(clients, self._profiles)  # with the received model, before training
         self.client_prof[clients], self.client_ver[clients] = made, rnd
         self.history["selected"].append(clients.tolist())

@@ -75,8 +75,7 @@ class FedRD(FedDM):
 
     def client_update(self, rnd: int, down: Message) -> Reply:
         clients, o = down.clients, self.options
-        for k in self.task:
-            self.population.set_clients(k, down[k], clients)
+        self.population.receive(down, self.task)
         self.ctx.train_clients(rnd, clients, trainable=self.projection)  # Eq. 2, theta_r frozen
         g = self.ctx.generator(rnd, DISTILL_SALT)
         data = self.ctx.fed.train.select(clients)
@@ -85,7 +84,7 @@ class FedRD(FedDM):
         with torch.no_grad():  # Z_k: the projection is frozen from here on, so every sample is projected once
             syn = distill.initial_set(self.represent(part, real), present, o["init"], g)
             reps = ClientData(self.represent_all(part, data.x), data.y, data.counts)
-        embedder = engine.Group(self.task_model, clients, {})
+        embedder = engine.functional_group(self.task_model, clients)
         syn, loss = distill.condense(embedder, reps, syn, present.to(syn.device),
                                      lambda: distill.random_params(self.task_model.body, len(clients), g, syn.device),
                                      iterations=o["iterations"], lr=o["syn_lr"], momentum=o["syn_momentum"],
@@ -99,9 +98,9 @@ class FedRD(FedDM):
 
     def aggregate(self, rnd: int, up: Message) -> None:
         samples, labels = self.union(up)
-        server = engine.Group(self.task_model, torch.tensor([0]),
-                                      {self._task_name(k): self.global_params[k].unsqueeze(0).clone() for k in self.task})
+        server = self.ctx.server_model({self._task_name(k): self.global_params[k] for k in self.task}, self.task_model)
         self.server_training(rnd, server, samples, labels, list(server.params))
+        trained = server.row(0)
         for k in self.task:
-            self.global_params[k] = server.params[self._task_name(k)][0]
+            self.global_params[k] = trained[self._task_name(k)]
             self.population.set_all(k, self.global_params[k])
