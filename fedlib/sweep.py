@@ -425,6 +425,38 @@ def require_shipped(configs: list[Config], profile: str, driver: str) -> None:
                          f"compute them in this notebook")
 
 
+class Runs:
+    """Every run a notebook reads, made in one sweep so that the workers stay busy (duplicates by cache key run
+    once); `runs(cfgs)` gives their Results. In the paper profile nothing is computed unless FEDLIB_COMPUTE=1:
+    what is neither cached nor shipped is listed with `driver`, the command that computes it, and a part asks
+    `runs.has(cfgs)` before it draws, so the notebook draws what is shipped and marks the rest missing."""
+
+    def __init__(self, configs: list[Config], profile: str, driver: str, shipped_prefixes: bool = False):
+        unique = list({c.key(): c for c in configs}.values())
+        self.driver, self.missing = driver, []
+        try:
+            require_shipped(unique, profile, driver)
+        except NotShipped as err:
+            self.missing = [c for c in unique if not ex.is_cached(c)]
+            print(f"not drawn from archive/ yet (parts that need them say so): {err}")
+        todo = [c for c in unique if c.key() not in {m.key() for m in self.missing}]
+        print(f"{len(unique)} runs" + (f", {len(self.missing)} of them missing" if self.missing else ""))
+        self._done = dict(zip([c.key() for c in todo], run_many(todo, shipped_prefixes=shipped_prefixes)))
+
+    def has(self, cfgs: list[Config]) -> bool:
+        return all(c.key() in self._done for c in cfgs)
+
+    def missing_note(self, part: str) -> str:
+        return f"{part}: not drawn, its runs are not cached or shipped; compute them with {self.driver}"
+
+    def __call__(self, cfgs: list[Config]) -> list[Result]:
+        absent = [c for c in cfgs if c.key() not in self._done]
+        if absent:
+            raise NotShipped(f"{len(absent)} runs asked for are not cached or shipped (first: {absent[0].label()}); "
+                             f"compute them with {self.driver}")
+        return [self._done[c.key()] for c in cfgs]
+
+
 def run_many(configs: list[Config], cache: bool = True, progress: bool = True,
              shipped_prefixes: bool = False) -> list[Result]:
     """Run a sweep (finished runs come from the cache) and return every result. The backend is $FEDLIB_SWEEP_BACKEND

@@ -120,11 +120,7 @@ sides |= {28: table1[(d0, "FedRD")]} if sides else {}
 depths = {L: [variant(d0, "FedRD", sd, depth=L) for sd in S["seeds"]] for L in S["depths"]}
 depths |= {2: table1[(d0, "FedRD")]} if depths else {}
 upfront = [c for group in (table1, inits, dpcs, sides, depths) for cs in group.values() for c in cs]
-unique = list({c.key(): c for c in upfront}.values())
-print(f"{len(unique)} runs")
-sweep.require_shipped(unique, profile, "scripts/paper_runs.py fedrd_table1")
-done = dict(zip([c.key() for c in unique], sweep.run_many(unique)))
-results = lambda cfgs: [done[c.key()] for c in cfgs]  # noqa: E731
+results = sweep.Runs(upfront, profile, "scripts/paper_runs.py fedrd_table1")
 swept = lambda cfgs: [ex.first_rounds(r, SWEEP_ROUNDS) for r in results(cfgs)]  # noqa: E731 (parts C-F)
 CUT = "cut from the quick profile to fit its 10 minutes (a FedRD run costs about 4 minutes here); smoke and paper run it"
 

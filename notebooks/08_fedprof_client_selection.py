@@ -85,24 +85,27 @@ fig1 = {cond: [config("FedAvg", f1["participation"], sd, rounds=f1["rounds"], **
         for cond, over in fedprof.CONDITIONS.items()}
 C0 = S["fractions"][-1]
 alphas = {a: [config("FedProf (partial)", C0, sd, options={"alpha": a}) for sd in S["seeds"]] for a in S["alphas"]}
-unique = list({c.key(): c for group in (table3, fig1, alphas) for cs in group.values() for c in cs}.values())
-print(f"{len(unique)} runs")
-sweep.require_shipped(unique, profile, "scripts/paper_runs.py fedprof_table3 (and fedprof_fig1, fedprof_alpha)")
-done = dict(zip([c.key() for c in unique], sweep.run_many(unique)))
-results = lambda cfgs: [done[c.key()] for c in cfgs]  # noqa: E731
+every = lambda group: [c for cs in group.values() for c in cs]  # noqa: E731
+results = sweep.Runs(every(table3) + every(fig1) + every(alphas), profile,
+                     "scripts/paper_runs.py fedprof_table3 (and fedprof_fig1, fedprof_alpha)")
 
 # %% [markdown]
 # ## A. Fig. 1: FedAvg under four data conditions (full aggregation)
 
 # %%
-panel = {cond: {"method": "fedavg", "acc": np.array([r.curve("acc_all") for r in results(cfgs)]) * 100}
-         for cond, cfgs in fig1.items()}
-for cond, c in panel.items():
-    print(f"{cond:15s} final {c['acc'][:, -1].mean():6.2f}%")
-fig = plots.accuracy_curves({"MNIST, FedAvg": panel}, "FedProf's Fig. 1: FedAvg's global accuracy under biased "
-                                                      "and noisy client data", ylabel="global test accuracy (%)")
-plots.caption(fig, profile, len(S["seeds"]), f1["rounds"], note=f"{S['n_clients']} clients, C = {f1['participation']}")
-plots.save_figure(fig, "fedprof_fig1_conditions")
+panel = {}
+if results.has(every(fig1)):
+    panel = {cond: {"method": "fedavg", "acc": np.array([r.curve("acc_all") for r in results(cfgs)]) * 100}
+             for cond, cfgs in fig1.items()}
+    for cond, c in panel.items():
+        print(f"{cond:15s} final {c['acc'][:, -1].mean():6.2f}%")
+    fig = plots.accuracy_curves({"MNIST, FedAvg": panel}, "FedProf's Fig. 1: FedAvg's global accuracy under biased "
+                                                          "and noisy client data", ylabel="global test accuracy (%)")
+    plots.caption(fig, profile, len(S["seeds"]), f1["rounds"],
+                  note=f"{S['n_clients']} clients, C = {f1['participation']}")
+    plots.save_figure(fig, "fedprof_fig1_conditions")
+else:
+    print(results.missing_note("Fig. 1"))
 
 # %% [markdown]
 # ## B and C. Table 3 stand-in and the accuracy traces (Fig. 5)
@@ -174,7 +177,10 @@ fig = plots.accuracy_curves({"FedProf (partial)": by_kind}, "Mean divergence of 
 plots.caption(fig, profile, 1, S["partial_rounds"], note=f"C = {C0}, alpha = 10")
 plots.save_figure(fig, "fedprof_div_by_kind")
 alpha_best = {10.0: stats.mean_se([100 * r.best("acc_all") for r in results(table3[(C0, "FedProf (partial)")])])}
-alpha_best |= {a: stats.mean_se([100 * r.best("acc_all") for r in results(cfgs)]) for a, cfgs in alphas.items()}
+if results.has(every(alphas)):
+    alpha_best |= {a: stats.mean_se([100 * r.best("acc_all") for r in results(cfgs)]) for a, cfgs in alphas.items()}
+else:
+    print(results.missing_note("alpha's sweep"))
 for a, (m, se) in sorted(alpha_best.items()):
     print(f"alpha {a:5g}: best {m:6.2f}%")
 
@@ -210,8 +216,8 @@ for kind in ("irrelevant", "blur"):
     ledger.compare("FedProf", "Fig. 6", f"{names[kind]} clients are selected less often than clean ones (mean "
                    f"selections per client, C = {C0})", [p[kind] for p in picked], [p["clean"] for p in picked], "<",
                    rounds=S["partial_rounds"])
-finals = {cond: c["acc"][:, -1] for cond, c in panel.items()}
-others = [min(finals[c][i] for c in finals if c != "biased + noisy") for i in range(len(S["seeds"]))]
+finals = {cond: list(c["acc"][:, -1]) for cond, c in panel.items()}  # none where Fig. 1's runs are missing
+others = [min(finals[c][i] for c in finals if c != "biased + noisy") for i in range(len(S["seeds"]))] if panel else None
 ledger.compare("FedProf", "Fig. 1", "biased + noisy data slow FedAvg most (final accuracy, against the lowest of the "
-               "other three conditions)", list(finals["biased + noisy"]), others, "<", rounds=f1["rounds"])
+               "other three conditions)", finals.get("biased + noisy"), others, "<", rounds=f1["rounds"])
 ledger.save()

@@ -237,3 +237,20 @@ def test_the_paper_profile_lists_missing_runs_instead_of_computing_them(monkeypa
     monkeypatch.setenv("FEDLIB_COMPUTE", "yes")
     with pytest.raises(ValueError, match="FEDLIB_COMPUTE"):
         sweep.require_shipped(cfgs, "paper", "-")
+
+
+def test_runs_draws_what_is_shipped_and_marks_the_rest_without_computing_it(monkeypatch, capsys):
+    """The paper profile of notebooks 06-08: the runs that are there are read, the others are listed, never
+    computed; a part asks `has` before it draws. Other profiles compute everything (duplicates once)."""
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    here, absent = _circle(0, rounds=2), _circle(1, rounds=2)
+    ex.run(here, progress=False)  # cached, as a shipped run would be
+    runs = sweep.Runs([here, absent, here], "paper", "scripts/paper_runs.py X")
+    assert runs.has([here]) and not runs.has([here, absent]) and [c.key() for c in runs.missing] == [absent.key()]
+    assert runs([here])[0].curve().tolist() == ex.run(here, progress=False).curve().tolist()
+    assert not ex.is_cached(absent)  # listed, not computed
+    with pytest.raises(sweep.NotShipped, match="scripts/paper_runs.py X"):
+        runs([absent])
+    assert "scripts/paper_runs.py X" in runs.missing_note("Fig. 1") and "1 of 2" in capsys.readouterr().out
+    quick = sweep.Runs([absent, absent], "quick", "-")
+    assert quick.has([absent]) and ex.is_cached(absent) and not quick.missing
