@@ -46,8 +46,7 @@ for nb in "${selected[@]}"; do
   echo ">> $name (profile $PROFILE)"
   start=$SECONDS
   touch "build/notebooks/$name.incomplete"  # removed once the notebook has run to its end (the book reads it)
-  FEDLIB_PROFILE="$PROFILE" "$PY" -m papermill --cwd notebooks -k python3 -p profile "$PROFILE" \
-    "$nb" "build/notebooks/$name"
+  FEDLIB_PROFILE="$PROFILE" "$PY" -m fedlib.notebook_run "$nb" "build/notebooks/$name" "$PROFILE"  # papermill, IPC
   rm -f "build/notebooks/$name.incomplete"
   echo "   done in $((SECONDS - start)) s"
 done

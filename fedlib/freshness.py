@@ -128,9 +128,8 @@ def regenerate(numbers=CHEAP_NOTEBOOKS, out: Path | None = None) -> list[str]:
         env = {**os.environ, "FEDLIB_PROFILE": "quick", "FEDLIB_FIGURES": str(figures),
                "FEDLIB_RESULTS": str(out / "results"), **THREADS}
         out.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(root / "notebooks"), "-k", "python3",
-                               "-p", "profile", "quick", str(nb), str(out / nb.name)], env=env, capture_output=True,
-                              text=True)
+        done = subprocess.run([sys.executable, "-m", "fedlib.notebook_run", str(nb), str(out / nb.name), "quick"],
+                              env=env, capture_output=True, text=True)
         if done.returncode:
             raise RuntimeError(f"regenerating {nb.name} failed: {done.stderr.strip().splitlines()[-1]}")
         made_on = claims.made_on(root / "figures" / "claims" / f"{nb.stem}_quick.csv")

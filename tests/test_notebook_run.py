@@ -1,0 +1,43 @@
+"""fedlib.notebook_run, the way run_all.sh and the freshness check execute a notebook: the kernel over IPC (no
+"running over TCP without encryption" warning, by configuration), the profile injected, Ctrl-C in one line."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _notebook(path: Path, code: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('profile = "quick"')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(code)]
+    nbformat.write(nb, path)
+    return path
+
+
+def test_a_notebook_runs_over_ipc_with_its_profile_and_no_transport_warning(tmp_path):
+    nb = _notebook(tmp_path / "n.ipynb", "print('profile', profile)")
+    done = subprocess.run([sys.executable, "-m", "fedlib.notebook_run", str(nb), str(tmp_path / "out.ipynb"), "smoke"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "TCP" not in done.stderr and "encryption" not in done.stderr  # before: ipykernel's warning, every notebook
+    out = nbformat.read(tmp_path / "out.ipynb", 4)
+    assert any("profile smoke" in o.get("text", "") for c in out.cells for o in c.get("outputs", []))
+    assert not list(tmp_path.glob("*ipc*"))  # the sockets' files are cleaned up
+
+
+def test_ctrl_c_stops_a_notebook_in_one_line_without_a_traceback(tmp_path):
+    nb = _notebook(tmp_path / "slow.ipynb", "import time\nfor _ in range(600):\n    time.sleep(0.1)")
+    proc = subprocess.Popen([sys.executable, "-m", "fedlib.notebook_run", str(nb), str(tmp_path / "out.ipynb"), "quick"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True)
+    time.sleep(8)  # the kernel is up and in the second cell
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
