@@ -22,6 +22,11 @@ IMAGES = ("mnist", "fashion_mnist", "cifar10", "cifar100", "celeba")
 INPUT_SHAPES = {"mnist": (1, 28, 28), "fashion_mnist": (1, 28, 28), "cifar10": (3, 32, 32), "cifar100": (3, 32, 32),
                 "circle": (2,), "celeba": (3, 84, 84), "sent140": (25,)}
 
+# Resource caps: values in range but beyond these would exhaust memory or not finish (a batch of B samples is
+# allocated for every client at once; torch seeds are 64-bit). Refused when a Config is built, naming the cap.
+CAPS = {"n_clients": (100_000, "memory"), "rounds": (100_000, "run time"), "local_epochs": (10_000, "run time"),
+        "final_finetune_epochs": (10_000, "run time"), "batch_size": (65_536, "memory"),
+        "n_train": (10_000_000, "memory"), "seed": (2 ** 63 - 1, "torch's 64-bit seeds")}
 CACHE_VERSION = 1  # bump when a change alters the numbers every config produces
 # Config fields added after CACHE_VERSION 1 -> their default; hashed only when set to something else
 ADDED_FIELDS: dict = {"local_optimum": False, "augment": False, "participation": 1.0, "lr_decay": 1.0,
@@ -71,6 +76,10 @@ class Config:
                 kind, check, text = _RULES[f.name]
                 if not (_is(kind, value) and check(value)):
                     raise ValueError(f"Config.{f.name} must be {text}, got {value!r}")
+            if f.name in CAPS and value > CAPS[f.name][0]:
+                cap, why = CAPS[f.name]
+                raise ValueError(f"Config.{f.name}={value:,} is beyond fedlib's cap of {cap:,} ({why}; "
+                                 f"fedlib.config.CAPS)")
         if self.method not in algorithms.REGISTRY:
             raise ValueError(f"Config.method: unknown method {self.method!r}; choose one of "
                              f"{', '.join(sorted(algorithms.REGISTRY))}")
@@ -95,6 +104,23 @@ class Config:
         if self.model != "auto":
             _check_model_fits(self.model, self.dataset)
         algorithms.REGISTRY[self.method].check_config(self)
+        self._warn_ignored()
+
+    def _warn_ignored(self) -> None:
+        """A field set away from its default that the chosen dataset or partition does not read is accepted (its
+        cache key stays as it is) with a warning that says so."""
+        import warnings
+
+        partitioned = self.dataset in PARTITIONED
+        ignored = {"dirichlet_alpha": not partitioned or self.partition not in ("dirichlet", "dirichlet_client"),
+                   "classes_per_client": not partitioned or self.partition != "pathological",
+                   "dominant_share": not partitioned or self.partition != "dominant",
+                   "partition": not partitioned, "n_train": self.dataset != "circle"}
+        defaults = {f.name: f.default for f in fields(self)}
+        for name, unused in ignored.items():
+            if unused and getattr(self, name) != defaults[name]:
+                warnings.warn(f"Config.{name}={getattr(self, name)!r} has no effect with dataset={self.dataset!r}, "
+                              f"partition={self.partition!r}", UserWarning, stacklevel=3)
 
     def key(self) -> str:
         d = asdict(self)

@@ -192,3 +192,117 @@ def test_new_fields_at_their_defaults_keep_old_cache_keys():
     assert cfg.key() == _tiny("fedavg", participation=1.0, lr_decay=1.0, momentum=0.0, weight_decay=0.0,
                               final_finetune_epochs=0, pool_split=0.0, server_fraction=0.0).key()
     assert cfg.key() != _tiny("fedavg", participation=0.5).key()
+
+
+# ----------------------------------------------------------------------------- 320 random configs, every option
+
+NONFINITE = [float("nan"), float("inf"), -float("inf")]
+HUGE = {"n_clients": 10 ** 9, "rounds": 10 ** 9, "local_epochs": 10 ** 9, "batch_size": 10 ** 12, "n_train": 10 ** 12,
+        "final_finetune_epochs": 10 ** 9, "seed": 10 ** 30, "classes_per_client": 10 ** 6, "lr": 1e300,
+        "weight_decay": 1e300, "clip_grad_norm": 1e300, "dirichlet_alpha": 1e300}
+WRONG_TYPE = {"rounds": "3", "lr": "0.1", "n_clients": 2.0, "options": "x", "device": 3, "batch_size": None,
+              "seed": 1.5, "optimizer": 1, "corruption": ["blur"], "momentum": "0"}
+
+
+def _option_value(rng, default):
+    """A value for a method option: its default, an edge, out of range, non-finite, huge or of the wrong type."""
+    pool = [default, 0, 1, -1, 10 ** 12, 1e12, "x", None, [1]] + NONFINITE
+    if isinstance(default, float):
+        pool += [0.5, 1e-9]
+    return rng.choice(pool)
+
+
+def _draw(rng) -> dict:
+    kw = {k: rng.choice(v) for k, v in VALID.items()}
+    kw.update(n_clients=rng.choice([2, 3, 4]), train_fraction=0.005, local_epochs=1, rounds=1)
+    method = kw["method"]
+    if method.startswith("fedcr"):
+        kw["model"] = "cnn_mnist_vib_v8"
+    if method in ("feddm", "fedrd"):
+        kw["options"] = dict(iterations=1, real_batch=4, server_epochs=1)
+        if method == "fedrd":
+            kw["model"] = "fedrd_proj1_convnet8"
+    if method == "fedprof":
+        kw["server_fraction"] = 0.1
+    defaults = algorithms.REGISTRY[method].defaults
+    if defaults and rng.random() < 0.5:  # one of the method's options, at any kind of value
+        name = rng.choice(sorted(defaults))
+        kw["options"] = {**kw.get("options", {}), name: _option_value(rng, defaults[name])}
+    kind = rng.choice(["none"] * 5 + ["invalid", "nonfinite", "huge", "wrong type"])
+    if kind == "invalid":
+        k = rng.choice(sorted(INVALID))
+        kw[k] = rng.choice(INVALID[k])
+    elif kind == "nonfinite":
+        kw[rng.choice(["lr", "dirichlet_alpha", "train_fraction", "participation", "momentum", "weight_decay",
+                       "clip_grad_norm", "lr_decay"])] = rng.choice(NONFINITE)
+    elif kind == "huge":
+        k = rng.choice(sorted(HUGE))
+        kw[k] = HUGE[k]
+    elif kind == "wrong type":
+        k = rng.choice(sorted(WRONG_TYPE))
+        kw[k] = WRONG_TYPE[k]
+    return kw
+
+
+@pytest.mark.slow
+def test_320_random_configs_over_every_option_run_or_are_refused_in_one_line(monkeypatch):
+    """Each draw runs one round on a tiny slice with the cache off, or is refused with a one-line ValueError naming
+    the field, the option or the cap; a refusal for a bad value comes before any data is loaded. No other exception
+    type escapes (a huge value in range would otherwise exhaust memory or never finish)."""
+    rng = random.Random(20261123)
+    loads = []
+    real_load = data.load_dataset
+    monkeypatch.setattr(data, "load_dataset", lambda *a, **k: (loads.append(a), real_load(*a, **k))[1])
+    outcomes = {"ran": 0, "refused": 0, "refused after loading": 0}
+    for i in range(320):
+        kw = _draw(rng)
+        loads.clear()
+        try:
+            cfg = ex.Config(**kw)
+        except ValueError as err:
+            assert _documented(err, kw) or "cap" in str(err), (i, kw, repr(err))
+            assert "\n" not in str(err).strip(), (i, kw, str(err))
+            assert not loads, (i, kw)
+            outcomes["refused"] += 1
+            continue
+        try:
+            res = ex.run(cfg, cache=False, progress=False)
+        except (ValueError, ex.DivergenceError, data.DatasetNotFound) as err:
+            assert _documented(err, kw), (i, kw, repr(err))
+            outcomes["refused after loading"] += 1
+            continue
+        assert len(res["rounds"]["acc_mean"]) == 1, (i, kw)
+        outcomes["ran"] += 1
+    print(outcomes)
+    assert outcomes["ran"] >= 25 and outcomes["refused"] >= 100, outcomes
+
+
+@pytest.mark.parametrize("field,value", [("batch_size", 10 ** 12), ("rounds", 10 ** 9), ("seed", 10 ** 30),
+                                         ("n_clients", 10 ** 9)])
+def test_values_beyond_a_resource_cap_are_refused_naming_the_cap(field, value):
+    # before: batch_size 10**12 passed and the run died allocating 8 TB (RuntimeError); seed 10**30 overflowed torch
+    with pytest.raises(ValueError, match=rf"Config.{field}=.*cap of .*CAPS"):
+        ex.Config(method="fedavg", **{**TINY, field: value})
+
+
+def test_an_option_beyond_its_cap_or_of_a_type_its_rule_cannot_compare_is_refused_by_name():
+    with pytest.raises(ValueError, match="server_batch is beyond fedlib's cap of 65,536"):
+        ex.Config(method="feddm", options={"server_batch": 10 ** 12}, **TINY)
+    with pytest.raises(ValueError, match="option phase2_lr must be"):  # before: TypeError from the rule's '>'
+        ex.Config(method="csfl", options={"phase2_lr": "x"}, **TINY)
+
+
+@pytest.mark.parametrize("field,value,setting", [("dirichlet_alpha", 0.1, {}), ("dominant_share", 0.8, {}),
+                                                 ("classes_per_client", 5, {"partition": "iid"}),
+                                                 ("n_train", 40, {})])
+def test_a_field_the_setting_ignores_is_accepted_with_a_warning_and_keeps_its_key(field, value, setting):
+    # before: accepted silently (pathological partition ignores dirichlet_alpha, MNIST ignores n_train, ...)
+    base = dict(method="fedavg", **TINY, **setting)
+    with pytest.warns(UserWarning, match=f"Config.{field}=.*has no effect"):
+        cfg = ex.Config(**base, **{field: value})
+    assert cfg.key() != ex.Config(**base).key()  # a different field value is a different key, as before
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ex.Config(**base)  # the defaults warn about nothing

@@ -193,3 +193,16 @@ def test_fedprofs_table3_numbers_are_the_papers_text():
     for rows in fedprof.TABLE3.values():
         for best, rounds, seconds, energy in rows.values():
             assert f"{best / 100:.3f}\t{rounds}\t{seconds:.2f}\t{energy:.2f}" in text, (best, rounds, seconds)
+
+
+def test_a_profile_layer_beyond_the_body_is_refused_before_any_data_is_loaded(monkeypatch):
+    # before: profile_layer=50 ran, silently profiling the whole body's output
+    from fedlib import data
+    from fedlib import experiments as ex
+
+    monkeypatch.setattr(data, "load_dataset", lambda *a, **k: pytest.fail("data loaded"))
+    tiny = dict(method="fedprof", dataset="mnist", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1,
+                server_fraction=0.1)
+    with pytest.raises(ValueError, match="profile_layer 50 is beyond the body of cnn_mnist, whose layers are 0..10"):
+        ex.Config(**tiny, options={"profile_layer": 50})
+    ex.Config(**tiny, options={"profile_layer": 10})  # the body's last layer is fine

@@ -47,6 +47,17 @@ def none_or(rule):
     return (lambda v: v is None or check(v)), f"None or {text}"
 
 
+OPTION_CAPS = {"batch": 65_536, "int": 1_000_000}  # an integer option's cap: batches (memory), the rest (run time)
+
+
+def _satisfies(rule, value) -> bool:
+    """A rule's verdict on a value; a value the rule cannot even compare (a string where a number belongs) fails."""
+    try:
+        return bool(rule(value))
+    except (TypeError, ValueError):
+        return False
+
+
 def _type_error(value, default) -> str | None:
     """Why `value` cannot stand for an option whose default is `default` (None if it can)."""
     is_real = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
@@ -224,8 +235,12 @@ class Algorithm:
             raise ValueError(f"{cls.name}: unknown option(s) {sorted(unknown)}; valid: {sorted(cls.defaults)}")
         for key, value in options.items():
             problem = _type_error(value, cls.defaults[key])
-            if problem is None and key in cls.rules and not cls.rules[key][0](value):
+            if problem is None and key in cls.rules and not _satisfies(cls.rules[key][0], value):
                 problem = f"must be {cls.rules[key][1]}"
+            cap = OPTION_CAPS["batch" if key.endswith("batch") else "int"]
+            if problem is None and isinstance(value, int) and not isinstance(value, bool) and value > cap:
+                problem = f"is beyond fedlib's cap of {cap:,} (a run beyond it would exhaust memory or not finish; " \
+                          f"fedlib.algorithms.base.OPTION_CAPS)"
             if problem:
                 raise ValueError(f"{cls.name}: option {key} {problem}, got {value!r}")
 

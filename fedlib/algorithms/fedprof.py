@@ -69,6 +69,20 @@ class FedProf(FedAvg):
         if not cfg.server_fraction:
             raise ValueError("fedprof scores clients against a profile of the server's own clean validation set: set "
                              "Config.server_fraction > 0 (the paper's L-Task holds out 14.3%)")
+        layer = cfg.options.get("profile_layer", -1)
+        if layer != -1:  # a layer of the body: known from the model alone, before any data is loaded
+            from ..config import INPUT_SHAPES
+            from ..models import build, default_model
+
+            name = default_model(cfg.dataset) if cfg.model == "auto" else cfg.model
+            try:
+                with torch.random.fork_rng(devices=[]):
+                    depth = len(build(name.replace("_flexible", ""), INPUT_SHAPES[cfg.dataset], 2).body)
+            except (ValueError, RuntimeError, KeyError, TypeError):
+                return  # a model that does not build here is refused by the Config's own check
+            if layer >= depth:
+                raise ValueError(f"fedprof: option profile_layer {layer} is beyond the body of {name}, whose layers "
+                                 f"are 0..{depth - 1} (-1: the layer after the last convolution)")
 
     def init(self, ctx: Context) -> None:
         self.options = {**self.options, "aggregation": _AGGREGATION[self.options["aggregation"]]}
