@@ -70,6 +70,16 @@ def toy_fixed_point(centers, taus, lr: float, normalize: bool) -> torch.Tensor:
     return (w / w.sum()) @ torch.as_tensor(centers, dtype=torch.float64)
 
 
+def fednova_toy(centers, taus, lr: float, rounds: int) -> tuple[dict, dict]:
+    """Notebook 07's toy: the global model's path under FedAvg, FedProx (mu = 1) and FedNova, and the closed-form
+    fixed points of FedAvg and FedNova (numpy)."""
+    paths = {"FedAvg": quadratic_toy(centers, taus, lr, rounds, normalize=False),
+             "FedProx (mu = 1)": quadratic_toy(centers, taus, lr, rounds, normalize=False, mu=1.0),
+             "FedNova": quadratic_toy(centers, taus, lr, rounds, normalize=True)}
+    fixed = {"FedAvg": toy_fixed_point(centers, taus, lr, False), "FedNova": toy_fixed_point(centers, taus, lr, True)}
+    return {k: v.numpy() for k, v in paths.items()}, {k: v.numpy() for k, v in fixed.items()}
+
+
 # ----------------------------------------------------------------------------------------------- FedDBE's cross-check
 def crosscheck_curves(path) -> dict:
     """scripts/feddbe_crosscheck.py's CSV as curves: side ("fedlib", "authors") -> accuracy in % [seeds, evaluations]

@@ -55,7 +55,9 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 # %%
 import numpy as np
 
-from fedlib import analysis, claims, experiments as ex, paths, plots, stats, sweep
+from IPython.display import display
+
+from fedlib import analysis, claims, experiments as ex, paths, plots, stats, sweep, tables
 from fedlib.papers import fedlog
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
@@ -80,10 +82,6 @@ print(profile, {d: (len(s["methods"]), s["seeds"], s["rounds"]) for d, s in tabl
 # (this notebook reads only per-round numbers). `FEDLIB_SHIPPED_PREFIXES=0` computes them instead.
 
 # %%
-def results(cfgs):
-    return sweep.run_many(cfgs, shipped_prefixes=True)
-
-
 every_run = [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"])
              for d, s in table1.items() for lab in s["methods"] for sd in s["seeds"]]
 every_run += [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
@@ -95,14 +93,10 @@ every_run += [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=
 every_run += [fedlog.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options={"beta": b} if b else {},
                                   **s["over"])
               for d, s in SETTINGS["beta"].items() if ex.dataset_available(d) for b in [0.0] + BETAS for sd in s["seeds"]]
-shipped = sum("first_rounds_of" in r for r in results(every_run))
-print(f"{len(every_run)} runs: {shipped} of them read as the first rounds of shipped longer runs")
-runs = {}
-for d, s in table1.items():
-    labels = s["methods"]
-    cfgs = [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"]) for lab in labels for sd in s["seeds"]]
-    res = results(cfgs)
-    runs[d] = {lab: res[i * len(s["seeds"]):(i + 1) * len(s["seeds"])] for i, lab in enumerate(labels)}
+results = sweep.Runs(every_run, profile, "scripts/paper_runs.py table1 (and augment)", shipped_prefixes=True)
+print(f"{sum('first_rounds_of' in r for r in results(every_run))} read as the first rounds of shipped longer runs")
+runs = {d: {lab: results([fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"]) for sd in s["seeds"]])
+            for lab in s["methods"]} for d, s in table1.items()}
 
 # %% [markdown]
 # ## Table 1
@@ -110,62 +104,22 @@ for d, s in table1.items():
 # or 7 (p < 0.01), so the quick profile shows none; the paper profile runs 10.
 
 # %%
-def fmt_acc(m, se, marker=""):  # one seed has no standard error: the number stands alone
-    return f"{m:.2f}" + (f"±{se:.2f}" if se else "") + marker
-
-
-def fmt_bits(b, se=None, marker=""):
-    return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if se else "") + marker
-
-
 summary = {}
 for d, by_label in runs.items():
-    rows = stats.table_rows(by_label, fedlog.THRESHOLD[d], reference="FedLog-C")
-    summary[d] = {r["method"]: r for r in rows if r["method"] in TABLE1}  # the last cells: the paper's entries
-    reported = fedlog.TABLE1.get(d, {})
-    csv_rows, pretty = [], []
-    for r in rows:
-        p_acc, p_bits = reported.get(r["method"], (float("nan"), float("nan")))
-        csv_rows.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
-                         "bits_to_threshold": r["bits_to_threshold"],
-                         "uplink_bits_to_threshold": r["uplink_bits_to_threshold"], "paper_accuracy": p_acc,
-                         "paper_bits": p_bits,
-                         "final_accuracy_mean": r["final_accuracy_mean"], "final_accuracy_se": r["final_accuracy_se"],
-                         "seeds": len(table1[d]["seeds"]), "rounds": table1[d]["rounds"], "profile": profile})
-        pretty.append({"method": r["method"],
-                       "accuracy (ours)": fmt_acc(r["accuracy_mean"], r["accuracy_se"], r["accuracy_marker"]),
-                       "accuracy (paper)": "-" if np.isnan(p_acc) else f"{p_acc:.2f}",
-                       "comm cost (ours)": fmt_bits(r["bits_to_threshold"], r["bits_se"], r["bits_marker"]),
-                       "comm cost (paper)": "-" if np.isnan(p_bits) else stats.format_bits(p_bits),
-                       "comm one way (ours)": fmt_bits(r["uplink_bits_to_threshold"]),
-                       "reached threshold": r["reached"],
-                       "seeds x rounds": f"{len(table1[d]['seeds'])} x {table1[d]['rounds']} ({profile})"})
+    numbers, pretty, rows = tables.table1(by_label, d, len(table1[d]["seeds"]), table1[d]["rounds"], profile)
+    summary[d] = {r["method"]: r for r in rows if r["method"] in TABLE1}  # the paper's entries: the claims read these
+    print(f"{d}: threshold {fedlog.THRESHOLD[d]:.0%}")
     keep = "method" if CHOSEN else None  # a run for some methods keeps the other methods' rows
-    plots.save_table(csv_rows, f"table1_{d}", keep_other=keep)
-    plots.save_table(pretty, f"table1_{d}_pretty", keep_other=keep)
-    s = table1[d]
-    print(f"\n{d}: {len(s['seeds'])} seeds, {s['rounds']} rounds, threshold {fedlog.THRESHOLD[d]:.0%}")
-    for p in pretty:
-        print(f"  {p['method']:12s} {p['accuracy (ours)']:>16s} (paper {p['accuracy (paper)']:>6s})   "
-              f"{p['comm cost (ours)']:>24s} (paper {p['comm cost (paper)']:>8s}, ours one way "
-              f"{p['comm one way (ours)']:>8s})  reached {p['reached threshold']}")
-    for m in [m for m in by_label if m.startswith("FedDBE")]:
-        r = next(r for r in rows if r["method"] == m)
-        print(f"  {m}: {r['accuracy_mean']:.2f}; the paper's FedDBE: {reported.get('FedDBE', (float('nan'),))[0]:.2f}")
+    plots.save_table(numbers, f"table1_{d}", keep_other=keep)
+    display(plots.save_table(pretty, f"table1_{d}_pretty", keep_other=keep))
 
 # %% [markdown]
 # ## Bits of one round, from the ledger (the last round: every method's steady state)
 
 # %%
-rows = []
-for d, by_label in runs.items():
-    for lab, rs in by_label.items():
-        rows.append({"dataset": d, "method": lab, "uplink_bits": rs[0].last("up_bits"),
-                     "downlink_bits": rs[0].last("down_bits")})
-if rows:
-    plots.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method"))
-for r in rows:
-    print(f"{r['dataset']:13s} {r['method']:12s} up {r['uplink_bits']:>12,d} bits  down {r['downlink_bits']:>12,d} bits")
+rows = [{"dataset": d, "method": lab, "uplink_bits": rs[0].last("up_bits"), "downlink_bits": rs[0].last("down_bits")}
+        for d, by_label in runs.items() for lab, rs in by_label.items()]
+plots.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method")) if rows else None
 
 # %% [markdown]
 # ## Accuracy vs communicated bits and vs rounds
@@ -187,27 +141,13 @@ for d, by_label in runs.items():
 
 # %%
 for (d, k), s in SETTINGS["tableA1"].items():
-    if not ex.dataset_available(d):
-        continue
-    cfgs = {lab: [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
-                  for sd in s["seeds"]] for lab in fedlog.TABLE_A1_METHODS}
-    by_label = {lab: results(c) for lab, c in cfgs.items()}
-    threshold = stats.common_threshold(by_label)  # the paper's rule; 97% is reached by no method here
-    print(f"{d}, {k} classes per client: threshold {threshold:.0%}, the largest integer accuracy every method reaches "
-          f"in every seed")
-    rows = stats.table_rows(by_label, threshold, reference="FedLog-C")
-    reported = fedlog.TABLE_A1.get((d, k), {})
-    out = []
-    for r in rows:
-        p_acc, p_bits = reported.get(r["method"], (float("nan"), float("nan")))
-        out.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
-                    "accuracy_marker": r["accuracy_marker"], "bits_to_threshold": r["bits_to_threshold"],
-                    "bits_marker": r["bits_marker"], "threshold": threshold, "paper_accuracy": p_acc,
-                    "paper_bits": p_bits, "seeds": len(s["seeds"]), "rounds": s["rounds"]})
-        print(f"{d} {k} classes/client {r['method']:12s} {fmt_acc(r['accuracy_mean'], r['accuracy_se'], r['accuracy_marker']):>16s}"
-              f" (paper {p_acc:.2f})  {fmt_bits(r['bits_to_threshold'], None, r['bits_marker']):>10s}"
-              f" (paper {stats.format_bits(p_bits)})")
-    plots.save_table(out, f"tableA1_{d}_{k}classes")
+    if ex.dataset_available(d):
+        by_label = {lab: results([fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], classes_per_client=k,
+                                                       **s["over"]) for sd in s["seeds"]])
+                    for lab in fedlog.TABLE_A1_METHODS}
+        rows, threshold = tables.table_a1(by_label, d, k, len(s["seeds"]), s["rounds"])
+        print(f"{d}, {k} classes per client: threshold {threshold:.0%} (every method reaches it in every seed)")
+        display(plots.save_table(rows, f"tableA1_{d}_{k}classes"))
 
 # %% [markdown]
 # ## Augmentation ablation (Appendix E: training images "randomly cropped and flipped")
@@ -220,25 +160,15 @@ for (d, k), s in SETTINGS["tableA1"].items():
 # %%
 augmentation = []
 for d, s in SETTINGS["augment"].items():
-    if not ex.dataset_available(d):
-        continue
-    for lab in AUGMENTED:
-        pair = {aug: results([fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
-                              for sd in s["seeds"]]) for aug in (False, True)}
-        acc = {aug: stats.mean_se([100 * r.best() for r in rs]) for aug, rs in pair.items()}
-        published = fedlog.TABLE1.get(d, {}).get(lab, (float("nan"),))[0]
-        nearer = "with" if abs(acc[True][0] - published) < abs(acc[False][0] - published) else "without"
-        augmentation.append({"dataset": d, "method": lab, "accuracy_without": acc[False][0], "se_without": acc[False][1],
-                             "accuracy_with": acc[True][0], "se_with": acc[True][1], "paper_accuracy": published,
-                             "nearer_the_paper": nearer, "seeds": len(s["seeds"]), "rounds": s["rounds"]})
-        print(f"{d} {lab:9s} without {acc[False][0]:.2f}±{acc[False][1]:.2f}  with {acc[True][0]:.2f}±{acc[True][1]:.2f}"
-              f"  paper {published:.2f}: {nearer} augmentation lies nearer ({len(s['seeds'])} seeds x {s['rounds']} "
-              f"rounds, {profile})")
+    if ex.dataset_available(d):
+        pairs = {lab: {aug: results([fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
+                                     for sd in s["seeds"]]) for aug in (False, True)} for lab in AUGMENTED}
+        augmentation += tables.augmentation(pairs, d, len(s["seeds"]), s["rounds"])
 if augmentation:
-    plots.save_table(augmentation, "augmentation_ablation", keep_other=("dataset", "method"))
     every = all(r["nearer_the_paper"] == "with" for r in augmentation)
     print("Table 1 " + ("should use augmentation: every method's paper number is nearer the augmented run" if every
                         else "stays without augmentation: not every method's paper number is nearer the augmented run"))
+    display(plots.save_table(augmentation, "augmentation_ablation", keep_other=("dataset", "method")))
 
 # %% [markdown]
 # ## FedLog-C's second weight (beta): does a separation term help?
@@ -248,31 +178,14 @@ if augmentation:
 # paper profile and 1 in the quick one; beta = 0 is Table 1's FedLog-C (in the quick profile the same run).
 
 # %%
-beta_rows = []
 for d, s in SETTINGS["beta"].items():
-    if not ex.dataset_available(d):
-        continue
-    for beta in [0.0] + BETAS:
-        opts = {"beta": beta} if beta else {}
-        rs = results([fedlog.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options=opts, **s["over"])
-                      for sd in s["seeds"]])
-        best, final = (stats.mean_se([100 * f(r.curve()) for r in rs]) for f in (max, lambda a: a[-1]))
-        beta_rows.append({"dataset": d, "beta": beta, "accuracy_mean": best[0], "accuracy_se": best[1],
-                          "final_accuracy_mean": final[0], "final_accuracy_se": final[1], "seeds": len(s["seeds"]),
-                          "rounds": s["rounds"]})
-        print(f"{d} FedLog-C beta={beta:<5g} best {best[0]:.2f}±{best[1]:.2f}  final {final[0]:.2f}±{final[1]:.2f}")
-if beta_rows:
-    plots.save_table(beta_rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
-    base = beta_rows[0]
-    top = max(beta_rows, key=lambda r: r["accuracy_mean"])
-    if base["seeds"] < 2:  # no standard error to judge a gain by
-        print(f"one seed: best beta {top['beta']:g} ({top['accuracy_mean']:.2f}) vs beta 0 "
-              f"({base['accuracy_mean']:.2f}); the paper profile's 2 seeds say whether the difference is more than noise")
-    else:
-        helps = top["beta"] > 0 and top["accuracy_mean"] - base["accuracy_mean"] > 2 * max(top["accuracy_se"],
-                                                                                           base["accuracy_se"], 1e-9)
-        print(f"the separation term {'helps' if helps else 'does not help beyond 2 standard errors'}: best beta "
-              f"{top['beta']:g} ({top['accuracy_mean']:.2f}) vs beta 0 ({base['accuracy_mean']:.2f})")
+    if ex.dataset_available(d):
+        by_beta = {b: results([fedlog.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"],
+                                                    options={"beta": b} if b else {}, **s["over"]) for sd in s["seeds"]])
+                   for b in [0.0] + BETAS}
+        beta_rows, what = tables.beta_ablation(by_beta, d, len(s["seeds"]), s["rounds"])
+        print(what)
+        display(plots.save_table(beta_rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta")))
 
 # %% [markdown]
 # ## FedDBE against its authors' code
@@ -356,39 +269,23 @@ for d, rows in summary.items():
 # Written to figures/table1_<dataset>_ranking.csv (quick) and table1_<dataset>_ranking_paper.csv.
 
 # %%
-def ranks(scores):
-    return {m: i + 1 for i, m in enumerate(sorted(scores, key=lambda m: -scores[m]))}
-
-
 for d, rows in summary.items():
     if CHOSEN:  # a ranking of some methods only would mislead
         break
-    here = {m: r["accuracy_mean"] for m, r in rows.items()}
-    published = {m: acc for m, (acc, _) in fedlog.TABLE1.get(d, {}).items()}
-    rank_here, rank_published = ranks(here), ranks(published)
-    out = [{"method": m, "accuracy": here[m], "rank": rank_here[m], "paper_accuracy": published.get(m, np.nan),
-            "paper_rank": rank_published.get(m, "")} for m in here]
-    if published:
-        ag = stats.rank_agreement(here, published)
-        print(f"{d}: Kendall tau with the paper's Table 1: {ag['tau']:.2f} ({ag['methods']} methods, p = {ag['p']:.3g})")
-        ledger.record("FedLog", f"Table 1 ({d})", "our ranking by accuracy agrees with the paper's (Kendall tau >= 0.5)",
-                      ag["tau"], 0.5, "ours >= reference", seeds=len(table1[d]["seeds"]), rounds=table1[d]["rounds"])
-    full = fedlog.TABLE1_PROFILES["paper"]["table1"].get(d)
-    if profile != "paper" and full:
+    here, full, reference = {m: r["accuracy_mean"] for m, r in rows.items()}, fedlog.TABLE1_PROFILES["paper"]["table1"].get(d), None
+    if profile != "paper" and full:  # the paper setting's runs, where at least 2 seeds of every method are cached
         cfg = lambda lab, sd: fedlog.table1_config(d, lab, seed=sd, rounds=full["rounds"])  # noqa: E731
         cached = [sd for sd in range(10) if all(ex.is_cached(cfg(lab, sd)) for lab in here)]
-        if len(cached) < 2:
-            print(f"{d}: the paper setting's runs are not cached (seeds {cached}); run the paper profile to compare")
-        else:
-            ref = {r["method"]: r for r in stats.table_rows({lab: [ex.run(cfg(lab, sd)) for sd in cached] for lab in here},
-                                                            fedlog.THRESHOLD[d], reference="FedLog-C")}
-            ref_acc = {m: r["accuracy_mean"] for m, r in ref.items()}
-            ag = stats.rank_agreement(here, ref_acc, {m: r["accuracy_se"] for m, r in ref.items()})
-            print(f"{d}: Kendall tau with the paper setting ({len(cached)} seeds x {full['rounds']} rounds): "
-                  f"{ag['tau']:.2f}; discordant pairs {ag['discordant']}; of them not ties there: {ag['contradicted']}")
-            rank_ref = ranks(ref_acc)
-            for row in out:
-                row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank_ref[row["method"]])
-    plots.save_table(sorted(out, key=lambda r: r["rank"]), f"table1_{d}_ranking")
+        print(f"{d}: the paper setting's runs cached for seeds {cached} ({full['rounds']} rounds)")
+        if len(cached) >= 2:
+            reference = {r["method"]: r for r in stats.table_rows({lab: [ex.run(cfg(lab, sd)) for sd in cached]
+                                                                   for lab in here}, fedlog.THRESHOLD[d], "FedLog-C")}
+    out, lines = tables.ranking(here, d, reference)
+    print("\n".join(lines))
+    if fedlog.TABLE1.get(d):
+        ag = stats.rank_agreement(here, {m: acc for m, (acc, _) in fedlog.TABLE1[d].items()})
+        ledger.record("FedLog", f"Table 1 ({d})", "our ranking by accuracy agrees with the paper's (Kendall tau >= 0.5)",
+                      ag["tau"], 0.5, "ours >= reference", seeds=len(table1[d]["seeds"]), rounds=table1[d]["rounds"])
+    display(plots.save_table(out, f"table1_{d}_ranking"))
 if not CHOSEN and SETTINGS["table1"]:  # a run of some methods or parts only would leave the claims half made
     ledger.save(keep_other_where=bool(fedlog.chosen_datasets()))  # a run on some datasets keeps the others' claims

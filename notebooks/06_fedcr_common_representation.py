@@ -48,6 +48,8 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 # %%
 import numpy as np
 
+from IPython.display import display
+
 from fedlib import analysis, claims, experiments as ex, papers, paths, plots, stats, sweep
 from fedlib.papers import fedcr, fedlog
 from fedlib.result import Result, compare
@@ -55,38 +57,22 @@ from fedlib.result import Result, compare
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 S = papers.settings(fedcr.PROFILES, profile)
-BASELINES = ["FedAvg", "FedPer", "LG-FedAvg", "FedRep", "FedBabu (frozen head)", "Ditto"]
-PAPER_NAME = {"mnist": "emnist_l", "fashion_mnist": "fashion_mnist", "cifar10": "cifar10", "cifar100": "cifar100"}
-SHOWN = {"mnist": "MNIST (stand-in for EMNIST-L)", "fashion_mnist": "FashionMNIST", "cifar10": "CIFAR-10",
-         "cifar100": "CIFAR-100"}
+BASELINES, PAPER_NAME, SHOWN, NONAGG = fedcr.BASELINES, fedcr.PAPER_NAME, fedcr.SHOWN, fedcr.NONAGGREGATE
 plots.style()
 print(profile, {k: v for k, v in S.items() if k != "columns"}, "columns:", S["columns"])
 
 
-def config(dataset, label, part, seed, **change):
+def fedcr_config(dataset, label, part, seed, **change):
     return fedcr.run(profile, dataset, label, part, seed, **change)
 
 
-def final_acc(r):
-    """After the final fine-tune where the method has one (Table 2's protocol), else the last round."""
-    return 100 * r.final()
-
-
-def best_acc(r):
-    return 100 * r.best()
-
-
-def table1_setting(method, seed):
-    return fedcr.table1_run(profile, method, seed)
-
-
+final_acc = lambda r: 100 * r.final()  # noqa: E731  (after the fine-tune where the method has one: Table 2's)
 columns = [(d, p) for d, p in S["columns"] if ex.dataset_available(d)]
 missing = [(d, p) for d, p in S["columns"] if (d, p) not in columns]
 print("columns run:", columns, "| missing here (no files):", missing)
 LABELS = BASELINES + ["FedCR"]
 DIM_SETS = [d for d, p in columns if p == "n1"][:None if profile == "paper" else 1]  # quick: FashionMNIST only
 BETA_SETS = [d for d in S["beta_sets"] if (d, "n1") in columns]
-NONAGG = ["Local", "FedAvg", "FedPer", "FedCR-NA", "FedLog"]  # part F
 NONAGG_SET = "fashion_mnist" if ex.dataset_available("fashion_mnist") else None
 
 # %% [markdown]
@@ -96,30 +82,27 @@ NONAGG_SET = "fashion_mnist" if ex.dataset_available("fashion_mnist") else None
 
 # %%
 d0, p0 = columns[0]
-upfront = [config(d0, "Ditto", p0, S["seeds"][0], lam=lam) for lam in S["ditto_grid"]]
-upfront += [config(d, lab, p, sd) for d, p in columns for lab in LABELS if lab != "Ditto" for sd in S["seeds"]]
-upfront += [config(d, "FedCR", "n1", sd, dim=V) for d in DIM_SETS for V in S["dims"] for sd in S["seeds"]]
-upfront += [config(d, "FedCR", "n1", sd, beta=b) for d in BETA_SETS for b in S["betas"] for sd in S["seeds"]]
+upfront = [fedcr_config(d0, "Ditto", p0, S["seeds"][0], lam=lam) for lam in S["ditto_grid"]]
+upfront += [fedcr_config(d, lab, p, sd) for d, p in columns for lab in LABELS if lab != "Ditto" for sd in S["seeds"]]
+upfront += [fedcr_config(d, "FedCR", "n1", sd, dim=V) for d in DIM_SETS for V in S["dims"] for sd in S["seeds"]]
+upfront += [fedcr_config(d, "FedCR", "n1", sd, beta=b) for d in BETA_SETS for b in S["betas"] for sd in S["seeds"]]
 if NONAGG_SET:
-    upfront += [config(NONAGG_SET, lab, "n1", sd, classes=k, rounds=S["table9"]["rounds"])
+    upfront += [fedcr_config(NONAGG_SET, lab, "n1", sd, classes=k, rounds=S["table9"]["rounds"])
                 for k in S["table9"]["ks"] for lab in NONAGG for sd in S["seeds"]]
 if ex.dataset_available("mnist"):
-    upfront += [table1_setting(m, sd) for m in ("fedcr", "fedcr_na") for sd in S["table1"]["seeds"]]
-unique = list({c.key(): c for c in upfront}.values())
-print(f"{len(unique)} runs")
-sweep.require_shipped(unique, profile, "scripts/paper_runs.py fedcr_table2_n1 (and the other fedcr_* sets)")
-_ = sweep.run_many(unique)  # the results are read from the cache below
+    upfront += [fedcr.table1_run(profile, m, sd) for m in ("fedcr", "fedcr_na") for sd in S["table1"]["seeds"]]
+sweep.require_shipped(upfront, profile, "scripts/paper_runs.py fedcr_table2_n1 (and the other fedcr_* sets)")
+_ = sweep.Runs(upfront, profile, "scripts/paper_runs.py fedcr_table2_n1")  # read from the cache below
 
 # %% [markdown]
 # ## Ditto's lambda: chosen on seed 0 from Ditto's grid, then frozen
 # On the first column (FashionMNIST n1), the grid point with the best final accuracy.
 
 # %%
-grid = {lam: sweep.run_many([config(d0, "Ditto", p0, S["seeds"][0], lam=lam)])[0] for lam in S["ditto_grid"]}
-for lam, r in grid.items():
-    print(f"Ditto lambda {lam:<5g} {SHOWN[d0]} {p0}: final {final_acc(r):.2f}%")
+grid = {lam: sweep.run_many([fedcr_config(d0, "Ditto", p0, S["seeds"][0], lam=lam)])[0] for lam in S["ditto_grid"]}
 LAM = max(grid, key=lambda lam: final_acc(grid[lam]))
-print(f"lambda = {LAM:g} for every Ditto run below")
+print(f"lambda = {LAM:g} for every Ditto run below; final accuracy by lambda:",
+      {lam: round(final_acc(r), 2) for lam, r in grid.items()})
 
 # %% [markdown]
 # ## A. Table 2 (and its Table 10 standard deviations)
@@ -129,14 +112,9 @@ print(f"lambda = {LAM:g} for every Ditto run below")
 # paper number is shown for reference only.
 
 # %%
-_ = sweep.run_many([config(d, "Ditto", p, sd, lam=LAM) for d, p in columns for sd in S["seeds"]])
-table2 = {}
-for d, p in columns:
-    cfgs = [config(d, lab, p, sd, lam=LAM) for lab in LABELS for sd in S["seeds"]]
-    res = sweep.run_many(cfgs)
-    n = len(S["seeds"])
-    table2[(d, p)] = {lab: res[i * n:(i + 1) * n] for i, lab in enumerate(LABELS)}
-
+_ = sweep.run_many([fedcr_config(d, "Ditto", p, sd, lam=LAM) for d, p in columns for sd in S["seeds"]])
+table2 = {(d, p): {lab: sweep.run_many([fedcr_config(d, lab, p, sd, lam=LAM) for sd in S["seeds"]]) for lab in LABELS}
+          for d, p in columns}
 rows = []
 for (d, p), by_label in table2.items():  # FedAvg before the fine-tune, FedAvg-FT (the same runs) after it
     keys, reported = dict(dataset=SHOWN[d], partition=p), fedcr.TABLE2.get((PAPER_NAME[d], p), {})
@@ -164,35 +142,17 @@ plots.save_figure(fig, "fedcr_curves")
 # ## C. Table 3: the dimension V of the Gaussian layer (n1)
 
 # %%
-def fedcr_sweep(sets, name, values):
-    """FedCR on n1 for each dataset and value of one setting: {(dataset, value): (final accuracy mean, SE)}."""
-    out = {}
-    for d in sets:
-        for v in values:
-            finals = [final_acc(r) for r in sweep.run_many([config(d, "FedCR", "n1", sd, **{name: v})
-                                                            for sd in S["seeds"]])]
-            per_seed[(name, d, v)] = finals  # for the claims, seed by seed
-            out[(d, v)] = stats.mean_se(finals)
-    return out
-
-
-per_seed = {}
-
-
-def series(table, d):
-    """(values, means, standard errors) of one dataset's sweep, for plots.parameter_sweep."""
-    keys = [v for dd, v in table if dd == d]
-    return keys, [table[(d, v)][0] for v in keys], [table[(d, v)][1] for v in keys]
-
-
-dims = fedcr_sweep(DIM_SETS, "dim", S["dims"])
-dim_rows = []
-for (d, V), (m, se) in dims.items():
-    published = fedcr.TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1]
-    dim_rows.append({"dataset": SHOWN[d], "V": V, "final_mean": m, "final_se": se, "paper_accuracy": published,
-                     "seeds": len(S["seeds"]), "rounds": S["rounds"]})
-    print(f"{SHOWN[d]} n1 V={V:<4d} final {m:6.2f}±{se:.2f}  paper {published:.2f}")
-plots.save_table(dim_rows, "fedcr_table3_dims")
+per_seed = {(name, d, v): [final_acc(r) for r in sweep.run_many([fedcr_config(d, "FedCR", "n1", sd, **{name: v})
+                                                                  for sd in S["seeds"]])]
+            for name, sets, values in (("dim", DIM_SETS, S["dims"]), ("beta", BETA_SETS, S["betas"]))
+            for d in sets for v in values}  # FedCR's final accuracy on n1, seed by seed
+dims = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "dim"}
+betas = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
+series = lambda table, d: tuple(zip(*[(v, *table[(dd, v)]) for dd, v in table if dd == d]))  # noqa: E731
+dim_rows = [{"dataset": SHOWN[d], "V": V, "final_mean": m, "final_se": se,
+             "paper_accuracy": fedcr.TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
+             "seeds": len(S["seeds"]), "rounds": S["rounds"]} for (d, V), (m, se) in dims.items()]
+display(plots.save_table(dim_rows, "fedcr_table3_dims")) if dim_rows else None
 sets = sorted({d for d, _ in dims})
 fig = plots.parameter_sweep(
     {SHOWN[d]: {"ours": series(dims, d),
@@ -206,12 +166,9 @@ plots.save_figure(fig, "fedcr_dims")
 # MNIST stands in for EMNIST-L and FashionMNIST for CIFAR-10. beta = 0 trains without the global class Gaussians.
 
 # %%
-betas = fedcr_sweep(BETA_SETS, "beta", S["betas"])
-for (d, beta), (m, se) in betas.items():
-    print(f"{SHOWN[d]} n1 beta={beta:<7g} final {m:6.2f}±{se:.2f}")
 beta_rows = [{"dataset": SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S["seeds"]),
               "rounds": S["rounds"]} for (d, b), (m, se) in betas.items()]
-plots.save_table(beta_rows, "fedcr_beta")
+display(plots.save_table(beta_rows, "fedcr_beta")) if beta_rows else None
 fig = plots.parameter_sweep({SHOWN[d]: {"ours": series(betas, d)} for d in sorted({d for d, _ in betas})},
                             "beta (weight of the KL term)",
                             "FedCR's Fig. 3(d): final accuracy against beta (n1; the paper gives no numbers)")
@@ -229,7 +186,7 @@ f2 = S["fig2"]
 scatter, silhouettes = {}, {}
 if ex.dataset_available("mnist"):
     cases = [(p, beta) for p in ("n1", "n2") for beta in (0.0, 5e-4)]
-    cfgs = [config("mnist", "FedCR", p, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"]) for p, beta in cases]
+    cfgs = [fedcr_config("mnist", "FedCR", p, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"]) for p, beta in cases]
     views = sweep.call_many(analysis.fedcr_fig2_view, [(cfg, f2["epochs"], f2["points"]) for cfg in cfgs])  # in the workers
     for (p, beta), v in zip(cases, views):
         silhouettes[(p, beta)] = stats.silhouette(v["mu"], v["y"])
@@ -247,21 +204,13 @@ if ex.dataset_available("mnist"):
 
 # %%
 t9 = S["table9"]
-table9 = {}
-if NONAGG_SET:
-    for k in t9["ks"]:
-        for lab in NONAGG:
-            rs = sweep.run_many([config(NONAGG_SET, lab, "n1", sd, classes=k, rounds=t9["rounds"])
-                                 for sd in S["seeds"]])
-            table9[(k, lab)] = (stats.mean_se([final_acc(r) for r in rs]),
-                                rs[0].total_bits())
-            per_seed[("table9", k, lab)] = [final_acc(r) for r in rs]
-t9_rows = []
-for (k, lab), ((m, se), bits) in table9.items():
-    t9_rows.append({"classes_per_client": k, "method": lab, "final_mean": m, "final_se": se, "total_bits": bits,
-                    "seeds": len(S["seeds"]), "rounds": t9["rounds"]})
-    print(f"FashionMNIST k={k} {lab:9s} final {m:6.2f}±{se:.2f}  bits {stats.format_bits(bits)}")
-plots.save_table(t9_rows, "fedcr_table9_nonaggregate")
+table9 = {(k, lab): sweep.run_many([fedcr_config(NONAGG_SET, lab, "n1", sd, classes=k, rounds=t9["rounds"])
+                                    for sd in S["seeds"]]) for k in t9["ks"] for lab in NONAGG} if NONAGG_SET else {}
+t9_rows = [{"classes_per_client": k, "method": lab, **dict(zip(("final_mean", "final_se"),
+                                                               stats.mean_se([final_acc(r) for r in rs]))),
+            "total_bits": rs[0].total_bits(), "seeds": len(S["seeds"]), "rounds": t9["rounds"]}
+           for (k, lab), rs in table9.items()]
+display(plots.save_table(t9_rows, "fedcr_table9_nonaggregate")) if t9_rows else None
 
 # %% [markdown]
 # ## G. FedCR and FedCR-NA in FedLog's MNIST Table 1 setting
@@ -282,13 +231,10 @@ if ex.dataset_available("mnist"):
             t1[lab] = [ex.first_rounds(r, g["rounds"]) for r in
                        sweep.run_many([fedlog.table1_config("mnist", lab, seed=sd) for sd in g["seeds"]])]
     for lab, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]:
-        t1[lab] = sweep.run_many([table1_setting(method, sd) for sd in g["seeds"]])
-    t1_rows = stats.table_rows(t1, fedlog.THRESHOLD["mnist"], reference="FedLog-C")
-    for r in t1_rows:
-        r.update(seeds=len(g["seeds"]), rounds=g["rounds"])
-        print(f"Table 1 setting {r['method']:9s} accuracy {r['accuracy_mean']:6.2f}±{r['accuracy_se']:.2f}  bits to "
-              f"{fedlog.THRESHOLD['mnist']:.0%}: {stats.format_bits(r['bits_to_threshold'])}")
-    plots.save_table(t1_rows, "table1_mnist_seed_systems_fedcr")
+        t1[lab] = sweep.run_many([fedcr.table1_run(profile, method, sd) for sd in g["seeds"]])
+    t1_rows = [{**r, "seeds": len(g["seeds"]), "rounds": g["rounds"]}
+               for r in stats.table_rows(t1, fedlog.THRESHOLD["mnist"], reference="FedLog-C")]
+    display(plots.save_table(t1_rows, "table1_mnist_seed_systems_fedcr"))
 
 # %% [markdown]
 # ## What the numbers say
@@ -342,11 +288,12 @@ for p in ("n1", "n2"):
                        [silhouettes[(p, 0.0)]], ">", rounds=S["fig2"]["rounds"])
 for k in t9["ks"] if table9 else []:
     ledger.compare("FedCR", "Table 9", f"FedCR-NA beats local training (FashionMNIST, k = {k} classes per client)",
-                   per_seed[("table9", k, "FedCR-NA")], per_seed[("table9", k, "Local")], ">", rounds=t9["rounds"],
+                   [final_acc(r) for r in table9[(k, "FedCR-NA")]], [final_acc(r) for r in table9[(k, "Local")]],
+                   ">", rounds=t9["rounds"],
                    paper_value={kk: round(fedcr.TABLE9[kk]["FedCR-NA"] - fedcr.TABLE9[kk]["Local"], 2)
                                 for kk in fedcr.TABLE9})
 if t1:
-    best_acc_of = lambda lab: [100 * r.best() for r in t1[lab]]  # noqa: E731
+    best_acc_of = lambda lab: [100 * r.best() for r in t1[lab]]  # noqa: E731  (one number per seed)
     for other in ("FedCR", "FedCR-NA"):
         ledger.compare("FedLog", "Table 1 (seed systems)", f"FedLog-C is more accurate than {other} in FedLog's MNIST "
                        "setting (best round)", best_acc_of("FedLog-C"), best_acc_of(other), ">", rounds=g["rounds"])

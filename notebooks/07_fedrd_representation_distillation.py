@@ -55,8 +55,9 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 # %%
 import numpy as np
 
-from fedlib import claims, experiments as ex, papers, paths, plots, stats, sweep
-from fedlib.analysis import quadratic_toy, toy_fixed_point
+from IPython.display import display
+
+from fedlib import analysis, claims, experiments as ex, papers, paths, plots, stats, sweep
 from fedlib.papers import fedrd
 from fedlib.result import MB, Result, compare
 
@@ -66,9 +67,7 @@ SCALE = fedrd.SCALES[profile]
 S = papers.settings(fedrd.SWEEPS, profile)
 DPC = SCALE["dm"]["dpc"]  # part A's samples per class (the paper's 10 on FashionMNIST)
 LABELS = list(fedrd.METHODS)  # FedAvg, FedProx, FedNova, FedDM, FedRD
-SHOWN = {"fashion_mnist": "FashionMNIST", "mnist": "MNIST (loose stand-in for SVHN)", "cifar10": "CIFAR-10",
-         "cifar100": "CIFAR-100"}
-PAPER_NAME = {"fashion_mnist": "fashion_mnist", "mnist": "svhn", "cifar10": "cifar10", "cifar100": "cifar100"}
+SHOWN, PAPER_NAME = fedrd.SHOWN, fedrd.PAPER_NAME
 plots.style()
 print(profile, SCALE, S)
 print("baselines' searched settings:", fedrd.SEARCHED or "none yet (run scripts/fedrd_search.py)")
@@ -77,7 +76,7 @@ print("baselines' searched settings:", fedrd.SEARCHED or "none yet (run scripts/
 SWEEP_ROUNDS = S["sweep_rounds"] or SCALE["rounds"]
 
 
-def config(d, label, seed, side=None, depth=2, rounds=None, **options):
+def fedrd_config(d, label, seed, side=None, depth=2, rounds=None, **options):
     """One run of FedRD's protocol at this profile's scale; FedRD's representation side (sqrt d') and projection
     depth, the rounds, and FedDM's or FedRD's options (dpc, init), override."""
     model = None
@@ -86,14 +85,8 @@ def config(d, label, seed, side=None, depth=2, rounds=None, **options):
     return fedrd.scaled(d, label, profile, seed=seed, options=options or None, model=model, rounds=rounds)
 
 
-def variant(d, label, seed, **change):
-    """A run of parts C-F: SWEEP_ROUNDS rounds."""
-    return config(d, label, seed, rounds=SWEEP_ROUNDS, **change)
-
-
-def last_acc(r):
-    """Accuracy after the last round, in % (FedRD's protocol has no fine-tune)."""
-    return 100 * r.last()
+variant = lambda d, label, seed, **change: fedrd_config(d, label, seed, rounds=SWEEP_ROUNDS, **change)  # noqa: E731 (C-F)
+last_acc = lambda r: 100 * r.last()  # noqa: E731  (FedRD's protocol has no fine-tune)
 
 
 datasets = [d for d in S["datasets"] if ex.dataset_available(d)]
@@ -107,7 +100,7 @@ d0 = datasets[0]  # FashionMNIST: parts C-F
 # come from the cache.
 
 # %%
-table1 = {(d, lab): [config(d, lab, sd) for sd in S["seeds"]] for d in datasets for lab in LABELS}
+table1 = {(d, lab): [fedrd_config(d, lab, sd) for sd in S["seeds"]] for d in datasets for lab in LABELS}
 inits = {(d, lab, init): table1[(d, lab)] if init == "real" else [variant(d, lab, sd, init=init) for sd in S["seeds"]]
          for d in S["init_sets"] if d in datasets for lab in ("FedDM", "FedRD") for init in ("real", "random")}
 dpcs = {("FedDM", k): [variant(d0, "FedDM", sd, dpc=k) for sd in S["seeds"]] for k in S["dpc_dm"]}
@@ -174,8 +167,7 @@ for (d, lab, init), cfgs in inits.items():
     paper_value = fedrd.TABLE3[f"{lab}({init})"][0] if d == "fashion_mnist" else float("nan")
     init_rows.append({"dataset": SHOWN[d], "method": lab, "init": init, "final_mean": m, "final_se": se,
                       "paper_accuracy": paper_value, "seeds": len(cfgs), "rounds": SWEEP_ROUNDS})
-    print(f"{SHOWN[d]:32s} {lab} ({init:6s}) final {m:6.2f}±{se:.2f}  paper {paper_value:.2f}")
-plots.save_table(init_rows, "fedrd_table3_init")
+plots.save_table(init_rows, "fedrd_table3_init") if init_rows else None
 
 # %% [markdown]
 # ## D. Fig. 4 stand-in: samples per class
@@ -184,25 +176,20 @@ plots.save_table(init_rows, "fedrd_table3_init")
 # paper's "more, smaller samples" trade on CIFAR-10, recreated on grey data.
 
 # %%
-dpc_points = {}
-for (lab, k), cfgs in dpcs.items():
-    rs = swept(cfgs)
-    dpc_points[(lab, k)] = (stats.mean_se([last_acc(r) for r in rs]), rs[0].uplink_mb()[-1])
-    print(f"{lab:13s} dpc {k:3d}: final {dpc_points[(lab, k)][0][0]:6.2f}  uplink "
-          f"{dpc_points[(lab, k)][1]:.3f} MB/client")
+dpc_points = {(lab, k): (stats.mean_se([last_acc(r) for r in swept(cfgs)]), swept(cfgs)[0].uplink_mb()[-1])
+              for (lab, k), cfgs in dpcs.items()}
 if dpc_points:
-    series = {}
-    for lab in dict.fromkeys(lab for lab, _ in dpc_points):
-        pts = sorted((up, m, se) for (ll, _), ((m, se), up) in dpc_points.items() if ll == lab)
-        series[lab] = ([p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts] if len(S["seeds"]) > 1 else None)
+    pts = {lab: sorted((up, m, se) for (ll, _), ((m, se), up) in dpc_points.items() if ll == lab) for lab, _ in dpcs}
+    series = {lab: ([u for u, _, _ in p], [m for _, m, _ in p], [s for *_, s in p] if len(S["seeds"]) > 1 else None)
+              for lab, p in pts.items()}
     fig = plots.parameter_sweep({"FashionMNIST": series}, "uplink per client (MB, after the last round; log scale)",
                                 "FedRD's Fig. 4 stand-in: accuracy against uplink as dpc grows (labels: method)")
     plots.caption(fig, profile, len(S["seeds"]), SWEEP_ROUNDS,
                   note="dpc " + ", ".join(f"{lab} {sorted(k for ll, k in dpc_points if ll == lab)}" for lab in series))
     plots.save_figure(fig, "fedrd_dpc")
-    plots.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
-                       "seeds": len(S["seeds"]), "rounds": SWEEP_ROUNDS}
-                      for (lab, k), ((m, se), up) in dpc_points.items()], "fedrd_dpc")
+    display(plots.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
+                               "seeds": len(S["seeds"]), "rounds": SWEEP_ROUNDS}
+                              for (lab, k), ((m, se), up) in dpc_points.items()], "fedrd_dpc"))
 else:
     print("part D is", CUT)
 
@@ -211,18 +198,11 @@ else:
 # FedRD on FashionMNIST with the representation pooled to sqrt(d') x sqrt(d') (28 = no resizing), dpc as in part A.
 
 # %%
-dim_rows = []
-for side, cfgs in sorted(sides.items()):
-    rs = swept(cfgs)
-    m, se = stats.mean_se([last_acc(r) for r in rs])
-    dim_rows.append({"sqrt_d": side, "d": side * side, "final_mean": m, "final_se": se,
-                     "uplink_MB_per_client": rs[0].uplink_mb()[-1], "seeds": len(rs), "rounds": SWEEP_ROUNDS})
-    print(f"sqrt(d') = {side:2d} (d' = {side * side:3d}): final {m:6.2f}±{se:.2f}  uplink "
-          f"{dim_rows[-1]['uplink_MB_per_client']:.3f} MB/client")
-if dim_rows:
-    plots.save_table(dim_rows, "fedrd_table4_dims")
-else:
-    print("part E is", CUT)
+dim_rows = [{"sqrt_d": side, "d": side * side, **dict(zip(("final_mean", "final_se"),
+                                                          stats.mean_se([last_acc(r) for r in swept(cfgs)]))),
+             "uplink_MB_per_client": swept(cfgs)[0].uplink_mb()[-1], "seeds": len(cfgs), "rounds": SWEEP_ROUNDS}
+            for side, cfgs in sorted(sides.items())]
+plots.save_table(dim_rows, "fedrd_table4_dims") if dim_rows else print("part E is", CUT)
 
 # %% [markdown]
 # ## F. Fig. 5 stand-in: the projection's depth (convolutions before the 1 x 1 one)
@@ -231,8 +211,6 @@ else:
 depth_acc = {}
 if S["depths"]:
     depth_acc = {L: stats.mean_se([last_acc(r) for r in swept(cfgs)]) for L, cfgs in sorted(depths.items())}
-    for L, (m, se) in depth_acc.items():
-        print(f"projection depth {L}: final {m:6.2f}±{se:.2f}")
     fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(depth_acc), [v[0] for v in depth_acc.values()],
                                                            [v[1] for v in depth_acc.values()] if len(S["seeds"]) > 1
                                                            else None)}},
@@ -250,16 +228,10 @@ else:
 # FedNova's normalised averaging settles at the true minimiser up to a term of first order in the learning rate.
 
 # %%
-centers, taus, lr, toy_rounds = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]]), [1, 5, 20], 0.05, 300
-toy = {"FedAvg": quadratic_toy(centers, taus, lr, toy_rounds, normalize=False).numpy(),
-       "FedProx (mu = 1)": quadratic_toy(centers, taus, lr, toy_rounds, normalize=False, mu=1.0).numpy(),
-       "FedNova": quadratic_toy(centers, taus, lr, toy_rounds, normalize=True).numpy()}
-fixed = {"FedAvg": toy_fixed_point(centers, taus, lr, False).numpy(),
-         "FedNova": toy_fixed_point(centers, taus, lr, True).numpy()}
-truth = centers.mean(0)
-toy_gap = {lab: float(np.linalg.norm(path[-1] - truth)) for lab, path in toy.items()}
-for lab, gap in toy_gap.items():
-    print(f"{lab:17s} ends {gap:.4f} from the true minimiser")
+centers, taus, lr, toy_rounds = np.array(fedrd.TOY["centers"]), fedrd.TOY["taus"], fedrd.TOY["lr"], fedrd.TOY["rounds"]
+toy, fixed = analysis.fednova_toy(centers, taus, lr, toy_rounds)
+toy_gap = {lab: float(np.linalg.norm(path[-1] - centers.mean(0))) for lab, path in toy.items()}
+print("distance from the true minimiser at the end:", {lab: round(gap, 4) for lab, gap in toy_gap.items()})
 fig = plots.objective_inconsistency(toy, fixed, centers, "FedNova's claim: normalised averaging removes the bias "
                                                          f"of unequal local steps (tau = {taus}, lr {lr})")
 plots.caption(fig, profile, "none (deterministic)", toy_rounds, note="exact gradients")
@@ -283,12 +255,9 @@ if ("fashion_mnist", "FedRD") in table1:
     ledger.compare("FedRD", "Table I", "FashionMNIST: FedDM is more accurate than the best of FedAvg, FedProx and "
                    "FedNova", seeds_of("FedDM"), averaging, ">",
                    paper_value=round(p["FedDM"] - max(p["FedAvg"], p["FedProx"], p["FedNova"]), 2), rounds=n_rounds)
-    spans = {lab: (100 * min(np.mean([r.curve() for r in results(table1[("fashion_mnist", lab)])],
-                                      0)[-3:]),
-                   100 * max(np.mean([r.curve() for r in results(table1[("fashion_mnist", lab)])],
-                                     0)[-3:])) for lab in ("FedDM", "FedRD")}
-    print(f"    how firm: over the last 3 rounds FedDM moved within {spans['FedDM'][0]:.2f}-{spans['FedDM'][1]:.2f} "
-          f"and FedRD within {spans['FedRD'][0]:.2f}-{spans['FedRD'][1]:.2f} ({n_seeds} seed(s))")
+    tail = {lab: 100 * np.mean([r.curve() for r in results(table1[("fashion_mnist", lab)])], 0)[-3:]
+            for lab in ("FedDM", "FedRD")}
+    print("how firm: the mean accuracy over the last 3 rounds", {lab: v.round(2).tolist() for lab, v in tail.items()})
     round1 = lambda r: 100 * r.curve()[0]  # noqa: E731
     first_avg = [max(v) for v in zip(*(seeds_of(lab, round1) for lab in ("FedAvg", "FedProx", "FedNova")))]
     ledger.compare("FedRD", "Fig. 2", "after one round FedRD is ahead of every model-averaging method (FashionMNIST; "
@@ -323,7 +292,6 @@ if same + equal:
                   rounds=SWEEP_ROUNDS)
 if dim_rows:
     by_side = {r["sqrt_d"]: r["final_mean"] for r in dim_rows}
-    print("(4c) d': " + ", ".join(f"{s * s} -> {a:.2f}" for s, a in by_side.items()))
     ledger.record("FedRD", "Table IV", f"accuracy rises with the representation size (FashionMNIST, d' = "
                   f"{min(by_side) ** 2} -> {max(by_side) ** 2}; the paper: CIFAR-10, 64 -> 2304, +28.4 points)",
                   by_side[max(by_side)] - by_side[min(by_side)], 0.0, "ours > reference",
@@ -331,10 +299,8 @@ if dim_rows:
                   seeds=n_seeds, rounds=SWEEP_ROUNDS)
 if depth_acc:
     depth_gain = depth_acc[max(depth_acc)][0] - depth_acc[min(depth_acc)][0]
-    print(f"(4d) projection depth {min(depth_acc)} -> {max(depth_acc)}: {depth_gain:+.2f}")
     ledger.record("FedRD", "Fig. 5", f"a deeper projection is more accurate (FashionMNIST, depth {min(depth_acc)} -> "
                   f"{max(depth_acc)})", depth_gain, 0.0, "ours > reference", seeds=n_seeds, rounds=SWEEP_ROUNDS)
-print(f"(6) toy: FedAvg ends {toy_gap['FedAvg']:.3f} from the minimiser, FedNova {toy_gap['FedNova']:.4f}")
 ledger.record("FedNova", "Sec. 4 (toy, spec 2.5)", "with unequal local steps FedAvg's fixed point is biased and "
               "FedNova's is not, to first order in lr (FedNova's distance to the minimiser is below lr x max tau "
               "and FedAvg's is above it)", [lr * max(taus) - toy_gap["FedNova"], toy_gap["FedAvg"] - lr * max(taus)],

@@ -63,7 +63,7 @@ plots.style()
 print(profile, S)
 
 
-def config(label, C, seed, **change):
+def fedprof_config(label, C, seed, **change):
     return fedprof.run(profile, label, C, seed, **change)
 
 
@@ -79,12 +79,12 @@ def rounds_to(r, target):
 # Every run of parts A, B and E in one sweep, so that the worker processes (one per core) stay busy.
 
 # %%
-table3 = {(C, lab): [config(lab, C, sd) for sd in S["seeds"]] for C in S["fractions"] for lab in FULL + PARTIAL}
+table3 = {(C, lab): [fedprof_config(lab, C, sd) for sd in S["seeds"]] for C in S["fractions"] for lab in FULL + PARTIAL}
 f1 = S["fig1"]
-fig1 = {cond: [config("FedAvg", f1["participation"], sd, rounds=f1["rounds"], **over) for sd in S["seeds"]]
+fig1 = {cond: [fedprof_config("FedAvg", f1["participation"], sd, rounds=f1["rounds"], **over) for sd in S["seeds"]]
         for cond, over in fedprof.CONDITIONS.items()}
 C0 = S["fractions"][-1]
-alphas = {a: [config("FedProf (partial)", C0, sd, options={"alpha": a}) for sd in S["seeds"]] for a in S["alphas"]}
+alphas = {a: [fedprof_config("FedProf (partial)", C0, sd, options={"alpha": a}) for sd in S["seeds"]] for a in S["alphas"]}
 every = lambda group: [c for cs in group.values() for c in cs]  # noqa: E731
 results = sweep.Runs(every(table3) + every(fig1) + every(alphas), profile,
                      "scripts/paper_runs.py fedprof_table3 (and fedprof_fig1, fedprof_alpha)")

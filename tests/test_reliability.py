@@ -103,6 +103,22 @@ def test_notebooks_read_results_through_the_result_type():
             assert layout not in text, f"{nb.name} reads {layout} itself; use the Result's accessors"
 
 
+def test_notebooks_are_thin_and_define_no_helper_twice():
+    """Notebooks call fedlib and draw: at most about 170 code lines each (comments and blank lines aside), and no
+    function or lambda defined under the same name in two of them (the same name meant different things before)."""
+    import re
+    from collections import Counter
+
+    defined = Counter()
+    for nb in sorted((ROOT / "notebooks").glob("[0-9]*.py")):
+        lines = nb.read_text().splitlines()
+        code = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+        assert len(code) <= 180, f"{nb.name} has {len(code)} code lines; move what is not drawing into fedlib"
+        matches = [re.match(r"def (\w+)|(\w+) = lambda", line) for line in lines]
+        defined.update({m.group(1) or m.group(2) for m in matches if m})
+    assert not [name for name, n in defined.items() if n > 1], defined
+
+
 def test_a_misspelt_profile_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="profile must be one of smoke, quick, paper, got 'smok'"):
         paths.use_profile("smok")

@@ -49,6 +49,11 @@ METHODS = {  # label -> (method, options, whether the body ends in FedCR's Gauss
     "Local": ("local", {}, False),  # Table 9's Local-Training: no communication
     "FedLog": ("fedlog", {}, False),  # also shares only per-class statistics
 }
+BASELINES = ["FedAvg", "FedPer", "LG-FedAvg", "FedRep", "FedBabu (frozen head)", "Ditto"]  # Table 2's, implemented
+NONAGGREGATE = ["Local", "FedAvg", "FedPer", "FedCR-NA", "FedLog"]  # the Table 9 stand-in's rows
+PAPER_NAME = {"mnist": "emnist_l", "fashion_mnist": "fashion_mnist", "cifar10": "cifar10", "cifar100": "cifar100"}
+SHOWN = {"mnist": "MNIST (stand-in for EMNIST-L)", "fashion_mnist": "FashionMNIST", "cifar10": "CIFAR-10",
+         "cifar100": "CIFAR-100"}  # our dataset -> its column in the paper (PAPER_NAME) and as the notebook names it
 # The authors' learning rates (their README's run commands; SGD, no momentum): 0.01 for the model-averaging baselines,
 # 0.5 for Ditto (with mu = 0.1, our lam), 0.05 for FedCR. Local training, FedCR-NA's twin, and FedLog (not in their
 # code) take FedCR's. Every method's local step clips each client's gradient to norm 10 (their train_cnn, max_norm).

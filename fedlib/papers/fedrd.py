@@ -58,6 +58,10 @@ SCALES = {
                   dm=dict(dpc=10, iterations=1000, real_batch=256, server_epochs=500)),
 }
 
+TOY = dict(centers=[[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]], taus=[1, 5, 20], lr=0.05, rounds=300)  # FedNova's toy
+SHOWN = {"fashion_mnist": "FashionMNIST", "mnist": "MNIST (loose stand-in for SVHN)", "cifar10": "CIFAR-10",
+         "cifar100": "CIFAR-100"}  # our dataset -> as notebook 07 names it, and its column in the paper:
+PAPER_NAME = {"fashion_mnist": "fashion_mnist", "mnist": "svhn", "cifar10": "cifar10", "cifar100": "cifar100"}
 SWEEPS = {  # notebook 07: the sweeps of parts C-F, per profile (spec 4.3; quick cut to fit 10 minutes);
     # sweep_rounds: the rounds of parts C-F's runs, compared with the first as many rounds of part A's (None: all of them)
     "smoke": dict(seeds=[0], datasets=["fashion_mnist"], init_sets=["fashion_mnist"], dpc_dm=[1], dpc_rd=[1],

@@ -1,0 +1,122 @@
+"""The tables notebook 02 builds from its runs (FedLog's Table 1, Table A.1 and the ablations), each built once:
+rows of numbers beside the paper's, ready for `plots.save_table`, which writes them and returns them for display.
+`table1` also gives the paper's layout (mean +- SE with Wilcoxon markers, the paper's units)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import stats
+from .papers import fedlog
+from .result import as_result
+
+NAN = float("nan")
+
+
+def _fmt_acc(m: float, se: float, marker: str = "") -> str:  # one seed has no standard error: the number stands alone
+    return f"{m:.2f}" + (f"±{se:.2f}" if se else "") + marker
+
+
+def _fmt_bits(b: float, se: float | None = None, marker: str = "") -> str:
+    return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if se else "") + marker
+
+
+def table1(by_label: dict, dataset: str, seeds: int, rounds: int, profile: str) -> tuple[list, list, list]:
+    """Table 1 for one dataset: (rows of numbers, rows in the paper's layout, `stats.table_rows`' rows), ours beside
+    the paper's, markers against FedLog-C (best-round accuracy, bits to the dataset's threshold)."""
+    rows = stats.table_rows(by_label, fedlog.THRESHOLD[dataset], reference="FedLog-C")
+    reported = fedlog.TABLE1.get(dataset, {})
+    numbers, pretty = [], []
+    for r in rows:
+        p_acc, p_bits = reported.get(r["method"], (NAN, NAN))
+        numbers.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
+                        "bits_to_threshold": r["bits_to_threshold"],
+                        "uplink_bits_to_threshold": r["uplink_bits_to_threshold"], "paper_accuracy": p_acc,
+                        "paper_bits": p_bits, "final_accuracy_mean": r["final_accuracy_mean"],
+                        "final_accuracy_se": r["final_accuracy_se"], "seeds": seeds, "rounds": rounds,
+                        "profile": profile})
+        pretty.append({"method": r["method"],
+                       "accuracy (ours)": _fmt_acc(r["accuracy_mean"], r["accuracy_se"], r["accuracy_marker"]),
+                       "accuracy (paper)": "-" if math.isnan(p_acc) else f"{p_acc:.2f}",
+                       "comm cost (ours)": _fmt_bits(r["bits_to_threshold"], r["bits_se"], r["bits_marker"]),
+                       "comm cost (paper)": "-" if math.isnan(p_bits) else stats.format_bits(p_bits),
+                       "comm one way (ours)": _fmt_bits(r["uplink_bits_to_threshold"]),
+                       "reached threshold": r["reached"], "seeds x rounds": f"{seeds} x {rounds} ({profile})"})
+    return numbers, pretty, rows
+
+
+def table_a1(by_label: dict, dataset: str, classes: int, seeds: int, rounds: int) -> tuple[list, float]:
+    """Table A.1 for one (dataset, classes per client): rows beside the paper's, and the threshold, by the paper's
+    rule (the largest integer accuracy every method reaches in every seed, `stats.common_threshold`)."""
+    threshold = stats.common_threshold(by_label)
+    reported = fedlog.TABLE_A1.get((dataset, classes), {})
+    out = []
+    for r in stats.table_rows(by_label, threshold, reference="FedLog-C"):
+        p_acc, p_bits = reported.get(r["method"], (NAN, NAN))
+        out.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
+                    "accuracy_marker": r["accuracy_marker"], "bits_to_threshold": r["bits_to_threshold"],
+                    "bits_marker": r["bits_marker"], "threshold": threshold, "paper_accuracy": p_acc,
+                    "paper_bits": p_bits, "seeds": seeds, "rounds": rounds})
+    return out, threshold
+
+
+def augmentation(pairs: dict, dataset: str, seeds: int, rounds: int) -> list[dict]:
+    """The augmentation ablation: pairs[label] = {False: runs without, True: runs with}; best-round accuracy of each
+    beside the paper's, and which lies nearer it."""
+    rows = []
+    for label, pair in pairs.items():
+        acc = {aug: stats.mean_se([100 * as_result(r).best() for r in rs]) for aug, rs in pair.items()}
+        published = fedlog.TABLE1.get(dataset, {}).get(label, (NAN,))[0]
+        nearer = "with" if abs(acc[True][0] - published) < abs(acc[False][0] - published) else "without"
+        rows.append({"dataset": dataset, "method": label, "accuracy_without": acc[False][0], "se_without": acc[False][1],
+                     "accuracy_with": acc[True][0], "se_with": acc[True][1], "paper_accuracy": published,
+                     "nearer_the_paper": nearer, "seeds": seeds, "rounds": rounds})
+    return rows
+
+
+def beta_ablation(by_beta: dict, dataset: str, seeds: int, rounds: int) -> tuple[list[dict], str]:
+    """FedLog-C's separation weight: by_beta[beta] = runs; rows (best and final round) and what they say (a gain
+    counts beyond 2 standard errors; one seed says only which was higher)."""
+    rows = []
+    for beta, rs in by_beta.items():
+        rs = [as_result(r) for r in rs]
+        best, final = stats.mean_se([100 * r.best() for r in rs]), stats.mean_se([100 * r.last() for r in rs])
+        rows.append({"dataset": dataset, "beta": beta, "accuracy_mean": best[0], "accuracy_se": best[1],
+                     "final_accuracy_mean": final[0], "final_accuracy_se": final[1], "seeds": seeds, "rounds": rounds})
+    base, top = rows[0], max(rows, key=lambda r: r["accuracy_mean"])
+    if seeds < 2:  # no standard error to judge a gain by
+        return rows, (f"one seed: best beta {top['beta']:g} ({top['accuracy_mean']:.2f}) vs beta 0 "
+                      f"({base['accuracy_mean']:.2f}); more seeds say whether the difference is more than noise")
+    helps = top["beta"] > 0 and top["accuracy_mean"] - base["accuracy_mean"] > 2 * max(top["accuracy_se"],
+                                                                                       base["accuracy_se"], 1e-9)
+    return rows, (f"the separation term {'helps' if helps else 'does not help beyond 2 standard errors'}: best beta "
+                  f"{top['beta']:g} ({top['accuracy_mean']:.2f}) vs beta 0 ({base['accuracy_mean']:.2f})")
+
+
+def _ranks(scores: dict) -> dict:
+    return {m: i + 1 for i, m in enumerate(sorted(scores, key=lambda m: -scores[m]))}
+
+
+def ranking(here: dict, dataset: str, reference: dict | None = None) -> tuple[list[dict], list[str]]:
+    """Our ranking by accuracy beside the paper's Table 1 and, given `reference` (the paper setting's rows,
+    method -> stats.table_rows row), beside the paper setting's: rows and the lines that sum them up (Kendall tau;
+    a discordant pair the paper setting separates by less than 2 SE is one of its ties)."""
+    published = {m: acc for m, (acc, _) in fedlog.TABLE1.get(dataset, {}).items()}
+    rank_here, rank_published = _ranks(here), _ranks(published)
+    rows = [{"method": m, "accuracy": here[m], "rank": rank_here[m], "paper_accuracy": published.get(m, np.nan),
+             "paper_rank": rank_published.get(m, "")} for m in here]
+    lines = []
+    if published:
+        ag = stats.rank_agreement(here, published)
+        lines.append(f"{dataset}: Kendall tau with the paper's Table 1: {ag['tau']:.2f} ({ag['methods']} methods, "
+                     f"p = {ag['p']:.3g})")
+    if reference:
+        ref_acc = {m: r["accuracy_mean"] for m, r in reference.items()}
+        ag = stats.rank_agreement(here, ref_acc, {m: r["accuracy_se"] for m, r in reference.items()})
+        lines.append(f"{dataset}: Kendall tau with the paper setting: {ag['tau']:.2f}; discordant pairs "
+                     f"{ag['discordant']}; of them not ties there: {ag['contradicted']}")
+        rank_ref = _ranks(ref_acc)
+        for row in rows:
+            row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank_ref[row["method"]])
+    return sorted(rows, key=lambda r: r["rank"]), lines
