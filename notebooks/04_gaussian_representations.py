@@ -58,12 +58,9 @@ for m in (1, 2, 3):
         numeric = expfam.log_partition_numeric(eta)
         rows.append({"m": m, "classes": classes, "closed_form": closed, "numerical": numeric,
                      "relative_error": abs(closed - numeric) / abs(numeric)})
-plots.save_table(rows, "eq9_log_partition")
-for r in rows:
-    print(f"m={r['m']} C={r['classes']}: closed {r['closed_form']:.10f}  numerical {r['numerical']:.10f}  "
-          f"relative error {r['relative_error']:.1e}")
 eq9_error = max(r["relative_error"] for r in rows)
 print(f"largest relative error: {eq9_error:.1e}")
+plots.save_table(rows, "eq9_log_partition")
 
 # %% [markdown]
 # ## 2. Thm. 2: the summed statistic is all the server needs
@@ -121,9 +118,6 @@ for name in SETTINGS["datasets"]:
                             "passing_within_class": float(np.mean(per_class))})
             examples[(name, state, layer)] = z.numpy()
 plots.save_table(results, "fedprof_normality")
-for r in results:
-    print(f"{r['dataset']:13s} {r['model']:9s} {r['layer']:27s} pass at 5%: all samples {r['passing_all_samples']:.2f}, "
-          f"within class {r['passing_within_class']:.2f}")
 
 # %%
 name = SETTINGS["datasets"][0]
@@ -182,9 +176,6 @@ plots.save_table(rows, "figA2_hz_pvalues")
 # ## What the numbers say
 
 # %%
-for r in rows:
-    print(f"alpha {r['alpha']:<6}: HZ p pooled {r['p_pooled_mean']:.3f}, per client {r['p_per_client_mean']:.3f}, "
-          f"test accuracy {r['test_accuracy_mean']:.3f}")
 base = rows[0]
 best = max(rows[1:], key=lambda r: r["p_per_client_mean"])
 print(f"Per client, the mean p-value goes from {base['p_per_client_mean']:.3f} without the auxiliary loss to "

@@ -50,6 +50,7 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 from collections import Counter
 
 import numpy as np
+from IPython.display import display
 
 from fedlib import claims, papers, paths, plots, stats, sweep
 from fedlib.papers import fedprof
@@ -124,14 +125,12 @@ for (C, lab), cfgs in table3.items():
                  f"rounds_to_{S['targets'][0]:.0%}": reach[0], f"rounds_to_{S['targets'][1]:.0%}": reach[1],
                  "paper_best": paper_row[0], "paper_rounds_to_90%": paper_row[1], "seeds": len(rs),
                  "rounds": rs[0].n_rounds})
-    print(f"C={C} {agg:7s} {lab:18s} best {best[0]:6.2f}  rounds to {S['targets'][0]:.0%}: {reach[0]:>4}  to "
-          f"{S['targets'][1]:.0%}: {reach[1]:>4}   paper: best {paper_row[0]}, {paper_row[1]} rounds to 90%")
     traces.setdefault(f"C = {C}, {agg} aggregation", {})[lab] = {
         "method": fedprof.METHODS[lab][0], "acc": np.array([r.curve("acc_all") for r in rs]) * 100}
 for name in ("CFCFM", "FedAdam", "AFL"):
     print(f"{name}: not implemented (paper, C = 0.1: {fedprof.TABLE3.get(('partial', 0.1), {}).get(name)} "
           f"{fedprof.TABLE3.get(('full', 0.1), {}).get(name)})")
-plots.save_table(rows, "fedprof_table3")
+display(plots.save_table(rows, "fedprof_table3"))
 fig = plots.accuracy_curves(traces, "FedProf's Fig. 5: global accuracy per round (MNIST with noisy clients)",
                             ylabel="global test accuracy (%)")
 plots.caption(fig, profile, len(S["seeds"]), f"{S['full_rounds']} (full) / {S['partial_rounds']} (partial) rounds",
