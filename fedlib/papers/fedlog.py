@@ -248,6 +248,8 @@ GAUSSIAN_PROFILES = {
                   seeds=list(range(5)), rounds=10, datasets=["mnist", "fashion_mnist"]),
 }
 
+FIG3_LEFT_CIFAR100 = {"FedLog-C": 55.86, "FedProto": 54.74, "LG-FedAvg 1": 54.03}  # Fig. 3 left, best round
+
 # Notebook 05: convergence (Fig. 2, Fig. 3 and Thm. 7's step sizes).
 CONVERGENCE_METHODS = {"FedLog": ("fedlog", {}), "FedLog-C": ("fedlog_c", {}),
                        "LG-FedAvg 1": ("lg_fedavg", {"global_layers": 1}), "FedProto": ("fedproto", {})}
