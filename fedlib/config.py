@@ -134,6 +134,11 @@ class Config:
         d["cache_version"] = CACHE_VERSION
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
+    @property
+    def input_shape(self) -> tuple:
+        """The shape of one of the dataset's inputs."""
+        return INPUT_SHAPES[self.dataset]
+
     def label(self) -> str:
         opts = ",".join(f"{k}={v}" for k, v in sorted(self.options.items()))
         return f"{self.method}{'(' + opts + ')' if opts else ''} {self.dataset} seed={self.seed}"

@@ -189,15 +189,15 @@ for d, (ours, theirs) in speed.items():
     print(f"Fig. 2 ({d}): mean accuracy over rounds, the lower of FedLog and FedLog-C {ours:.2f}% against the higher "
           f"of LG-FedAvg 1 and FedProto {theirs:.2f}%")
 s2, s3 = SETTINGS["fig2"], SETTINGS["fig3"]
-per_seed = lambda rs, f: [f(100 * r.curve()) for r in rs]  # noqa: E731  (one number per seed)
+seedwise = lambda rs, f: [f(100 * r.curve()) for r in rs]  # noqa: E731  (one number per seed)
 for d, by_label in fig2.items():  # per seed: the lower of ours against the higher of theirs
-    area = {lab: per_seed(rs, np.mean) for lab, rs in by_label.items()}
+    area = {lab: seedwise(rs, np.mean) for lab, rs in by_label.items()}
     ledger.compare("FedLog", "Fig. 2", f"trained to the local optimum before each aggregation, FedLog and FedLog-C "
                    f"converge faster than LG-FedAvg 1 and FedProto ({d}; mean accuracy over rounds, the lower of ours "
                    f"against the higher of theirs)", [min(a, b) for a, b in zip(area["FedLog"], area["FedLog-C"])],
                    [max(a, b) for a, b in zip(area["LG-FedAvg 1"], area["FedProto"])], ">", rounds=s2["rounds"])
 for d, by_label in fig3.items():
-    best = {lab: per_seed(rs, np.max) for lab, rs in by_label.items()}
+    best = {lab: seedwise(rs, np.max) for lab, rs in by_label.items()}
     for upper, lower in (("FedLog-C", "FedProto"), ("FedProto", "LG-FedAvg 1")):
         ledger.compare("FedLog", "Fig. 3 left", f"with flexible architectures {upper} is more accurate than {lower} "
                        f"({d}, best round; the paper's order FedLog-C > FedProto > LG-FedAvg 1)", best[upper],

@@ -11,3 +11,27 @@ def _isolated_results(tmp_path, monkeypatch):
     # (the default backend) and the backends' choice explicitly, and the notebooks run under nbval with the default
     monkeypatch.setenv("FEDLIB_SWEEP_BACKEND", "local")
     torch.manual_seed(0)
+
+
+_SLOW = [line.strip() for line in (__import__("pathlib").Path(__file__).parent / "slow_tests.txt").read_text().splitlines()
+         if line.strip() and not line.startswith("#")]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests listed in tests/slow_tests.txt slow (measured), so `pytest -m "not slow"` is the fast lane."""
+    for item in items:
+        if any(item.nodeid == s or (item.nodeid.startswith(s) and "[" in s) for s in _SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_report_header(config):
+    if "not slow" in (config.getoption("-m") or ""):
+        return "the fast lane: every test but those marked slow (tests/slow_tests.txt and @pytest.mark.slow)"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if "not slow" in (config.getoption("-m") or ""):
+        ran = sum(len(terminalreporter.stats.get(k, [])) for k in ("passed", "failed", "error", "skipped"))
+        left = len(terminalreporter.stats.get("deselected", []))
+        terminalreporter.write_line(f"fast lane: {ran} tests run, {left} slow ones left out "
+                                    f"({100 * ran / max(ran + left, 1):.0f}% of the unit tests)")

@@ -41,3 +41,10 @@ def test_ctrl_c_stops_a_notebook_in_one_line_without_a_traceback(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+
+
+def test_a_wrong_call_says_how_to_call_it(capsys):
+    from fedlib import notebook_run
+
+    assert notebook_run.main([]) == 2 and "usage" in capsys.readouterr().err
+    assert notebook_run.main(["no_such.ipynb", "out.ipynb", "quick"]) == 2 and "no such notebook" in capsys.readouterr().err

@@ -8,3 +8,9 @@ def test_fedlog_reaches_97_percent_within_10_rounds():
     res = ex.run(fedlog.paper_config("mnist", "fedlog", rounds=10), cache=False, progress=False)
     assert max(res["rounds"]["acc_mean"]) >= 0.97
     assert res["rounds"]["up_bits"][0] == 50 * 511 * 32
+
+
+def test_the_paper_setting_is_table_a3s():
+    cfg = fedlog.paper_config("mnist", "fedlog")
+    assert (cfg.n_clients, cfg.classes_per_client, cfg.train_fraction, cfg.rounds, cfg.local_epochs, cfg.batch_size,
+            cfg.lr, cfg.optimizer) == (50, 2, 0.05, 100, 5, 10, 1e-3, "adam")

@@ -23,7 +23,7 @@ def test_the_adding_a_method_snippet_runs_as_printed(monkeypatch, capsys):
     res = namespace["res"]
     assert len(res["rounds"]["acc_mean"]) == 2 and res["rounds"]["acc_mean"][-1] > 0.5
     assert res["rounds"]["up_bits"] == [10 * (10 * 50 + 10) * 32] * 2  # 10 clients send a 10 x 50 head and its bias
-    assert str(res["rounds"]["acc_mean"]) in capsys.readouterr().out
+    assert str(res.curve()) in capsys.readouterr().out  # the page prints the Result's accessors
 
 
 def test_the_readme_is_one_screen_and_its_links_resolve():

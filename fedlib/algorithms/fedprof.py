@@ -71,13 +71,12 @@ class FedProf(FedAvg):
                              "Config.server_fraction > 0 (the paper's L-Task holds out 14.3%)")
         layer = cfg.options.get("profile_layer", -1)
         if layer != -1:  # a layer of the body: known from the model alone, before any data is loaded
-            from ..config import INPUT_SHAPES
             from ..models import build, default_model
 
             name = default_model(cfg.dataset) if cfg.model == "auto" else cfg.model
             try:
                 with torch.random.fork_rng(devices=[]):
-                    depth = len(build(name.replace("_flexible", ""), INPUT_SHAPES[cfg.dataset], 2).body)
+                    depth = len(build(name.replace("_flexible", ""), cfg.input_shape, 2).body)
             except (ValueError, RuntimeError, KeyError, TypeError):
                 return  # a model that does not build here is refused by the Config's own check
             if layer >= depth:
