@@ -306,3 +306,10 @@ def test_a_field_the_setting_ignores_is_accepted_with_a_warning_and_keeps_its_ke
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ex.Config(**base)  # the defaults warn about nothing
+
+
+def test_every_method_option_has_a_rule():
+    # before: FedLog's chi and FedCR's sigma_shift had none (only the type of their default)
+    lacking = {name: [k for k in cls.defaults if k not in cls.rules and not isinstance(cls.defaults[k], bool)]
+               for name, cls in algorithms.REGISTRY.items()}
+    assert not {n: ks for n, ks in lacking.items() if ks}, lacking

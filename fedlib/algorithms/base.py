@@ -38,6 +38,11 @@ def between(lo, hi, low_open=True):
     return (lambda v: (lo < v if low_open else lo <= v) and v <= hi), f"in {'(' if low_open else '['}{lo}, {hi}]"
 
 
+def any_number(meaning: str):
+    """An option any finite real may take (its type check already refuses NaN and infinity); `meaning` says why."""
+    return (lambda v: True), f"a finite number ({meaning})"
+
+
 def one_of(*choices):
     return (lambda v: v in choices), "one of " + ", ".join(map(repr, choices))
 

@@ -45,7 +45,7 @@ import torch.nn.functional as F
 from .. import engine
 from ..messages import Message
 from ..models import StochasticBodyHead
-from .base import Context, Reply, above, at_least, between, one_of
+from .base import Context, Reply, above, any_number, at_least, between, one_of
 from .fedavg import ParameterAveraging
 
 
@@ -70,7 +70,8 @@ class FedCR(ParameterAveraging):
     rules = dict(beta=at_least(0), train_samples=at_least(1), eval_samples=at_least(0),
                  eval_average=one_of("probs", "logits"), mc_loss=one_of("mean_ce", "log_mean_prob"),
                  poe_features=one_of("last_epoch", "final_pass"), prior_var=above(0), beta2=between(0, 1),
-                 evaluate=one_of("global_body", "local"))
+                 evaluate=one_of("global_body", "local"),
+                 sigma_shift=any_number("a shift of the pre-softplus scale, either way"))
     supports_partial = True
 
     def shared_names(self, ctx: Context) -> list[str]:

@@ -41,7 +41,7 @@ import torch
 from .. import dpsgd, engine, expfam, privacy
 from ..messages import Message
 from ..models import Clip
-from .base import Algorithm, Context, Reply, above, at_least, between, none_or, one_of
+from .base import Algorithm, Context, Reply, above, any_number, at_least, between, none_or, one_of
 
 
 class FedLog(Algorithm):
@@ -49,6 +49,7 @@ class FedLog(Algorithm):
     defaults = dict(head_solver="exact", head_lr=0.01, head_steps=100, chi=0.0, nu=1.0,
                     dp="none", epsilon=1.0, delta=0.01, clip_b=None, accountant="thm7", sgd_noise=1.0, sgd_clip=1.0)
     rules = dict(head_solver=one_of("exact", "gradient"), head_lr=above(0), head_steps=at_least(1), nu=above(0),
+                 chi=any_number("the conjugate prior's chi, added to every statistic"),
                  dp=one_of("none", "local", "central", "formal"), epsilon=above(0), delta=between(0, 1 - 1e-12),
                  clip_b=none_or(above(0)), accountant=one_of(*privacy.ACCOUNTANTS), sgd_noise=above(0),
                  sgd_clip=above(0))
