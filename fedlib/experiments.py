@@ -11,15 +11,14 @@ import warnings
 from dataclasses import asdict
 
 import torch
-from tqdm.auto import tqdm
 
 from . import algorithms, checkpoint, data, engine, leaf, models, provenance
 from . import cache as store
 from .config import PARTITIONED, Config
 from .messages import Ledger
+from .progress import tqdm
 from .result import Result
 from .rounds import RoundResult, run_round
-
 
 FEW_SAMPLES = 5  # fewer training samples than this on a client: setup warns
 

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-NOT_NUMERIC = {"__main__", "archive", "cache", "paths", "plots", "provenance", "stats", "sweep", "freshness",
+NOT_NUMERIC = {"__main__", "archive", "cache", "paths", "plots", "provenance", "stats", "sweep", "freshness", "progress",
                "claims"}
 NOT_NUMERIC_PACKAGES = {"papers"}  # the papers' numbers and Config builders: no numeric code
 

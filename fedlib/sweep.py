@@ -37,7 +37,6 @@ import traceback
 from dataclasses import asdict, dataclass, field
 
 import torch
-from tqdm.auto import tqdm
 
 from . import archive, engine, provenance
 from . import cache as store
@@ -45,6 +44,7 @@ from . import experiments as ex
 from .config import Config
 from .papers import fedlog
 from .paths import data_dir, results_dir
+from .progress import tqdm
 from .result import Result
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
-from tqdm.auto import tqdm
 
 from . import engine
 from .config import Config
 from .experiments import setup
 from .messages import Ledger
+from .progress import tqdm
 from .rounds import run_round
 
 
