@@ -4,7 +4,8 @@
 
 papermill with the notebook's `profile` parameter, run in notebooks/, its kernel talking over IPC sockets (local files
 in Jupyter's runtime folder) instead of unencrypted TCP: the kernel then has no reason to warn about eavesdropping,
-and nothing listens on a port. Ctrl-C stops it with one line, not a ZMQ traceback, and exit status 130; run_all.sh's
+and nothing listens on a port; progress bars are off in its kernel (FEDLIB_PROGRESS=0), so the saved outputs
+hold results, not every update of a bar. Ctrl-C stops it with one line, not a ZMQ traceback, and exit status 130; run_all.sh's
 `.incomplete` marker then stays beside the executed notebook, so the book shows it as interrupted.
 """
 from __future__ import annotations
@@ -22,7 +23,11 @@ class IPCKernelManager(KernelManager):
 
 
 def execute(notebook: Path, out: Path, profile: str, cwd: Path | None = None) -> None:
+    import os
+
     import papermill
+
+    os.environ.setdefault("FEDLIB_PROGRESS", "0")  # the kernel inherits it: no progress bars in the saved outputs
 
     papermill.execute_notebook(str(notebook), str(out), parameters={"profile": profile}, kernel_name="python3",
                                language="python",

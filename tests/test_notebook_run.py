@@ -22,7 +22,9 @@ def _notebook(path: Path, code: str) -> Path:
 
 
 def test_a_notebook_runs_over_ipc_with_its_profile_and_no_transport_warning(tmp_path):
-    nb = _notebook(tmp_path / "n.ipynb", "import fedlib.experiments\nprint('profile', profile)")
+    code = ("import fedlib.experiments\nfrom fedlib.progress import tqdm\nprint('profile', profile)\n"
+            "for _ in tqdm(range(3), desc='bar'):\n    pass")
+    nb = _notebook(tmp_path / "n.ipynb", code)
     done = subprocess.run([sys.executable, "-m", "fedlib.notebook_run", str(nb), str(tmp_path / "out.ipynb"), "smoke"],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
@@ -31,6 +33,7 @@ def test_a_notebook_runs_over_ipc_with_its_profile_and_no_transport_warning(tmp_
     texts = [o.get("text", "") for c in out.cells for o in c.get("outputs", [])]
     assert any("profile smoke" in s for s in texts)
     assert not any("IProgress" in s for s in texts), texts  # before: tqdm.auto's warning in every headless notebook
+    assert not any("bar:" in s for s in texts), texts  # and every update of every progress bar, line by line
     assert not list(tmp_path.glob("*ipc*"))  # the sockets' files are cleaned up
 
 
