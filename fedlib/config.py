@@ -120,7 +120,7 @@ class Config:
         for name, unused in ignored.items():
             if unused and getattr(self, name) != defaults[name]:
                 warnings.warn(f"Config.{name}={getattr(self, name)!r} has no effect with dataset={self.dataset!r}, "
-                              f"partition={self.partition!r}", UserWarning, stacklevel=3)
+                              f"partition={self.partition!r}", UserWarning, stacklevel=5)
 
     def key(self) -> str:
         d = asdict(self)
