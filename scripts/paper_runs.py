@@ -19,6 +19,7 @@ Two jobs share a 2-core machine: give them `--shard 0/2` and `--shard 1/2` (or o
 from __future__ import annotations
 
 import argparse
+import re
 
 import torch
 
@@ -89,7 +90,11 @@ def main() -> None:
     p.add_argument("--pack", action="store_true")
     p.add_argument("--list", action="store_true")
     args = p.parse_args()
-    lo, hi = (int(v) for v in (args.seeds or ("0-4" if args.what in ("table1", "augment") else "0-2")).split("-"))
+    seeds = args.seeds or ("0-4" if args.what in ("table1", "augment") else "0-2")
+    if not re.fullmatch(r"\d+(-\d+)?", seeds):
+        p.error(f"--seeds takes N or A-B (e.g. 2 or 0-2), got {seeds!r}")
+    lo, _, hi = seeds.partition("-")
+    lo, hi = int(lo), int(hi or lo)
     runs = configs_of(args.what, list(range(lo, hi + 1)), args.only)
     i, n = (int(v) for v in args.shard.split("/"))
     if args.pack:

@@ -254,3 +254,17 @@ def test_runs_draws_what_is_shipped_and_marks_the_rest_without_computing_it(monk
     assert "scripts/paper_runs.py X" in runs.missing_note("Fig. 1") and "1 of 2" in capsys.readouterr().out
     quick = sweep.Runs([absent, absent], "quick", "-")
     assert quick.has([absent]) and ex.is_cached(absent) and not quick.missing
+
+
+@pytest.mark.slow
+def test_paper_runs_takes_one_seed_or_a_range_and_refuses_the_rest():
+    # before: --seeds 2 raised "ValueError: not enough values to unpack"
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "paper_runs.py"
+    run = lambda *a: subprocess.run([sys.executable, str(script), "fedprof_alpha", "--list", *a],  # noqa: E731
+                                    capture_output=True, text=True)
+    one, some, bad = run("--seeds", "2"), run("--seeds", "1-2"), run("--seeds", "two")
+    assert one.returncode == 0 and {line.split()[2] for line in one.stdout.splitlines()} == {"2"}
+    assert some.returncode == 0 and {line.split()[2] for line in some.stdout.splitlines()} == {"1", "2"}
+    assert bad.returncode == 2 and "--seeds takes N or A-B" in bad.stderr
