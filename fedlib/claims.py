@@ -294,6 +294,8 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
         runs = f" ({r['seeds']} x {r['rounds']})" if r["seeds"] or r["rounds"] else ""
         margin = f" ({_fmt(parse(r['margin']))} +- {_fmt(parse(r['se']))})" if r.get("margin") not in ("", None) else ""
         flag = ", borderline" if str(r.get("borderline")) == "True" else ""
+        if r["scale"] == "paper" and r["verdict"] == MISSING and r["notebook"] in NOT_AT_PAPER_SCALE:
+            flag += f"; not run at paper scale: {NOT_AT_PAPER_SCALE[r['notebook']]}"
         quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "(this)"
         if r["scale"] != "paper" and r["notebook"] in NOT_AT_PAPER_SCALE:
             quick += "; not run at paper scale"

@@ -131,3 +131,21 @@ def test_the_readme_links_the_claims_instead_of_copying_them():
     root = paths.project_root()
     readme = (root / "README.md").read_text()
     assert "figures/claims.md" in readme and "| paper | where | claim |" not in readme
+
+
+def test_a_claim_whose_paper_runs_are_missing_says_why_beside_it(tmp_path, monkeypatch):
+    # before: a paper-scale row without its runs read only "not run: missing data"
+    from fedlib import papers
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    monkeypatch.setitem(papers.NOT_AT_PAPER_SCALE, "08_x", "its 12 runs are not computed yet")
+    ledger = claims.ClaimsLedger("08_x", "paper")
+    ledger.compare("P", "Fig. 1", "a claim whose runs are missing", None, None, "<")
+    ledger.compare("P", "Table 3", "a claim whose runs are there", [1.0, 2.0, 3.0], [0.0, 1.1, 1.9], ">")
+    saved = ledger.save()
+    claims.write_collected(claims.collect(saved.parent), tmp_path)
+    lines = (tmp_path / "claims.md").read_text().splitlines()
+    missing = next(line for line in lines if "whose runs are missing" in line)
+    there = next(line for line in lines if "whose runs are there" in line)
+    assert "not run at paper scale: its 12 runs are not computed yet" in missing
+    assert "not run at paper scale" not in there

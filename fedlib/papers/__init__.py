@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from . import fedcr, fedlog, fedprof, fedrd
 
-# notebook -> why its claims have no paper-scale verdict yet (figures/claims.md says so beside each of them), from
-# each paper module's NOT_AT_PAPER_SCALE (None once its paper profile has been redrawn from archive/)
+# notebook -> why its claims (or some: those whose paper-scale runs are missing) have no paper-scale verdict yet
+# (figures/claims.md says so beside each), from each paper module's NOT_AT_PAPER_SCALE (None once every one has)
 NOT_AT_PAPER_SCALE = {notebook: reason for notebook, reason in [
     ("06_fedcr_common_representation", fedcr.NOT_AT_PAPER_SCALE),
     ("07_fedrd_representation_distillation", fedrd.NOT_AT_PAPER_SCALE),

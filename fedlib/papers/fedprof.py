@@ -77,6 +77,7 @@ def run(profile: str, label: str, C: float, seed: int, rounds: int | None = None
                           n_clients=S["n_clients"], train_fraction=S["train_fraction"], **over)
 
 
-# Why this notebook's claims have no paper-scale verdict yet (see papers.fedcr.NOT_AT_PAPER_SCALE).
-NOT_AT_PAPER_SCALE = ("its paper runs (3.9 core-hours for Table 3, 3.3 for Fig. 1) are being computed "
-                                   "by scripts/paper_runs.py and shipped seed by seed")
+# Why some of this notebook's claims have no paper-scale verdict (claims.md says so beside each of them).
+NOT_AT_PAPER_SCALE = ("Fig. 1's 12 runs (3.3 core-hours on the development CPU) are not computed yet: "
+                      "scripts/paper_runs.py fedprof_fig1 --shard 0/2 and 1/2, then --pack; Table 3 (30 runs) and the "
+                      "alpha sweep (9) are shipped")
