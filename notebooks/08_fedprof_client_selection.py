@@ -180,8 +180,8 @@ if results.has(every(alphas)):
     alpha_best |= {a: stats.mean_se([100 * r.best("acc_all") for r in results(cfgs)]) for a, cfgs in alphas.items()}
 else:
     print(results.missing_note("alpha's sweep"))
-for a, (m, se) in sorted(alpha_best.items()):
-    print(f"alpha {a:5g}: best {m:6.2f}%")
+plots.save_table([{"alpha": a, "best_mean": m, "best_se": se, "seeds": len(S["seeds"]), "rounds": S["partial_rounds"],
+                   "C": C0} for a, (m, se) in sorted(alpha_best.items())], "fedprof_alpha")
 
 # %% [markdown]
 # ## F. Table 2 (the S-Task, GasTurbine)
