@@ -78,7 +78,9 @@ def build(executed: Path | None = None, out: Path | None = None) -> Path:
         body = body.replace("</body>", CHECK_IMAGES + "</body>", 1)
         (out / f"{name}.html").write_text(body)
         mark = " <span class='interrupted'>(interrupted)</span>" if state == "interrupted" else ""
-        entries.append(f"<li><a href='{name}.html'>{html.escape(name)}</a>{mark}</li>")
+        profile = nb.get("metadata", {}).get("papermill", {}).get("parameters", {}).get("profile")
+        made = f" <em>({html.escape(str(profile))} profile)</em>" if profile else ""  # what the last run was
+        entries.append(f"<li><a href='{name}.html'>{html.escape(name)}</a>{mark}{made}</li>")
     claims_md = figures_dir() / "claims.md"
     claims_html = _markdown(claims_md.read_text()) if claims_md.exists() else "<p>No claims collected yet.</p>"
     (out / "claims.html").write_text(_page("Claims", claims_html, nav))

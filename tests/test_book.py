@@ -15,8 +15,10 @@ PIXEL = base64.b64encode(bytes.fromhex(
     "1f15c4890000000d49444154789c6360f8cfc0000003010100c9fe92ef0000000049454e44ae426082")).decode()
 
 
-def _executed(folder, name, failed=False):
+def _executed(folder, name, failed=False, profile=None):
     nb = nbformat.v4.new_notebook()
+    if profile:
+        nb.metadata["papermill"] = {"parameters": {"profile": profile}}
     ok = nbformat.v4.new_code_cell("plot()", metadata={"papermill": {"status": "completed"}})
     ok.outputs = [nbformat.v4.new_output("display_data", data={"image/png": PIXEL, "text/plain": "<Figure>"})]
     nb.cells = [ok, nbformat.v4.new_code_cell("more()", metadata={"papermill": {"status": "failed" if failed
@@ -46,6 +48,16 @@ def test_a_run_that_run_all_did_not_see_end_is_interrupted_even_if_every_cell_sa
     _executed(tmp_path / "executed", "01_synthetic_separators.ipynb")
     index = book.build(tmp_path / "executed", tmp_path / "book").read_text()
     assert "01_synthetic_separators</a> <span class='interrupted'>(interrupted)" in index
+
+
+def test_the_contents_say_which_profile_each_notebook_last_ran_in(tmp_path):
+    # before: a notebook redrawn in the paper profile and one in the quick profile were listed alike
+    (tmp_path / "executed").mkdir()
+    _executed(tmp_path / "executed", "01_synthetic_separators.ipynb", profile="quick")
+    _executed(tmp_path / "executed", "08_fedprof_client_selection.ipynb", profile="paper")
+    index = book.build(tmp_path / "executed", tmp_path / "book").read_text()
+    assert "01_synthetic_separators</a> <em>(quick profile)</em>" in index
+    assert "08_fedprof_client_selection</a> <em>(paper profile)</em>" in index
 
 
 def _dom(page):
