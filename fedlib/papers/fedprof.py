@@ -78,6 +78,6 @@ def run(profile: str, label: str, C: float, seed: int, rounds: int | None = None
 
 
 # Why some of this notebook's claims have no paper-scale verdict (claims.md says so beside each of them).
-NOT_AT_PAPER_SCALE = ("Fig. 1's 12 runs (3.3 core-hours on the development CPU) are not computed yet: "
-                      "scripts/paper_runs.py fedprof_fig1 --shard 0/2 and 1/2, then --pack; Table 3 (30 runs) and the "
-                      "alpha sweep (9) are shipped")
+NOT_AT_PAPER_SCALE = ("4 of Fig. 1's 12 runs, seed 2's (about 40 core-minutes on the development CPU), are not "
+                      "computed yet: scripts/paper_runs.py fedprof_fig1 --seeds 2 --shard 0/2 and 1/2, then --pack; "
+                      "seeds 0 and 1, Table 3 (30 runs) and the alpha sweep (9) are shipped")
