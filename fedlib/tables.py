@@ -98,17 +98,19 @@ def _ranks(scores: dict) -> dict:
     return {m: i + 1 for i, m in enumerate(sorted(scores, key=lambda m: -scores[m]))}
 
 
-def ranking(here: dict, dataset: str, reference: dict | None = None) -> tuple[list[dict], list[str]]:
+def ranking(here: dict, dataset: str, reference: dict | None = None) -> tuple[list[dict], list[str], float | None]:
     """Our ranking by accuracy beside the paper's Table 1 and, given `reference` (the paper setting's rows,
-    method -> stats.table_rows row), beside the paper setting's: rows and the lines that sum them up (Kendall tau;
-    a discordant pair the paper setting separates by less than 2 SE is one of its ties)."""
+    method -> stats.table_rows row), beside the paper setting's: rows, the lines that sum them up (Kendall tau;
+    a discordant pair the paper setting separates by less than 2 SE is one of its ties) and the tau with the
+    paper's Table 1 (None where the paper has no Table 1 for `dataset`)."""
     published = {m: acc for m, (acc, _) in fedlog.TABLE1.get(dataset, {}).items()}
     rank_here, rank_published = _ranks(here), _ranks(published)
     rows = [{"method": m, "accuracy": here[m], "rank": rank_here[m], "paper_accuracy": published.get(m, np.nan),
              "paper_rank": rank_published.get(m, "")} for m in here]
-    lines = []
+    lines, tau = [], None
     if published:
         ag = stats.rank_agreement(here, published)
+        tau = ag["tau"]
         lines.append(f"{dataset}: Kendall tau with the paper's Table 1: {ag['tau']:.2f} ({ag['methods']} methods, "
                      f"p = {ag['p']:.3g})")
     if reference:
@@ -119,4 +121,4 @@ def ranking(here: dict, dataset: str, reference: dict | None = None) -> tuple[li
         rank_ref = _ranks(ref_acc)
         for row in rows:
             row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank_ref[row["method"]])
-    return sorted(rows, key=lambda r: r["rank"]), lines
+    return sorted(rows, key=lambda r: r["rank"]), lines, tau
