@@ -171,6 +171,18 @@ def cnn_mnist(num_classes: int = 10, dropout: float = 0.5, small: bool = False) 
     return BodyHead(body, nn.Linear(50, num_classes))
 
 
+def cnn_mnist_safa(num_classes: int = 10) -> BodyHead:
+    """FedProf's likely MNIST model: the CNN of SAFA, the earlier simulator of FedProf's first author (conv 1->20
+    5x5, conv 20->50 5x5, each with ReLU and 2x2 max-pooling, fc 800->500 with ReLU, then the head 500->classes; no
+    dropout; log-softmax with NLL loss, which is cross-entropy). torch's default initialisation. FedProf profiles
+    fc1's 500 pre-activations (q = 500)."""
+    body = nn.Sequential(
+        nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(20, 50, 5), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(4 * 4 * 50, 500), nn.ReLU())
+    return BodyHead(body, nn.Linear(500, num_classes))
+
+
 def cnn_cifar(num_classes: int = 10, small: bool = False, in_channels: int = 3) -> BodyHead:
     """Table A.2, CIFAR-10/100. `small=True` removes the second-last fully connected layer (Fig. 3 left)."""
     conv = [nn.Conv2d(in_channels, 6, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
@@ -245,18 +257,19 @@ def mlp(in_features: int, hidden: list[int], features: int, num_classes: int, la
     return BodyHead(nn.Sequential(*layers), nn.Linear(features, num_classes))
 
 
-_FEDCR = re.compile(r"^(cnn_mnist_vib|fedcr_mlp(\d+)|fedcr_cnn(\d+))(_v(\d+))?$")
+_FEDCR = re.compile(r"^(cnn_mnist_vib|fedcr_mlp(\d+)|fedcr_cnn(\d+)|fedcr_cifar(\d+))(_v(\d+))?$")
 
 
 def fedcr_model(name: str, input_shape: tuple[int, ...], num_classes: int) -> BodyHead:
     """FedCR's bodies (Tables 5-8, the authors' FMNIST CNN), with a Gaussian layer of V dimensions when the name
     ends in _vV (a StochasticBodyHead), without it otherwise (the baselines' deterministic nets, head H -> C):
     `cnn_mnist_vib_vV` (Table A.2's MNIST CNN + Linear(50, 2V)), `fedcr_mlpH_vV` (in-H-H-2V), `fedcr_cnnH_vV`
-    (conv(4, 5)-pool-ReLU-conv(12, 5)-pool-ReLU-fc H-ReLU-fc H-ReLU-fc 2V)."""
+    (conv(4, 5)-pool-ReLU-conv(12, 5)-pool-ReLU-fc H-ReLU-fc H-ReLU-fc 2V), `fedcr_cifarH_vV` (Tables 5-6, CIFAR:
+    conv(64, 5)-ReLU-pool-conv(64, 5)-ReLU-pool-fc 1600 -> H-ReLU-fc H-ReLU-fc 2V)."""
     match = _FEDCR.match(name)
-    if not match or (match.group(1) == "cnn_mnist_vib" and not match.group(5)):
+    if not match or (match.group(1) == "cnn_mnist_vib" and not match.group(6)):
         raise ValueError(f"unknown FedCR model {name!r}; e.g. cnn_mnist_vib_v50, fedcr_mlp1024_v256, fedcr_cnn1024_v512")
-    V = int(match.group(5)) if match.group(5) else None
+    V = int(match.group(6)) if match.group(6) else None
     if match.group(1) == "cnn_mnist_vib":
         body = cnn_mnist(num_classes, dropout=0.0).body
         width = 50
@@ -264,6 +277,12 @@ def fedcr_model(name: str, input_shape: tuple[int, ...], num_classes: int) -> Bo
         width = int(match.group(2))
         body = nn.Sequential(nn.Flatten(), nn.Linear(math.prod(input_shape), width), nn.ReLU(), nn.Linear(width, width),
                              nn.ReLU())
+    elif match.group(4):
+        width = int(match.group(4))
+        side = ((input_shape[1] - 4) // 2 - 4) // 2
+        body = nn.Sequential(nn.Conv2d(input_shape[0], 64, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(64, 64, 5),
+                             nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * side * side, width), nn.ReLU(),
+                             nn.Linear(width, width), nn.ReLU())
     else:
         width = int(match.group(3))
         side = ((input_shape[1] - 4) // 2 - 4) // 2
@@ -286,6 +305,8 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
         return cnn_cifar(num_classes, small=name.endswith("small"), in_channels=input_shape[0])
     if name == "cnn_mnist_nodrop":
         return cnn_mnist(num_classes, dropout=0.0)
+    if name == "cnn_mnist_safa":
+        return cnn_mnist_safa(num_classes)
     if m := re.fullmatch(r"fedrd_proj(\d)(?:_d(\d+))?_convnet(\d+)", name):
         return fedrd_model(input_shape, num_classes, layers=int(m.group(1)), width=int(m.group(3)),
                            side=int(m.group(2)) if m.group(2) else None)
@@ -300,12 +321,12 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
     if name.startswith("mlp"):  # Fig. 1: "mlp3" = 3 linear layers, 2-D representation, no last activation
         depth = int(name[3:] or 2)
         return mlp(math.prod(input_shape), [64] * (depth - 1), 2, num_classes, last_activation=False)
-    raise ValueError(f"unknown model {name!r}; choose cnn_mnist(_small), cnn_cifar(_small), "
-                     "mobilenet_v2, transformer, mlpK, convnetW (FedDM's ConvNet of width W), fedrd_projL(_dS)_convnetW (FedRD's; S = sqrt(d')), or FedCR's cnn_mnist_vib_vV, fedcr_mlpH(_vV), fedcr_cnnH(_vV) "
+    raise ValueError(f"unknown model {name!r}; choose cnn_mnist(_small, _nodrop, _safa), cnn_cifar(_small), "
+                     "mobilenet_v2, transformer, mlpK, convnetW (FedDM's ConvNet of width W), fedrd_projL(_dS)_convnetW (FedRD's; S = sqrt(d')), or FedCR's cnn_mnist_vib_vV, fedcr_mlpH(_vV), fedcr_cnnH(_vV), fedcr_cifarH(_vV) "
                      "(or X_flexible: half the clients get X_small)")
 
 
-MODELS = ("cnn_mnist", "cnn_mnist_small", "cnn_mnist_nodrop", "cnn_cifar", "cnn_cifar_small", "mobilenet_v2",
+MODELS = ("cnn_mnist", "cnn_mnist_small", "cnn_mnist_nodrop", "cnn_mnist_safa", "cnn_cifar", "cnn_cifar_small", "mobilenet_v2",
           "transformer", "mlp_flexible")
 
 

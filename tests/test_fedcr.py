@@ -194,7 +194,7 @@ def test_the_protocol_config_follows_sec_5_1_and_refuses_what_it_does_not_know()
     # FedLog has no fine-tune (its body trains every round); Ditto's is the authors' final round of every client
     assert fedcr.config("mnist", "FedLog", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 0
     assert fedcr.config("mnist", "Ditto", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 10
-    for bad in [("cifar10", "FedCR", "n1"), ("mnist", "FedSR", "n1"), ("mnist", "FedCR", "n3")]:
+    for bad in [("celeba", "FedCR", "n1"), ("mnist", "FedSR", "n1"), ("mnist", "FedCR", "n3")]:
         with pytest.raises(ValueError, match="choose from|not|partitions"):
             fedcr.config(*bad, seed=0, rounds=1, width=8, dim=2, lr=0.1)
 
