@@ -2,6 +2,9 @@
 views, FedNova's objective-inconsistency toy and the FedDBE cross-check's curves. Covered by the code fingerprint."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
 import torch
 
 from . import engine
@@ -81,9 +84,10 @@ def fednova_toy(centers, taus, lr: float, rounds: int) -> tuple[dict, dict]:
 
 
 # ----------------------------------------------------------------------------------------------- FedDBE's cross-check
-def crosscheck_curves(path) -> dict:
+def crosscheck_curves(path, model: str | None = None) -> dict:
     """scripts/feddbe_crosscheck.py's CSV as curves: side ("fedlib", "authors") -> accuracy in % [seeds, evaluations]
-    (empty if the file is missing)."""
+    (empty if the file is missing). A CSV with a `model` column holds one set of curves per model: `model` picks
+    one (None: the only one there, or the rows of a CSV without the column)."""
     import csv
     from pathlib import Path
 
@@ -94,17 +98,45 @@ def crosscheck_curves(path) -> dict:
     sides: dict[str, dict[int, list[float]]] = {}
     with open(path) as f:
         for row in csv.DictReader(f):
+            if model is not None and row.get("model", model) != model:
+                continue
             sides.setdefault(row["side"], {}).setdefault(int(row["seed"]), []).append(100 * float(row["acc_all"]))
     return {side: np.array([c for _, c in sorted(by_seed.items())]) for side, by_seed in sides.items()}
 
 
-def crosscheck_agreement(curves: dict):
-    """The cross-check's rule: at each evaluation the difference of the seed means (fedlib minus the authors', in
-    points) lies within 2 standard errors of that difference, or within 0.5 points. Returns (agree, diff, 2 SE)."""
+EQUIVALENCE_POINTS = 1.0  # the cross-check's equivalence bound, in accuracy points
+EQUIVALENCE_SEEDS = 5  # the fewest seeds on which the cross-check may pass
+
+
+class Equivalence(NamedTuple):
+    """The paired equivalence test of the cross-check at every evaluation (points of accuracy, fedlib minus the
+    authors', per seed paired: the same seed gives both sides the same clients and initial weights)."""
+    passes: bool  # every evaluation equivalent, over at least `EQUIVALENCE_SEEDS` seeds
+    equivalent: np.ndarray  # [evaluations] bool: bound_lhs <= bound
+    mean: np.ndarray  # [evaluations] mean paired difference
+    se: np.ndarray  # [evaluations] its standard error
+    lhs: np.ndarray  # [evaluations] |mean| + t(0.95, n-1) * SE: the edge of the 90% interval farthest from 0
+    bound: float
+    seeds: int
+
+
+def crosscheck_agreement(curves: dict, bound: float = EQUIVALENCE_POINTS,
+                         min_seeds: int = EQUIVALENCE_SEEDS) -> Equivalence:
+    """The cross-check's rule, a paired equivalence test (two one-sided t-tests at 5%, TOST): at each evaluation
+    the per-seed differences d (fedlib minus the authors', in points) must satisfy |mean d| + t(0.95, n-1) SE(d)
+    <= `bound`, i.e. the 90% interval of the mean paired difference lies inside +-bound. The cross-check passes when
+    every evaluation does, over at least `min_seeds` seeds (with fewer it cannot pass, whatever the curves)."""
     import numpy as np
+    from scipy import stats as st
 
     ours, theirs = curves["fedlib"], curves["authors"]
-    diff = ours.mean(0) - theirs.mean(0)
-    two_se = 2 * np.sqrt(sum(a.var(0, ddof=1) / len(a) for a in (ours, theirs))) if min(len(ours), len(theirs)) > 1 \
-        else np.zeros_like(diff)
-    return np.abs(diff) <= np.maximum(two_se, 0.5), diff, two_se
+    if ours.shape != theirs.shape:
+        raise ValueError(f"the cross-check pairs seed by seed and evaluation by evaluation: fedlib's curves are "
+                         f"{ours.shape}, the authors' {theirs.shape}")
+    n = len(ours)
+    d = ours - theirs
+    mean = d.mean(0)
+    se = d.std(0, ddof=1) / np.sqrt(n) if n > 1 else np.full_like(mean, np.inf)
+    lhs = np.abs(mean) + (st.t.ppf(0.95, n - 1) if n > 1 else np.inf) * se
+    ok = lhs <= bound
+    return Equivalence(bool(ok.all()) and n >= min_seeds, ok, mean, se, lhs, bound, n)

@@ -32,7 +32,7 @@ CACHE_VERSION = 1  # bump when a change alters the numbers every config produces
 ADDED_FIELDS: dict = {"local_optimum": False, "augment": False, "participation": 1.0, "lr_decay": 1.0,
                       "momentum": 0.0, "weight_decay": 0.0, "final_finetune_epochs": 0, "pool_split": 0.0,
                       "server_fraction": 0.0, "dominant_share": 0.6, "corruption": {},
-                      "clip_grad_norm": 0.0}
+                      "clip_grad_norm": 0.0, "lr_decay_unit": "round", "drop_last": False}
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Config:
     options: dict = field(default_factory=dict)
     device: str = "auto"
     participation: float = 1.0  # fraction of the clients chosen each round (at least one)
-    lr_decay: float = 1.0  # local learning rate of round t: lr * lr_decay^t
+    lr_decay: float = 1.0  # local learning rate of round t: lr * lr_decay^t (lr_decay_unit "round")
     momentum: float = 0.0  # SGD only
     weight_decay: float = 0.0
     final_finetune_epochs: int = 0  # after the last round: every client trains its personal parameters alone
@@ -67,6 +67,8 @@ class Config:
     dominant_share: float = 0.6  # partition="dominant": each client's share of samples from its dominant class
     corruption: dict = field(default_factory=dict)  # {"irrelevant"|"blur"|"saltpepper": fraction of the clients}
     clip_grad_norm: float = 0.0  # > 0: each client's gradient is clipped to this norm every local step (FedCR's 10)
+    lr_decay_unit: str = "round"  # "participation": a client's rate is lr * lr_decay^(rounds it has trained in)
+    drop_last: bool = False  # each local epoch drops a client's last partial batch (a DataLoader's drop_last=True)
 
     def __post_init__(self):
         """Every field is checked when the Config is built, before any data is loaded."""
@@ -96,6 +98,10 @@ class Config:
             able = ", ".join(sorted(n for n, c in algorithms.REGISTRY.items() if c.supports_partial))
             raise ValueError(f"Config.participation: {self.method} does not support participation < 1 (got "
                              f"{self.participation}); use 1.0, or one of {able}")
+        if self.lr_decay_unit == "participation" and not algorithms.REGISTRY[self.method].participation_decay:
+            able = ", ".join(sorted(n for n, c in algorithms.REGISTRY.items() if c.participation_decay))
+            raise ValueError(f"Config.lr_decay_unit='participation': {self.method} sets one learning rate for all "
+                             f"its clients; use 'round', or one of {able}")
         if self.augment and self.dataset not in IMAGES:
             raise ValueError(f"Config.augment crops and flips images; {self.dataset} has none")
         moved = [n for n in ("pool_split", "server_fraction", "corruption") if getattr(self, n)]
@@ -168,7 +174,7 @@ _RULES = {
     "method": ("str", lambda v: True, "a method name"),
     "dataset": ("str", lambda v: v in DATASETS, "one of " + ", ".join(DATASETS)),
     "model": ("str", lambda v: v == "auto" or models.is_known(v), "auto or one of " + ", ".join(models.MODELS)
-              + ", mlpK, X_flexible, cnn_mnist_vib_vV, fedcr_mlpW_vV, fedcr_cnnW_vV, convnetW, "
+              + ", mlpK, X_flexible, cnn_mnist_vib_vV, fedcr_mlpW_vV, fedcr_cnnW_vV, fedcr_cifarW_vV, convnetW, "
               "fedrd_projK[_dS]_convnetW (python -m fedlib list)"),
     "partition": ("str", lambda v: v in ("pathological", "dirichlet", "dirichlet_client", "iid", "dominant"),
                   "pathological, dirichlet, dirichlet_client, iid or dominant"),
@@ -195,6 +201,8 @@ _RULES = {
     "final_finetune_epochs": ("int", lambda v: v >= 0, "an integer >= 0"),
     "pool_split": ("real", lambda v: v == 0 or 0 < v < 1, "0 (off) or in (0, 1)"),
     "server_fraction": ("real", lambda v: 0 <= v < 1, "in [0, 1)"),
+    "lr_decay_unit": ("str", lambda v: v in ("round", "participation"), "round or participation"),
+    "drop_last": ("bool", lambda v: True, "true or false"),
     "clip_grad_norm": ("real", lambda v: v >= 0, "a number >= 0 (0: no clipping)"),
     "dominant_share": ("real", lambda v: 0 < v <= 1, "in (0, 1]"),
     "corruption": ("dict", lambda v: set(v) <= {"irrelevant", "blur", "saltpepper"} and all(

@@ -325,7 +325,8 @@ class SGD:
                 g = buf
             if active is not None:
                 g = g * active.view((-1,) + (1,) * (p.dim() - 1)).to(g.dtype)
-            p.sub_(self.lr * g)
+            lr = self.lr.view((-1,) + (1,) * (p.dim() - 1)) if torch.is_tensor(self.lr) else self.lr  # per client
+            p.sub_(lr * g)
 
 
 def make_optimizer(kind: str, params: dict, lr: float, **kw):
@@ -338,11 +339,20 @@ def make_optimizer(kind: str, params: dict, lr: float, **kw):
 
 # ----------------------------------------------------------------------------- batches
 
-def batch_schedule(counts: torch.Tensor, batch_size: int, epochs: int, generator: torch.Generator):
-    """Every client shuffles its own samples each epoch and walks them in batches (the last one partial).
-    Returns idx [S, n, B] and valid [S, n, B]; client c is active in the first epochs*ceil(n_c/B) steps."""
+def steps_per_epoch(counts: torch.Tensor, batch_size: int, drop_last: bool = False) -> torch.Tensor:
+    """Each client's batches per local epoch: ceil(n_c / B), or floor(n_c / B) with `drop_last`."""
+    if drop_last:
+        return counts // batch_size  # as the DataLoader: a client with fewer than B samples takes no step
+    return (counts + batch_size - 1) // batch_size
+
+
+def batch_schedule(counts: torch.Tensor, batch_size: int, epochs: int, generator: torch.Generator,
+                   drop_last: bool = False):
+    """Every client shuffles its own samples each epoch and walks them in batches (the last one partial; with
+    `drop_last`, only full batches, as torch's DataLoader(drop_last=True): the samples left over sit out that epoch).
+    Returns idx [S, n, B] and valid [S, n, B]; client c is active in the first epochs*steps_per_epoch steps."""
     n, n_max = len(counts), int(counts.max())
-    per_epoch = (counts + batch_size - 1) // batch_size  # [n]
+    per_epoch = steps_per_epoch(counts, batch_size, drop_last)  # [n]
     steps = int((per_epoch * epochs).max())
     keys = torch.rand(epochs, n, n_max, generator=generator)
     keys[:, torch.arange(n_max)[None, :] >= counts[:, None]] = 2.0  # padding sorts last
@@ -395,7 +405,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
           batch_size: int, generator: torch.Generator, loss_fn: LossFn = default_loss,
           optimizer_kw: dict | None = None, until_converged: bool = False, tol: float = 0.01,
           augment: bool = False, own_optimizer: dict[str, tuple[str, float]] | None = None,
-          clip_norm: float = 0.0, on_step: Callable[[Step], None] | None = None) -> TrainStats:
+          clip_norm: float = 0.0, on_step: Callable[[Step], None] | None = None,
+          drop_last: bool = False) -> TrainStats:
     """Local training of every client in `group` on its rows of `data`; `generator` draws the batch order.
     `loss_fn(features, logits, y, valid, clients, params) -> [n]` lets an algorithm add its own terms; `params`
     are the group's current stacked parameters (those being trained carry gradients).
@@ -406,18 +417,19 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     bias: SGD beside the model's Adam); every optimizer steps after the same backward pass.
     `clip_norm` > 0: each client's gradient (all its trained parameters together) is scaled to norm at most
     `clip_norm` before the step, as torch's clip_grad_norm_ does for one model (FedCR's authors clip at 10).
-    `on_step(Step)`: called at every step with what the step saw (FedCR's Eq. 8 sums over the last epoch)."""
-    idx, valid = batch_schedule(data.counts, batch_size, epochs, generator)
+    `on_step(Step)`: called at every step with what the step saw (FedCR's Eq. 8 sums over the last epoch).
+    `drop_last`: each epoch walks only full batches (`batch_schedule`)."""
+    idx, valid = batch_schedule(data.counts, batch_size, epochs, generator, drop_last)
     everyone = valid.any(2).all(1).tolist()  # per step, whether every client is active: known on the host, so the
     # loop below never waits for the device to say so
     dev = data.x.device
     idx, valid = idx.to(dev), valid.to(dev)
-    stop = _ConvergenceStop(data.counts.to(dev), batch_size, tol) if until_converged else None
+    stop = _ConvergenceStop(data.counts.to(dev), batch_size, tol, drop_last) if until_converged else None
     params = {k: v.requires_grad_(k in trainable) for k, v in group.params.items()}
     opt_params = {k: params[k] for k in trainable}
     optimizers = _optimizers(opt_params, optimizer, lr, optimizer_kw or {}, own_optimizer or {})
     rows = torch.arange(group.n, device=dev)[:, None]
-    per_epoch = ((data.counts.to(dev) + batch_size - 1) // batch_size).clamp(min=1)  # batch_schedule's rule
+    per_epoch = steps_per_epoch(data.counts.to(dev), batch_size, drop_last).clamp(min=1)  # batch_schedule's rule
     total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
     for s in range(idx.shape[0]):
         active = valid[s].any(1)
@@ -491,9 +503,9 @@ def crop_flip(x: torch.Tensor, pad: int = 2) -> torch.Tensor:
 class _ConvergenceStop:
     """Per-client early stop at the end of each local epoch (clients' epochs have different lengths)."""
 
-    def __init__(self, counts: torch.Tensor, batch_size: int, tol: float):
+    def __init__(self, counts: torch.Tensor, batch_size: int, tol: float, drop_last: bool = False):
         self.counts = counts.clamp(min=1).to(torch.float32)
-        self.per_epoch = ((counts + batch_size - 1) // batch_size).clamp(min=1)
+        self.per_epoch = steps_per_epoch(counts, batch_size, drop_last).clamp(min=1)
         self.tol = tol
         self.epoch_loss = torch.zeros_like(counts, dtype=torch.float32)
         self.best = torch.full_like(self.epoch_loss, float("inf"))

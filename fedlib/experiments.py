@@ -73,7 +73,8 @@ def setup(cfg: Config):
     optimizer_kw = {k: v for k, v in (("momentum", cfg.momentum), ("weight_decay", cfg.weight_decay)) if v}
     ctx = algorithms.Context(fed, pop, cfg.optimizer, cfg.lr, cfg.local_epochs, cfg.batch_size, cfg.seed, cfg.rounds,
                              until_converged=cfg.local_optimum, augment=cfg.augment, participation=cfg.participation,
-                             lr_decay=cfg.lr_decay, optimizer_kw=optimizer_kw, clip_norm=cfg.clip_grad_norm)
+                             lr_decay=cfg.lr_decay, lr_decay_unit=cfg.lr_decay_unit, optimizer_kw=optimizer_kw,
+                             clip_norm=cfg.clip_grad_norm, drop_last=cfg.drop_last)
     alg.init(ctx)
     if cfg.final_finetune_epochs:
         alg.check_finetune()

@@ -51,4 +51,5 @@ def run_round(alg: Algorithm, rnd: int, ledger: Ledger, between: Callable[[Reply
     if between is not None:
         between(reply)
     alg.aggregate(rnd, up)
+    alg.ctx.participated(up.clients)  # the exponent of per-participation learning-rate decay
     return RoundResult(rnd, down, up, reply.loss.detach().cpu(), reply.report)

@@ -17,10 +17,10 @@ What each side runs:
   does after the initialisation round.
 The metric on both sides is the accuracy over all test samples (their "Averaged Test Accuracy", our `acc_all`).
 
-Agreement rule (`analysis.crosscheck_agreement`): at each of the R + 1 evaluations, the difference of the two sides'
-means over the seeds must lie within 2 standard errors of that difference, sqrt(sd_ours^2 / n + sd_theirs^2 / n),
-or within 0.5 points (a floor for evaluations where the seeds agree closely on both sides). The script prints how
-many evaluations pass, and writes the curves (CSV: side, seed, round, acc_all) that notebook 02 draws.
+Agreement rule (`analysis.crosscheck_agreement`): a paired equivalence test (TOST at 5%). At each of the R + 1
+evaluations the per-seed differences d (ours minus theirs, in points) must give |mean d| + t(0.95, n-1) SE(d) <= 1
+point, over at least 5 seeds. The script prints how many evaluations pass, and writes the curves (CSV: side, seed,
+round, acc_all) that notebook 02 draws.
 """
 from __future__ import annotations
 
@@ -82,12 +82,12 @@ def main() -> None:
         w.writerows(rows)
     from fedlib import analysis
 
-    agree, diff, two_se = analysis.crosscheck_agreement(analysis.crosscheck_curves(args.out))
-    for rnd, (ok, d, s) in enumerate(zip(agree, diff, two_se)):
-        print(f"evaluation {rnd:3d}: fedlib minus authors {d:+.2f} points, 2 SE {s:.2f}  {'agree' if ok else 'DIFFER'}")
-    print(f"{int(agree.sum())} of {len(agree)} evaluations agree within seed noise ({hi - lo + 1} seeds each); "
-          f"curves in {args.out}")
-
+    eq = analysis.crosscheck_agreement(analysis.crosscheck_curves(args.out))
+    for rnd, (ok, d, lhs) in enumerate(zip(eq.equivalent, eq.mean, eq.lhs)):
+        print(f"evaluation {rnd:3d}: fedlib minus authors {d:+.2f} points, |mean| + t SE {lhs:.2f}  "
+              f"{'equivalent' if ok else 'DIFFER'}")
+    print(f"{'passes' if eq.passes else 'fails'}: {int(eq.equivalent.sum())} of {len(eq.equivalent)} evaluations "
+          f"within +-{eq.bound:g} point ({eq.seeds} seeds, {analysis.EQUIVALENCE_SEEDS} needed); curves in {args.out}")
 
 if __name__ == "__main__":
     main()

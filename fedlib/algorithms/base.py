@@ -99,12 +99,16 @@ class Context:
     until_converged: bool = False  # Section 4.3: local training runs to the local optimum (epochs is the cap)
     augment: bool = False  # random crops and flips of the training images
     participation: float = 1.0  # fraction of the clients that take part in a round
-    lr_decay: float = 1.0  # the local learning rate of round t is lr * lr_decay^t
+    lr_decay: float = 1.0  # the local learning rate of round t is lr * lr_decay^t (see lr_decay_unit)
+    lr_decay_unit: str = "round"  # "participation": a client's rate is lr * lr_decay^(rounds it has trained in)
     optimizer_kw: dict = field(default_factory=dict)  # momentum, weight_decay
     clip_norm: float = 0.0  # > 0: every local step's gradient is clipped to this norm per client
+    drop_last: bool = False  # every local epoch drops each client's last partial batch
 
     def __post_init__(self):
         self.train_data = [self.fed.train.select(g.clients) for g in self.population.groups]
+        self.times_trained = torch.zeros(self.population.n_clients, dtype=torch.long)  # per client, protocol rounds
+        # in which it trained (`participated`, called by `rounds.run_round`): the exponent of per-participation decay
 
     @property
     def groups(self) -> list[tuple[Group, ClientData]]:
@@ -122,8 +126,22 @@ class Context:
     def generator(self, rnd: int, salt: int = 0) -> torch.Generator:
         return torch.Generator().manual_seed(self.seed * 1_000_003 + rnd * 7919 + salt)
 
-    def lr_at(self, rnd: int) -> float:
-        return self.lr * self.lr_decay ** rnd if self.lr_decay != 1.0 else self.lr
+    def lr_at(self, rnd: int, clients: torch.Tensor | None = None) -> float | torch.Tensor:
+        """The local learning rate in round `rnd`: lr * lr_decay^rnd (`lr_decay_unit="round"`), or, per
+        participation, each of `clients`' own lr * lr_decay^(times it has trained before) as a tensor [len(clients)]."""
+        if self.lr_decay == 1.0:
+            return self.lr
+        if self.lr_decay_unit == "round":
+            return self.lr * self.lr_decay ** rnd
+        if clients is None:
+            raise ValueError("per-participation learning-rate decay gives every client its own rate: lr_at needs "
+                             "the clients")
+        exponent = self.times_trained[torch.as_tensor(clients).cpu()].double()
+        return (self.lr * self.lr_decay ** exponent).float()
+
+    def participated(self, clients: torch.Tensor) -> None:
+        """Count one more participation for each of `clients` (once per client, however often it was drawn)."""
+        self.times_trained[torch.unique(torch.as_tensor(clients).cpu())] += 1
 
     def select(self, rnd: int, probs: torch.Tensor | None = None, replace: bool = False) -> torch.Tensor:
         """This round's participants, sorted: K = max(1, round(participation * N)) clients drawn with probabilities
@@ -184,12 +202,14 @@ class Context:
         (FedRep trains its head, then its body). `own_optimizer`: parameter name -> optimizer kind ("sgd",
         "adam") for parameters stepped by an optimizer of their own, at the same learning rate. `on_step`: see
         `engine.train`."""
-        lr = self.lr_at(rnd) if lr is None else lr
+        lr = self.lr_at(rnd, group.clients) if lr is None else lr
+        if torch.is_tensor(lr):
+            lr = lr.to(group.params[trainable[0]].device) if trainable else lr
         return engine.train(group, data, trainable=trainable, optimizer=self.optimizer,
                             lr=lr, epochs=self.epochs if epochs is None else epochs,
                             batch_size=self.batch_size, generator=self.generator(rnd + stream, int(group.clients[0])),
                             loss_fn=loss_fn, optimizer_kw=self.optimizer_kw, until_converged=self.until_converged,
-                            augment=self.augment, clip_norm=self.clip_norm, on_step=on_step,
+                            augment=self.augment, clip_norm=self.clip_norm, on_step=on_step, drop_last=self.drop_last,
                             own_optimizer={k: (kind, lr) for k, kind in (own_optimizer or {}).items() if k in trainable})
 
     def train_clients(self, rnd: int, clients: torch.Tensor, trainable: list[str] | Callable[[Group], list[str]],
@@ -217,6 +237,7 @@ class Algorithm:
     rules: dict = {}  # option -> (predicate, description), beyond the type its default gives
     version = 1  # bump when a change alters this method's numbers: its cached runs are then recomputed
     supports_partial = False  # whether it runs with participation < 1
+    participation_decay = True  # whether its local training takes a rate per client (Config.lr_decay_unit)
     final_round = False  # True: the final fine-tune is one more protocol round (round `rounds`) through the ledger,
     # in which `configure` picks every client and `client_update` trains `final_epochs` epochs (Ditto)
 

@@ -46,6 +46,7 @@ from .base import Algorithm, Context, Reply, above, any_number, at_least, betwee
 
 class FedLog(Algorithm):
     name = "fedlog"
+    participation_decay = False  # one learning rate for every client (its own training loop)
     defaults = dict(head_solver="exact", head_lr=0.01, head_steps=100, chi=0.0, nu=1.0,
                     dp="none", epsilon=1.0, delta=0.01, clip_b=None, accountant="thm7", sgd_noise=1.0, sgd_clip=1.0)
     rules = dict(head_solver=one_of("exact", "gradient"), head_lr=above(0), head_steps=at_least(1), nu=above(0),

@@ -49,6 +49,7 @@ def normalized_average(x: torch.Tensor, deltas: torch.Tensor, norms: torch.Tenso
 
 class FedNova(FedProx):
     name = "fednova"
+    participation_decay = False  # one learning rate for every client (its own training loop)
     defaults = dict(FedProx.defaults, mu=0.0)
 
     @classmethod

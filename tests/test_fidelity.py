@@ -1,0 +1,219 @@
+"""Choices the papers leave open, made as their authors make them: FedProf's per-participation learning-rate decay,
+the authors' DataLoader(drop_last=True) for FedDBE, SAFA's MNIST CNN, and the FedDBE cross-check's paired rule."""
+import copy
+import csv
+
+import numpy as np
+import pytest
+import torch
+
+from fedlib import analysis, data, engine, models
+from fedlib import experiments as ex
+from fedlib.config import Config
+from fedlib.messages import Ledger
+from fedlib.paths import project_root
+from fedlib.rounds import run_round
+
+
+def _clients(counts, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    parts, start = [], 0
+    for c in counts:
+        parts.append(torch.arange(start, start + c))
+        start += c
+    return data.ClientData.from_parts(torch.randn(start, 1, 28, 28, generator=g),
+                                      torch.randint(0, 10, (start,), generator=g), parts)
+
+
+# ----------------------------------------------------------------------------------------------- drop_last
+def test_drop_last_walks_only_full_batches_like_a_dataloader():
+    counts = torch.tensor([25, 9, 30, 10])
+    idx, valid = engine.batch_schedule(counts, 10, 2, torch.Generator().manual_seed(0), drop_last=True)
+    for c, n in enumerate(counts.tolist()):
+        loader = torch.utils.data.DataLoader(list(range(n)), batch_size=10, drop_last=True)
+        steps = valid[:, c].any(1)
+        assert int(steps.sum()) == 2 * len(loader)  # floor(n / B) full batches per epoch, none for the 9
+        assert bool(valid[:, c][steps].all())  # every step it takes is a full batch
+        for epoch in range(2):  # the samples of one epoch are distinct
+            seen = idx[epoch * len(loader):(epoch + 1) * len(loader), c][valid[epoch * len(loader):
+                                                                            (epoch + 1) * len(loader), c]]
+            assert len(set(seen.tolist())) == len(seen) == 10 * len(loader)
+    _, kept = engine.batch_schedule(counts, 10, 2, torch.Generator().manual_seed(0))
+    assert int(kept[:, 0].sum()) == 50  # the default keeps the partial batch: every sample, every epoch
+
+
+def test_drop_last_training_equals_each_client_alone_on_full_batches():
+    cd = _clients([23, 17, 30])
+    torch.manual_seed(1)
+    ms = [models.build("cnn_mnist_nodrop", (1, 28, 28), 10) for _ in range(3)]
+    refs = [copy.deepcopy(m) for m in ms]
+    g = engine.Population.create(ms, same_init=False, unify_head=False).groups[0]
+    engine.train(g, cd, trainable=list(g.params), optimizer="sgd", lr=0.05, epochs=2, batch_size=4,
+                 generator=torch.Generator().manual_seed(5), drop_last=True)
+    idx, valid = engine.batch_schedule(cd.counts, 4, 2, torch.Generator().manual_seed(5), drop_last=True)
+    for c, m in enumerate(refs):
+        engine.train_loop(m, cd.x[c], cd.y[c], idx[:, c], valid[:, c], trainable=list(g.params), optimizer="sgd",
+                          lr=0.05)
+        for k, p in m.named_parameters():
+            assert torch.allclose(p, g.params[k][c], atol=1e-5), (c, k)
+
+
+def test_drop_last_is_a_config_field_whose_default_keeps_every_key():
+    base = Config(method="fedavg", dataset="mnist")
+    assert Config(method="fedavg", dataset="mnist", drop_last=False).key() == base.key()
+    assert Config(method="fedavg", dataset="mnist", drop_last=True).key() != base.key()
+    with pytest.raises(ValueError, match="drop_last"):
+        Config(drop_last="yes")
+
+
+# ----------------------------------------------------------------------------------------------- FedProf's decay
+def test_sgd_with_a_rate_per_client_equals_each_client_alone_at_its_rate():
+    cd = _clients([23, 17, 30])
+    torch.manual_seed(1)
+    ms = [models.build("cnn_mnist_nodrop", (1, 28, 28), 10) for _ in range(3)]
+    refs = [copy.deepcopy(m) for m in ms]
+    g = engine.Population.create(ms, same_init=False, unify_head=False).groups[0]
+    rates = torch.tensor([0.05, 0.05 * 0.99 ** 3, 0.01])
+    engine.train(g, cd, trainable=list(g.params), optimizer="sgd", lr=rates, epochs=1, batch_size=4,
+                 generator=torch.Generator().manual_seed(5))
+    idx, valid = engine.batch_schedule(cd.counts, 4, 1, torch.Generator().manual_seed(5))
+    for c, m in enumerate(refs):
+        engine.train_loop(m, cd.x[c], cd.y[c], idx[:, c], valid[:, c], trainable=list(g.params), optimizer="sgd",
+                          lr=float(rates[c]))
+        for k, p in m.named_parameters():
+            assert torch.allclose(p, g.params[k][c], atol=1e-5), (c, k)
+
+
+def _fedprof_config(unit, **kw):
+    base = dict(method="fedavg", dataset="mnist", model="cnn_mnist", partition="dominant", n_clients=20,
+                train_fraction=0.02, participation=0.25, rounds=4, local_epochs=1, optimizer="sgd", lr=0.01,
+                lr_decay=0.5, lr_decay_unit=unit, batch_size=10, options={"aggregation": "full"})
+    return Config(**{**base, **kw})
+
+
+def test_per_participation_decay_gives_each_client_lr_times_decay_to_the_rounds_it_trained_in():
+    ctx, alg = ex.setup(_fedprof_config("participation"))
+    ledger, seen = Ledger(), torch.zeros(20, dtype=torch.long)
+    for rnd in range(4):
+        clients = alg.configure(rnd).clients  # the draw is the same when configure runs again in run_round
+        want = 0.01 * 0.5 ** seen[clients].double()
+        assert torch.allclose(torch.as_tensor(ctx.lr_at(rnd, clients), dtype=torch.float64), want, rtol=1e-6)
+        picked = run_round(alg, rnd, ledger).participants
+        assert torch.equal(picked, clients)
+        seen[picked] += 1
+    assert torch.equal(ctx.times_trained, seen) and int(seen.max()) >= 2  # some client trained twice
+    # per round, the rate would be 0.01 * 0.5^3 by round 3 for everyone: the two readings differ
+    ctx_round, _ = ex.setup(_fedprof_config("round"))
+    assert ctx_round.lr_at(3) == pytest.approx(0.01 * 0.5 ** 3)
+
+
+def test_the_decay_unit_keeps_old_keys_and_is_refused_where_a_method_has_one_rate():
+    assert _fedprof_config("round").key() == Config(**{**_fedprof_config("round").__dict__,
+                                                       "lr_decay_unit": "round"}).key()
+    old = dict(_fedprof_config("round").__dict__)
+    del old["lr_decay_unit"]
+    assert Config(**old).key() == _fedprof_config("round").key()
+    assert _fedprof_config("participation").key() != _fedprof_config("round").key()
+    with pytest.raises(ValueError, match="lr_decay_unit"):
+        _fedprof_config("epoch")
+    with pytest.raises(ValueError, match="fednova sets one learning rate"):
+        _fedprof_config("participation", method="fednova", options={}, participation=1.0)
+
+
+def test_fedprofs_protocol_decays_per_participation_and_keeps_the_round_reading():
+    from fedlib.papers import fedprof
+
+    assert fedprof.run("paper", "FedAvg", 0.05, 0).lr_decay_unit == "participation"
+    assert fedprof.run("paper", "FedAvg", 0.05, 0, decay_unit="round").lr_decay_unit == "round"
+
+
+def test_safas_cnn_is_conv20_conv50_fc500_and_fedprof_profiles_its_500_fc1_outputs():
+    from fedlib.algorithms.fedprof import profile_layer
+
+    m = models.build("cnn_mnist_safa", (1, 28, 28), 10)
+    shapes = [tuple(p.shape) for p in m.parameters()]
+    assert shapes == [(20, 1, 5, 5), (20,), (50, 20, 5, 5), (50,), (500, 800), (500,), (10, 500), (10,)]
+    assert not any(isinstance(layer, torch.nn.Dropout) for layer in m.body)
+    assert m.body[profile_layer(m.body)].out_features == 500
+    assert engine.supports_stacked(m.body)
+
+
+# ----------------------------------------------------------------------------------------------- the cross-check rule
+def _write_curves(path, ours, theirs):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["side", "seed", "round", "acc_all"])
+        for side, curves in (("fedlib", ours), ("authors", theirs)):
+            for seed, curve in enumerate(curves):
+                w.writerows([side, seed, r, a / 100] for r, a in enumerate(curve))
+
+
+def test_the_paired_equivalence_rule_rejects_the_curves_of_the_unmatched_last_batch():
+    """The committed cross-check (our loader kept the last partial batch) passed the old unpaired 2-SE rule at all 31
+    evaluations; the paired rule sees the systematic gap."""
+    committed = project_root() / "figures" / "feddbe_crosscheck.csv"
+    eq = analysis.crosscheck_agreement(analysis.crosscheck_curves(committed, model="cnn_mnist_nodrop"))
+    if eq.seeds >= analysis.EQUIVALENCE_SEEDS and eq.passes:
+        pytest.skip("the committed curves are the drop_last rerun, which passes (tested below on made-up curves)")
+    assert not eq.passes
+    assert (~eq.equivalent[6:26]).all()  # evaluations 6-25, where ours ran ahead on every seed
+
+
+def test_the_rule_passes_equivalent_curves_on_5_seeds_and_never_on_3(tmp_path):
+    rng = np.random.default_rng(0)
+    theirs = 60 + 30 * (1 - np.exp(-np.arange(31) / 6)) + rng.normal(0, 3, (5, 31))  # seed-to-seed spread of 3
+    ours = theirs + rng.normal(0, 0.2, theirs.shape)  # paired: the same seed, nearly the same curve
+    _write_curves(tmp_path / "c.csv", ours, theirs)
+    eq = analysis.crosscheck_agreement(analysis.crosscheck_curves(tmp_path / "c.csv"))
+    assert eq.passes and eq.seeds == 5 and eq.lhs.max() <= 1
+    three = analysis.crosscheck_agreement({"fedlib": ours[:3], "authors": theirs[:3]})
+    assert not three.passes  # too few seeds to pass, whatever the curves
+    shifted = analysis.crosscheck_agreement({"fedlib": ours + 1.5, "authors": theirs})
+    assert not shifted.passes and not shifted.equivalent.any()  # a systematic 1.5-point gap fails everywhere
+
+
+def test_the_old_unpaired_rule_would_have_passed_a_systematic_gap():
+    """Why the rule changed: seed-to-seed spread hides a gap that every seed shows."""
+    rng = np.random.default_rng(1)
+    theirs = 70 + rng.normal(0, 6, (5, 31))
+    ours = theirs + 3.0
+    unpaired_2se = 2 * np.sqrt(ours.var(0, ddof=1) / 5 + theirs.var(0, ddof=1) / 5)
+    assert (np.abs(ours.mean(0) - theirs.mean(0)) <= unpaired_2se).mean() > 0.5
+    assert not analysis.crosscheck_agreement({"fedlib": ours, "authors": theirs}).equivalent.any()
+
+
+# ----------------------------------------------------------------------------------------------- FedCR's protocol
+def test_ditto_takes_the_papers_lambda_per_column_and_the_quick_grid_holds_0_001_and_0_01():
+    from fedlib.papers import fedcr
+
+    assert fedcr.run("paper", "fashion_mnist", "Ditto", "n1", 0).options["lam"] == 0.001
+    assert fedcr.run("paper", "fashion_mnist", "Ditto", "n2", 0).options["lam"] == 0.001
+    assert fedcr.run("paper", "mnist", "Ditto", "n1", 0).options["lam"] == 0.1  # MNIST stands in for EMNIST-L
+    assert fedcr.run("paper", "cifar100", "Ditto", "n2", 0).options["lam"] == 0.01
+    assert fedcr.run("paper", "mnist", "Ditto", "n1", 0, lam=1.0).options["lam"] == 1.0
+    assert {0.001, 0.01} <= set(fedcr.PROFILES["quick"]["ditto_grid"])
+
+
+def test_fedcr_rounds_follow_table_4_per_dataset():
+    from fedlib.papers import fedcr
+
+    assert fedcr.run("paper", "mnist", "FedCR", "n1", 0).rounds == 500
+    assert fedcr.run("paper", "fashion_mnist", "FedAvg", "n1", 0).rounds == 250
+    assert fedcr.run("paper", "cifar10", "FedRep", "n2", 0).rounds == 500
+    assert fedcr.run("quick", "mnist", "FedCR", "n1", 0).rounds == 20
+
+
+def test_every_column_of_fedcrs_paper_profile_configures_without_raising():
+    """A machine with the CIFAR files runs them: CIFAR-100 with 15 classes (n1), Dirichlet 0.3 and beta 0.001 (n2)."""
+    from fedlib.papers import fedcr
+
+    for d, p in fedcr.PROFILES["paper"]["columns"]:
+        for label in fedcr.BASELINES + ["FedCR"]:
+            cfg = fedcr.run("paper", d, label, p, 0)
+            assert cfg.dataset == d
+    assert fedcr.run("paper", "cifar100", "FedCR", "n1", 0).classes_per_client == 15
+    n2 = fedcr.run("paper", "cifar100", "FedCR", "n2", 0)
+    assert n2.dirichlet_alpha == 0.3 and n2.options["beta"] == 0.001
+    assert "beta" not in fedcr.run("paper", "fashion_mnist", "FedCR", "n1", 0).options  # the default, 0.0005
+    net = models.build("fedcr_cifar1024_v512", (3, 32, 32), 100)
+    assert net(torch.zeros(2, 3, 32, 32), ).shape[0] == 2 and net.body[7].in_features == 1600
