@@ -140,20 +140,55 @@ def condense(group: engine.Group, data: ClientData, syn: torch.Tensor, present: 
     loss = torch.zeros(data.n_clients)
     for _ in range(iterations):
         params = embedders()
-        rows_drawn, classes, valid = pack(*class_batches(data, num_classes, batch, g, rows))
-        real = data.x[clients, rows_drawn.to(data.x.device)].unsqueeze(1)  # [n, 1, L, ...]
-        with torch.no_grad():  # the real side is the target: no graph
-            real_mean = class_means(embed(group, real, params)[:, 0], classes, valid, num_classes)
-        syn_emb = embed(group, syn, params)
-        loss = dm_loss(real_mean, syn_emb, present)
-        if match_logits:  # the head is affine, so the logits' class means are the logits of the class means
-            logits = lambda e: group.model.head_logits(e.flatten(1, -2), params, train=False).view(*e.shape[:-1], -1)  # noqa: E731
-            loss = loss + dm_loss(logits(real_mean), logits(syn_emb), present)
+        drawn = class_batches(data, num_classes, batch, g, rows)
+        if group.fast_engine:  # every client at its own size: no padding between clients, present classes only
+            loss = _unpadded_loss(group, data, syn, present, params, *drawn, match_logits)
+        else:
+            rows_drawn, classes, valid = pack(*drawn)
+            real = data.x[clients, rows_drawn.to(data.x.device)].unsqueeze(1)  # [n, 1, L, ...]
+            with torch.no_grad():  # the real side is the target: no graph
+                real_mean = class_means(embed(group, real, params)[:, 0], classes, valid, num_classes)
+            syn_emb = embed(group, syn, params)
+            loss = dm_loss(real_mean, syn_emb, present)
+            if match_logits:  # the head is affine, so the logits' class means are the logits of the class means
+                logits = lambda e: group.model.head_logits(e.flatten(1, -2), params, train=False).view(*e.shape[:-1], -1)  # noqa: E731
+                loss = loss + dm_loss(logits(real_mean), logits(syn_emb), present)
         (grad,) = torch.autograd.grad(loss.sum(), [syn])
         with torch.no_grad():
             velocity = momentum * velocity + grad
             syn -= lr * velocity
     return syn.detach(), loss.detach()
+
+
+def _unpadded_loss(group: engine.Group, data: ClientData, syn: torch.Tensor, present: torch.Tensor, params: dict,
+                   idx: torch.Tensor, mask: torch.Tensor, match_logits: bool) -> torch.Tensor:
+    """Eq. 5 per client as `condense`'s stacked step computes it, client by client: each embeds its own drawn real
+    samples (no padding to the largest client's count) and its synthetic samples of the classes it holds (none for
+    the others), under its own row of the embedders. The same draws and the same loss; other summation orders."""
+    num_classes, B = idx.shape[1:]
+    losses = []
+    for i in range(data.n_clients):
+        own = {k: v[i:i + 1] for k, v in params.items()}
+        taken = mask[i].flatten()
+        real = data.x[i, idx[i].flatten()[taken].to(data.x.device)].unsqueeze(0)  # [1, L_i, ...]
+        classes = torch.arange(num_classes).repeat_interleave(B)[taken].unsqueeze(0)
+        held = torch.nonzero(present[i].cpu()).flatten()
+        if len(held) == 0 or real.shape[1] == 0:
+            losses.append(syn[i].sum().unsqueeze(0) * 0)  # a client holding nothing: no loss, a zero gradient
+            continue
+        with torch.no_grad():  # the real side is the target: no graph
+            emb = group.body_features(real, train=False, params=own)
+            real_mean = class_means(emb, classes, torch.ones_like(classes, dtype=torch.bool), num_classes)[:, held]
+        s = syn[i, held.to(syn.device)]  # [P, dpc, ...]
+        syn_emb = group.body_features(s.reshape(1, -1, *s.shape[2:]), train=False, params=own).view(
+            1, len(held), s.shape[1], -1)
+        every = torch.ones(1, len(held), dtype=torch.bool, device=syn.device)
+        loss = dm_loss(real_mean, syn_emb, every)
+        if match_logits:
+            logits = lambda e: group.model.head_logits(e.flatten(1, -2), own, train=False).view(*e.shape[:-1], -1)  # noqa: E731
+            loss = loss + dm_loss(logits(real_mean), logits(syn_emb), every)
+        losses.append(loss)
+    return torch.cat(losses)
 
 
 def train_on(group: engine.Group, samples: torch.Tensor, labels: torch.Tensor, *, epochs: int, batch: int, lr: float,

@@ -103,9 +103,11 @@ class Group:
     clients: torch.Tensor
     params: dict[str, torch.Tensor]
     buffers: dict[str, torch.Tensor] = field(default_factory=dict)
+    fast_engine: bool = False  # Config.fast_engine: the wide-layer fast path of `train` and `evaluate` (last bits move)
 
     def __post_init__(self):
         self.fast = supports_stacked(self.model.body) and not self.buffers
+        self.normalises = any(type(m).__name__ == "InstanceNorm" for m in self.model.body.modules())
 
     @property
     def n(self) -> int:
@@ -130,7 +132,7 @@ class Group:
         rows = torch.as_tensor(rows, dtype=torch.long)
         on = lambda t: rows.to(t.device)  # noqa: E731
         return Group(self.model, self.clients[rows], {k: v[on(v)].clone() for k, v in self.params.items()},
-                     {k: v[on(v)].clone() for k, v in self.buffers.items()})
+                     {k: v[on(v)].clone() for k, v in self.buffers.items()}, self.fast_engine)
 
     def assign(self, rows: torch.Tensor, sub: "Group") -> None:
         """Write the parameters of `sub` (made by `subset(rows)`) back into their rows."""
@@ -165,7 +167,9 @@ class Group:
         if self.fast:
             conv = x.dim() == 5
             h = x.transpose(0, 1).reshape(B, n * x.shape[2], *x.shape[3:]) if conv else x
-            if conv and h.device.type == "cpu":  # oneDNN's grouped convolutions run ~2.5x faster channels-last
+            if conv and h.device.type == "cpu" and not (self.fast_engine and self.normalises):
+                # oneDNN's grouped convolutions run ~2.5x faster channels-last; instance norm (group_norm) runs 2.5x
+                # slower so, and the fast engine keeps a body that has it in NCHW
                 h = h.contiguous(memory_format=torch.channels_last)
             h, conv = _stacked_sequential(body_module, body, h, n, train, conv)
             if conv:  # a body that ends in a conv layer: flatten per client
@@ -183,16 +187,17 @@ class Group:
         return feats, self.model.head_logits(feats, params, train)
 
 
-def server_group(model: BodyHead, params: dict[str, torch.Tensor]) -> Group:
+def server_group(model: BodyHead, params: dict[str, torch.Tensor], fast_engine: bool = False) -> Group:
     """A model the server holds (`params` unbatched, copied) as a group of one row, so that the engine's batched
     training and features apply to it as to a client's."""
-    return Group(model, torch.tensor([0]), {k: v.unsqueeze(0).clone() for k, v in params.items()})
+    return Group(model, torch.tensor([0]), {k: v.unsqueeze(0).clone() for k, v in params.items()},
+                 fast_engine=fast_engine)
 
 
-def functional_group(model: BodyHead, clients: torch.Tensor) -> Group:
+def functional_group(model: BodyHead, clients: torch.Tensor, fast_engine: bool = False) -> Group:
     """A group of `model`'s architecture holding no parameters, for code that supplies them per call (FedDM's and
     FedRD's randomly drawn embedders)."""
-    return Group(model, clients, {})
+    return Group(model, clients, {}, fast_engine=fast_engine)
 
 
 class Population:
@@ -203,9 +208,10 @@ class Population:
 
     @staticmethod
     def create(models: list[BodyHead], same_init: bool, unify_head: bool = True,
-               device: torch.device | str = "cpu") -> "Population":
+               device: torch.device | str = "cpu", fast_engine: bool = False) -> "Population":
         """`models[i]` is client i's freshly initialised model. With `same_init`, every client of an architecture
-        starts from the first such client's weights (Table 1); with `unify_head`, every head starts equal."""
+        starts from the first such client's weights (Table 1); with `unify_head`, every head starts equal.
+        `fast_engine`: the groups' training and evaluation take the wide-layer fast path (`train`)."""
         by_arch: dict[str, list[int]] = {}
         for i, m in enumerate(models):
             key = repr(m)
@@ -225,7 +231,7 @@ class Population:
             buffers = {k: torch.stack([dict(m.named_buffers())[k] for m in members]).to(device)
                        for k, _ in members[0].named_buffers()}
             template = models[clients[0]].to("meta")
-            groups.append(Group(template, torch.tensor(clients), params, buffers))
+            groups.append(Group(template, torch.tensor(clients), params, buffers, fast_engine))
         return Population(groups, len(models))
 
     @property
@@ -265,13 +271,30 @@ class Population:
         """Parameter `name` of the given clients (default all) in that order [K, ...]; every group must have it,
         with the same shape."""
         parts = [(g.clients, g.params[name]) for g in self.groups]
-        out = parts[0][1].new_empty((self.n_clients, *parts[0][1].shape[1:]))
-        for ids, value in parts:
-            out[ids.to(out.device)] = value
         if clients is None or len(clients) == self.n_clients and torch.equal(torch.as_tensor(clients),
                                                                               torch.arange(self.n_clients)):
+            if len(parts) == 1 and torch.equal(parts[0][0], torch.arange(self.n_clients)):
+                return parts[0][1].clone()  # one group in client order: a copy, as the scatter below gives
+            out = parts[0][1].new_empty((self.n_clients, *parts[0][1].shape[1:]))
+            for ids, value in parts:
+                out[ids.to(out.device)] = value
             return out
-        return out[torch.as_tensor(clients).to(out.device)]
+        wanted = torch.as_tensor(clients).cpu()  # only the requested rows are copied (not every client's)
+        position = torch.full((self.n_clients,), -1, dtype=torch.long)
+        for gi, (ids, _) in enumerate(parts):
+            position[ids] = torch.arange(len(ids))
+        owner = torch.empty(self.n_clients, dtype=torch.long)
+        for gi, (ids, _) in enumerate(parts):
+            owner[ids] = gi
+        if len(parts) == 1:
+            value = parts[0][1]
+            return value[position[wanted].to(value.device)]
+        out = parts[0][1].new_empty((len(wanted), *parts[0][1].shape[1:]))
+        for gi, (_, value) in enumerate(parts):
+            mine = torch.nonzero(owner[wanted] == gi).flatten()
+            if len(mine):
+                out[mine.to(out.device)] = value[position[wanted[mine]].to(value.device)]
+        return out
 
 
 # ----------------------------------------------------------------------------- optimizers
@@ -309,12 +332,19 @@ class Adam:
 
 
 class SGD:
-    def __init__(self, params: dict[str, torch.Tensor], lr: float, momentum: float = 0.0, weight_decay: float = 0.0):
+    """SGD on stacked parameters. `fused` (the fast engine): without momentum or weight decay the step is one in-place
+    `addcmul_`/`add_` per tensor, with no temporaries (the last bits differ from `p - lr * g`)."""
+
+    def __init__(self, params: dict[str, torch.Tensor], lr: float, momentum: float = 0.0, weight_decay: float = 0.0,
+                 fused: bool = False):
         self.lr, self.mu, self.wd = lr, momentum, weight_decay
+        self.fused = fused and not momentum and not weight_decay
         self.buf: dict[str, torch.Tensor] = {}
 
     @torch.no_grad()
     def step(self, params: dict, grads: dict, active: torch.Tensor | None = None) -> None:
+        if self.fused:
+            return self._fused_step(params, grads, active)
         for k, p in params.items():
             g = grads[k] if not self.wd else grads[k] + self.wd * p
             if self.mu:
@@ -328,12 +358,27 @@ class SGD:
             lr = self.lr.view((-1,) + (1,) * (p.dim() - 1)) if torch.is_tensor(self.lr) else self.lr  # per client
             p.sub_(lr * g)
 
+    def _fused_step(self, params: dict, grads: dict, active: torch.Tensor | None) -> None:
+        rate = None
+        if torch.is_tensor(self.lr) or active is not None:  # one factor per client: -lr, 0 for a client sitting out
+            first = next(iter(params.values()))
+            rate = -(self.lr.to(first) if torch.is_tensor(self.lr) else torch.full((first.shape[0],), self.lr,
+                                                                                      dtype=first.dtype,
+                                                                                      device=first.device))
+            if active is not None:
+                rate = rate * active.to(rate.dtype)
+        for k, p in params.items():
+            if rate is None:
+                p.add_(grads[k], alpha=-self.lr)
+            else:
+                p.addcmul_(grads[k], rate.view((-1,) + (1,) * (p.dim() - 1)))
 
-def make_optimizer(kind: str, params: dict, lr: float, **kw):
+
+def make_optimizer(kind: str, params: dict, lr: float, fused: bool = False, **kw):
     if kind == "adam":
         return Adam(params, lr, **kw)
     if kind == "sgd":
-        return SGD(params, lr, **kw)
+        return SGD(params, lr, fused=fused, **kw)
     raise ValueError(f"unknown optimizer {kind!r}; choose adam or sgd")
 
 
@@ -374,8 +419,29 @@ def masked_cross_entropy(logits: torch.Tensor, y: torch.Tensor, valid: torch.Ten
 
 def squared_distance(params: dict, anchor: dict, names) -> torch.Tensor:
     """Per client, ||params - anchor||^2 over `names` (stacked params [n, ...], anchor one unstacked model): the
-    proximal terms of FedProx and Ditto."""
-    return sum(((params[k] - anchor[k].to(params[k].device)) ** 2).flatten(1).sum(1) for k in names)
+    proximal terms of FedProx and Ditto. A weight the fast engine laid out column-major (`column_major`) meets an
+    anchor laid out the same way, and is summed without a flattening copy."""
+    total = 0
+    for k in names:
+        p, a = params[k], anchor[k].to(params[k].device)
+        if _is_column_major(p):
+            a = a.transpose(-1, -2).contiguous().transpose(-1, -2) if a.dim() >= 2 and a.stride()[-1] == 1 else a
+            total = total + ((p - a) ** 2).sum(dim=tuple(range(1, p.dim())))
+        else:
+            total = total + ((p - a) ** 2).flatten(1).sum(1)
+    return total
+
+
+def _is_column_major(t: torch.Tensor) -> bool:
+    """A stacked matrix [n, rows, cols] whose rows are the fast index (the fast engine's Linear weights)."""
+    return t.dim() == 3 and t.shape[1] > 1 and t.shape[2] > 1 and t.stride()[1] == 1
+
+
+def column_major(t: torch.Tensor) -> torch.Tensor:
+    """A copy of a stacked matrix [n, out, in] laid out so that `t.transpose(1, 2)` is contiguous: a linear layer's
+    `x @ w.T` then reads its weight in order, and autograd returns the weight's gradient in the weight's own layout
+    (with a row-major weight it comes back transposed, and every elementwise pass over the two crosses orders)."""
+    return t.transpose(1, 2).contiguous().transpose(1, 2)
 
 
 LossFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict], torch.Tensor]
@@ -422,12 +488,14 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     idx, valid = batch_schedule(data.counts, batch_size, epochs, generator, drop_last)
     everyone = valid.any(2).all(1).tolist()  # per step, whether every client is active: known on the host, so the
     # loop below never waits for the device to say so
+    fast = group.fast_engine  # each step's batch then ends at its last valid sample (valid samples come first)
+    widths = valid.sum(2).amax(1).clamp(min=1).tolist() if fast else None
     dev = data.x.device
     idx, valid = idx.to(dev), valid.to(dev)
     stop = _ConvergenceStop(data.counts.to(dev), batch_size, tol, drop_last) if until_converged else None
-    params = {k: v.requires_grad_(k in trainable) for k, v in group.params.items()}
+    params = _trained_params(group, trainable)
     opt_params = {k: params[k] for k in trainable}
-    optimizers = _optimizers(opt_params, optimizer, lr, optimizer_kw or {}, own_optimizer or {})
+    optimizers = _optimizers(opt_params, optimizer, lr, optimizer_kw or {}, own_optimizer or {}, fused=fast)
     rows = torch.arange(group.n, device=dev)[:, None]
     per_epoch = steps_per_epoch(data.counts.to(dev), batch_size, drop_last).clamp(min=1)  # batch_schedule's rule
     total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
@@ -437,27 +505,38 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
             active &= ~stop.done
             if not bool(active.any()):
                 break
-        x, y = data.x[rows, idx[s]], data.y[rows, idx[s]]
+        ids, ok = (idx[s], valid[s]) if widths is None else (idx[s, :, :widths[s]], valid[s, :, :widths[s]])
+        x, y = data.x[rows, ids], data.y[rows, ids]
         if augment:
             x = crop_flip(x)
         feats, logits = group.forward(x, train=True, params=params)
-        loss = loss_fn(feats, logits, y, valid[s], group.clients, params)
+        loss = loss_fn(feats, logits, y, ok, group.clients, params)
         if on_step is not None:
-            on_step(Step(feats.detach(), logits.detach(), y, valid[s], group.clients,
+            on_step(Step(feats.detach(), logits.detach(), y, ok, group.clients,
                          (s // per_epoch).clamp(max=epochs - 1), epochs))
         grads = dict(zip(opt_params, torch.autograd.grad(loss.sum(), list(opt_params.values()))))
         if clip_norm:
-            grads = clip_per_client(grads, clip_norm)
+            grads = clip_per_client_(grads, clip_norm) if fast else clip_per_client(grads, clip_norm)
         for opt, names in optimizers:
             full = everyone[s] if stop is None else bool(active.all())
             opt.step({k: opt_params[k] for k in names}, grads, None if full else active)
         total += loss.detach() * active
         steps += active
         if stop is not None:
-            stop.update(s, loss.detach() * valid[s].sum(1), active)
+            stop.update(s, loss.detach() * ok.sum(1), active)
     for v in group.params.values():
         v.requires_grad_(False)
     return TrainStats(total / steps.clamp(min=1), steps)
+
+
+def _trained_params(group: Group, trainable: list[str]) -> dict[str, torch.Tensor]:
+    """The group's parameters, those in `trainable` carrying gradients. The fast engine lays the stacked Linear
+    weights out column-major while they train (`column_major`; the values are unchanged)."""
+    if group.fast_engine:
+        for k in trainable:
+            if group.params[k].dim() == 3 and k.endswith("weight"):
+                group.params[k] = column_major(group.params[k])
+    return {k: v.requires_grad_(k in trainable) for k, v in group.params.items()}
 
 
 def clip_per_client(grads: dict[str, torch.Tensor], max_norm: float) -> dict[str, torch.Tensor]:
@@ -468,9 +547,20 @@ def clip_per_client(grads: dict[str, torch.Tensor], max_norm: float) -> dict[str
     return {k: g * factor.view((-1,) + (1,) * (g.dim() - 1)).to(g.dtype) for k, g in grads.items()}
 
 
-def _optimizers(params: dict, kind: str, lr: float, kw: dict, own: dict[str, tuple[str, float]]):
+def clip_per_client_(grads: dict[str, torch.Tensor], max_norm: float) -> dict[str, torch.Tensor]:
+    """`clip_per_client` for the fast engine: the norms summed over each tensor's own layout, with no flattening
+    copy, and the gradients scaled in place (the last bits of the norm differ from the flattened sum)."""
+    norm = torch.sqrt(sum(torch.linalg.vector_norm(g, dim=tuple(range(1, g.dim()))) ** 2 for g in grads.values()))
+    factor = (max_norm / (norm + 1e-6)).clamp(max=1.0)
+    for g in grads.values():
+        g.mul_(factor.view((-1,) + (1,) * (g.dim() - 1)).to(g.dtype))
+    return grads
+
+
+def _optimizers(params: dict, kind: str, lr: float, kw: dict, own: dict[str, tuple[str, float]], fused: bool = False):
     """[(optimizer, its parameter names)]: one for the parameters without an own optimizer (first, so a plain
-    run is exactly one optimizer over every trainable parameter), then one per (kind, lr) of `own`."""
+    run is exactly one optimizer over every trainable parameter), then one per (kind, lr) of `own`. `fused`: SGD's
+    in-place step (the fast engine)."""
     unknown = set(own) - set(params)
     if unknown:
         raise ValueError(f"own_optimizer names parameters that are not trained: {sorted(unknown)}")
@@ -478,7 +568,8 @@ def _optimizers(params: dict, kind: str, lr: float, kw: dict, own: dict[str, tup
     for k in params:
         if k in own:
             plan.setdefault(own[k], []).append(k)
-    return [(make_optimizer(knd, {k: params[k] for k in names}, rate, **(kw if (knd, rate) == (kind, lr) else {})),
+    return [(make_optimizer(knd, {k: params[k] for k in names}, rate, fused=fused,
+                            **(kw if (knd, rate) == (kind, lr) else {})),
              names) for (knd, rate), names in plan.items() if names]
 
 
@@ -523,10 +614,21 @@ class _ConvergenceStop:
             self.epoch_loss = torch.where(ends, torch.zeros_like(self.epoch_loss), self.epoch_loss)
 
 
+def _chunk(group: Group, data: ClientData, chunk_samples: int) -> int:
+    """Samples per client in one evaluation pass: `chunk_samples` over the clients; the fast engine evens the passes
+    out so that the last holds no padding (210 samples in chunks of 40 pad to 240; in 6 of 35 they do not)."""
+    chunk = max(1, chunk_samples // group.n)
+    if group.fast_engine:
+        total = data.x.shape[1]
+        passes = -(-total // chunk)
+        chunk = -(-total // passes)
+    return chunk
+
+
 @torch.no_grad()
 def features(group: Group, data: ClientData, chunk_samples: int = 4096) -> torch.Tensor:
     """Features of every (padded) sample in eval mode: [n, n_max, m-1]."""
-    chunk = max(1, chunk_samples // group.n)
+    chunk = _chunk(group, data, chunk_samples)
     return torch.cat([group.body_features(data.x[:, i:i + chunk], train=False)
                       for i in range(0, data.x.shape[1], chunk)], dim=1)
 
@@ -534,7 +636,7 @@ def features(group: Group, data: ClientData, chunk_samples: int = 4096) -> torch
 @torch.no_grad()
 def evaluate(group: Group, data: ClientData, chunk_samples: int = 4096) -> dict[str, torch.Tensor]:
     """Per-client correct predictions, summed loss and sample counts on `data` (eval mode)."""
-    chunk = max(1, chunk_samples // group.n)
+    chunk = _chunk(group, data, chunk_samples)
     valid = data.valid()
     correct = torch.zeros(group.n, device=data.x.device)
     loss = torch.zeros(group.n, device=data.x.device)

@@ -49,7 +49,8 @@ def _population(cfg: Config, fed: data.Federation, device: torch.device) -> engi
         if not (cfg.same_init and arch in built):
             built[arch] = models.build(arch, fed.input_shape, fed.num_classes, vocab_size=fed.vocab_size)
         client_models.append(built[arch])
-    return engine.Population.create(client_models, same_init=cfg.same_init, device=device)
+    return engine.Population.create(client_models, same_init=cfg.same_init, device=device,
+                                    fast_engine=cfg.fast_engine)
 
 
 def setup(cfg: Config):

@@ -2,7 +2,7 @@
 the same samples, the same initial weights per seed) with `cnn_mnist_nodrop`, SGD at lr 0.005 for model and bias,
 kappa 50, rho 1, 5 local epochs, batch 10, and the curves of the pooled test accuracy are compared.
 
-    python scripts/feddbe_crosscheck.py AUTHORS [--seeds 0-2] [--rounds 30] [--out figures/feddbe_crosscheck.csv]
+    python scripts/feddbe_crosscheck.py AUTHORS [--seeds 0-4] [--rounds 30] [--model cnn_mnist_nodrop|cnn_mnist]
 
 AUTHORS: a checkout of TsingZ0/DBE (the script was written against commit 193f435; PFLlib's clientdbe.py and
 serverdbe.py are the same code), kept outside this repository: it is read and run, never copied in. Its `system/`
@@ -39,19 +39,23 @@ AUTHOR_ARGS = ["-algo", "FedDBE", "-m", "cnn", "-nb", "10", "-nc", "50", "-jr", 
                "-lr", "0.005", "-mo", "1", "-klw", "50", "-dev", "cpu", "-t", "1", "-eg", "1"]
 
 
-def our_config(seed: int, rounds: int):
+MODELS = ("cnn_mnist_nodrop", "cnn_mnist")  # Table 1's FedDBE body, and Table A.2's CNN with its dropout
+
+
+def our_config(seed: int, rounds: int, model: str = "cnn_mnist_nodrop"):
     from fedlib.papers import fedlog
 
-    return fedlog.table1_config("mnist", "FedDBE", seed=seed, rounds=rounds + 1, device="cpu")
+    return fedlog.table1_config("mnist", "FedDBE", seed=seed, rounds=rounds + 1, device="cpu", model=model)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("authors", type=Path, help="a checkout of TsingZ0/DBE (its system/ folder is run)")
-    p.add_argument("--seeds", default="0-2")
+    p.add_argument("--seeds", default="0-4")
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--out", type=Path, default=ROOT / "figures" / "feddbe_crosscheck.csv")
     p.add_argument("--scratch", type=Path, default=ROOT / "build" / "feddbe_crosscheck")
+    p.add_argument("--model", choices=MODELS, default=MODELS[0], help="the body both sides train (default: Table 1's)")
     args = p.parse_args()
     if not (args.authors / "system" / "flcore" / "servers" / "serverDBE.py").exists():
         raise SystemExit(f"{args.authors} is not a checkout of TsingZ0/DBE (no system/flcore/servers/serverDBE.py); "
@@ -64,25 +68,29 @@ def main() -> None:
     torch.set_num_threads(1)
     rows = []
     for seed in range(lo, hi + 1):
-        folder = args.scratch / f"seed{seed}"
+        folder = args.scratch / args.model / f"seed{seed}"
         if not (folder / "authors.json").exists():
-            authors_code.export(our_config(seed, args.rounds), folder, DATASET)
-            authors_code.run_main(args.authors, folder, seed, "cnn_mnist_nodrop",
+            authors_code.export(our_config(seed, args.rounds, args.model), folder, DATASET)
+            authors_code.run_main(args.authors, folder, seed, args.model,
                                   ["-data", DATASET, "-gr", str(args.rounds), *AUTHOR_ARGS])
             (folder / "authors.json").write_text(json.dumps(authors_code.read_accuracy(folder)))
         theirs = json.loads((folder / "authors.json").read_text())
-        ours = ex.run(our_config(seed, args.rounds), progress=False)["rounds"]["acc_all"]
-        rows += [dict(side="authors", seed=seed, round=r, acc_all=a) for r, a in enumerate(theirs)]
-        rows += [dict(side="fedlib", seed=seed, round=r, acc_all=a) for r, a in enumerate(ours)]
+        ours = ex.run(our_config(seed, args.rounds, args.model), progress=False)["rounds"]["acc_all"]
+        rows += [dict(model=args.model, side="authors", seed=seed, round=r, acc_all=a) for r, a in enumerate(theirs)]
+        rows += [dict(model=args.model, side="fedlib", seed=seed, round=r, acc_all=a) for r, a in enumerate(ours)]
         print(f"seed {seed}: authors {theirs[-1]:.4f}, fedlib {ours[-1]:.4f} after {args.rounds} rounds", flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    kept = []  # the other model's curves stay in the file
+    if args.out.exists():
+        with open(args.out) as f:
+            kept = [r for r in csv.DictReader(f) if r.get("model") and r["model"] != args.model]
     with open(args.out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["side", "seed", "round", "acc_all"])
+        w = csv.DictWriter(f, fieldnames=["model", "side", "seed", "round", "acc_all"])
         w.writeheader()
-        w.writerows(rows)
+        w.writerows(kept + rows)
     from fedlib import analysis
 
-    eq = analysis.crosscheck_agreement(analysis.crosscheck_curves(args.out))
+    eq = analysis.crosscheck_agreement(analysis.crosscheck_curves(args.out, model=args.model))
     for rnd, (ok, d, lhs) in enumerate(zip(eq.equivalent, eq.mean, eq.lhs)):
         print(f"evaluation {rnd:3d}: fedlib minus authors {d:+.2f} points, |mean| + t SE {lhs:.2f}  "
               f"{'equivalent' if ok else 'DIFFER'}")

@@ -12,7 +12,9 @@ Sets (the configs are the notebooks' own, from `fedlib.papers`, so the notebooks
   fedprof_fig1, fedprof_alpha   notebook 08: Fig. 1's four data conditions; alpha 0, 1, 100
   fedcr_table2_n1, fedcr_table2_n2   notebook 06 (a): FashionMNIST, FedCR, FedAvg(-FT), Ditto and FedRep, 250 rounds
   fedcr_table9         notebook 06 (b): FedCR-NA against local training, k classes per client
-  fedrd_table1         notebook 07 (c): FedRD, FedDM, FedAvg, FedProx, FedNova on FashionMNIST
+  fedrd_table1         notebook 07 (c): FedRD, FedDM, FedAvg, FedProx, FedNova on FashionMNIST (paper size)
+  fedrd_ladder         notebook 07: the same at a reduced scale, FedDM and FedRD (real and random initialisation)
+                       at T = 10, 30, 100, 300 matching steps (fedrd.LADDER), the averaging baselines once
 Two jobs share a 2-core machine: give them `--shard 0/2` and `--shard 1/2` (or one `--reverse`).
 `--pack` computes nothing: it adds the runs of SET that are in the results cache to the shipped archive.
 """
@@ -30,7 +32,6 @@ from fedlib.papers import fedcr, fedlog, fedprof, fedrd
 AUGMENT_METHODS = ["FedAvg", "FedBabu", "FedLog", "FedLog-C"]
 FEDCR_TABLE2_LABELS = ["FedCR", "FedAvg", "Ditto", "FedRep"]  # FedRep: the strongest other baseline of the paper's
 # FashionMNIST rows (89.78 n1, 88.90 n2)
-DITTO_LAM = 0.1  # the authors' mu (FedCR's README), the paper profile's only grid point
 ARCHIVE_NAMES = {"table1": "table1_mnist_paper", "augment": "augment_mnist_paper"}
 
 
@@ -58,13 +59,18 @@ def configs_of(what: str, seeds: list[int], only: list[str]) -> list[tuple[str, 
                                                 options={"alpha": a})) for s in seeds for a in S["alphas"]]
     elif what in ("fedcr_table2_n1", "fedcr_table2_n2"):
         part = what[-2:]
-        runs = [(lab, fedcr.run("paper", "fashion_mnist", lab, part, s, lam=DITTO_LAM)) for s in seeds
-                for lab in FEDCR_TABLE2_LABELS]
+        runs = [(lab, fedcr.run("paper", "fashion_mnist", lab, part, s)) for s in seeds
+                for lab in FEDCR_TABLE2_LABELS]  # Ditto at the paper's lambda for the column (fedcr.DITTO_LAM)
     elif what == "fedcr_table9":
         S = fedcr.PROFILES["paper"]
         runs = [(f"{lab} k={k}", fedcr.run("paper", "fashion_mnist", lab, "n1", s, classes=k,
                                               rounds=S["table9"]["rounds"]))
                 for k in S["table9"]["ks"] for s in seeds for lab in ("FedCR-NA", "Local")]
+    elif what == "fedrd_ladder":  # rungs first (cheap to dear), the averaging baselines once for every rung
+        L = fedrd.LADDER
+        runs = [(lab, fedrd.ladder(lab, s)) for s in seeds for lab in ("FedAvg", "FedProx", "FedNova")]
+        runs += [(f"{lab} T={T} {init}", fedrd.ladder(lab, s, T, init)) for T in L["steps"] for s in seeds
+                 for lab in ("FedDM", "FedRD") for init in ("real", "random")]
     elif what == "fedrd_table1":
         runs = [(lab, fedrd.scaled("fashion_mnist", lab, "paper", seed=s)) for s in seeds for lab in fedrd.METHODS]
     else:
@@ -77,7 +83,7 @@ def configs_of(what: str, seeds: list[int], only: list[str]) -> list[tuple[str, 
 
 
 SETS = ["table1", "augment", "feddbe_kappa", "fedprof_table3", "fedprof_fig1", "fedprof_alpha", "fedcr_table2_n1",
-        "fedcr_table2_n2", "fedcr_table9", "fedrd_table1"]
+        "fedcr_table2_n2", "fedcr_table9", "fedrd_table1", "fedrd_ladder"]
 
 
 def main() -> None:

@@ -98,3 +98,26 @@ def test_random_embedders_differ_per_client_and_follow_torchs_initialisation_bou
     assert set(emb) == {f"body.{k}" for k, _ in body.named_parameters()}
     w = emb["body.0.weight"]
     assert not torch.equal(w[0], w[1]) and float(w.abs().max()) <= 1 / 3  # fan_in 9
+
+
+def test_the_fast_engines_unpadded_matching_takes_the_same_steps_as_the_stacked_one():
+    """Client by client, each at its own size and only over the classes it holds: the same draws, the same loss and
+    the same synthetic sets, to float rounding (FedDM's logit matching included)."""
+    data = _data()
+    out = {}
+    for fast in (False, True):
+        torch.manual_seed(0)
+        model = models.build("convnet8", (1, 28, 28), 3)
+        group = engine.Population.create([model, model], same_init=True, fast_engine=fast).groups[0]
+        g = torch.Generator().manual_seed(2)
+        syn, present = distill.real_init(data, 3, 2, g)
+        base = {k: v.clone() for k, v in group.params.items()}  # FedDM's: the global model, perturbed
+        out[fast] = distill.condense(group, data, syn, present, lambda: distill.perturbed(base, 0.5, g),
+                                     iterations=3, lr=1.0, momentum=0.5, batch=6, g=g, match_logits=True)
+        rd = distill.condense(group, data, syn, present, lambda: distill.random_params(model.body, 2, g),
+                              iterations=2, lr=1.0, momentum=0.0, batch=6, g=g)  # FedRD's and DM's: random bodies
+        out[(fast, "random")] = rd
+    assert torch.allclose(out[True][0], out[False][0], atol=1e-5)
+    assert torch.allclose(out[True][1], out[False][1], rtol=1e-4)
+    assert torch.allclose(out[(True, "random")][0], out[(False, "random")][0], atol=1e-5)
+    assert not torch.equal(out[True][0], distill.real_init(data, 3, 2, torch.Generator().manual_seed(2))[0])

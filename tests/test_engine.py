@@ -303,3 +303,60 @@ def test_clipping_bounds_each_clients_step_norm_and_leaves_small_gradients_alone
     assert bool((steps[0.0] > 0.5).all())  # one step each (batch 1000 > any client's data): unclipped, all large
     assert bool((steps[0.5] <= 0.5 * (1 + 1e-4)).all())  # each client's step norm is lr * 0.5 at most
     assert torch.equal(steps[1e6], steps[0.0])  # a bound above every norm changes nothing
+
+
+# ----------------------------------------------------------------------------------------------- the fast engine
+def _wide_group(fast_engine, n=4, width=64, seed=3):
+    torch.manual_seed(seed)
+    ms = [models.build(f"fedcr_mlp{width}", (1, 28, 28), 10) for _ in range(n)]
+    return engine.Population.create(ms, same_init=False, unify_head=False, fast_engine=fast_engine).groups[0]
+
+
+@pytest.mark.parametrize("clip", [0.0, 0.5])
+@pytest.mark.parametrize("prox", [False, True])
+def test_the_fast_engine_computes_what_the_reference_path_does(clip, prox):
+    """Column-major Linear weights, the fused clip and SGD step and the cut padded steps are the same mathematics:
+    equal to float rounding after 2 epochs of clipped SGD (with a proximal term against a row-major anchor, as Ditto's
+    and FedProx's), on clients of unequal sizes."""
+    cd = _federation(4)
+    anchor = {k: v[0].clone() for k, v in _wide_group(False).params.items()}
+    out = {}
+    for fast in (False, True):
+        g = _wide_group(fast)
+        loss_fn = engine.default_loss if not prox else (
+            lambda f, lo, y, v, c, p: engine.masked_cross_entropy(lo, y, v)
+            + 0.05 * engine.squared_distance(p, anchor, list(anchor)))
+        engine.train(g, cd, trainable=list(g.params), optimizer="sgd", lr=0.05, epochs=2, batch_size=6,
+                     generator=torch.Generator().manual_seed(5), clip_norm=clip, loss_fn=loss_fn)
+        out[fast] = g
+    for k, v in out[False].params.items():
+        assert torch.allclose(out[True].params[k], v, atol=2e-6, rtol=1e-5), k
+    assert out[True].params["body.1.weight"].stride()[1] == 1  # trained column-major
+    ev = {fast: engine.evaluate(g, cd, chunk_samples=28) for fast, g in out.items()}  # chunks of 7 pad 30 to 35
+    assert torch.equal(ev[True]["correct"], ev[False]["correct"])
+    assert torch.allclose(ev[True]["loss"], ev[False]["loss"], rtol=1e-5)
+
+
+def test_the_fast_engine_is_a_config_field_whose_default_keeps_every_key():
+    from fedlib.config import Config
+
+    assert Config(method="fedavg", fast_engine=False).key() == Config(method="fedavg").key()
+    assert Config(method="fedavg", fast_engine=True).key() != Config(method="fedavg").key()
+
+
+def test_even_evaluation_chunks_cover_every_sample_without_padding():
+    g = _wide_group(True, n=100)
+    cd = data.ClientData(torch.zeros(100, 210, 1, 28, 28), torch.zeros(100, 210, dtype=torch.long),
+                         torch.full((100,), 210))
+    assert engine._chunk(g, cd, 4096) == 35 and engine._chunk(_wide_group(False, n=100), cd, 4096) == 40
+
+
+def test_gather_of_some_clients_copies_only_theirs_and_equals_the_full_gather():
+    torch.manual_seed(0)
+    ms = [models.build("cnn_mnist_flexible".replace("_flexible", "_small") if i % 2 else "cnn_mnist", (1, 28, 28), 10)
+          for i in range(6)]
+    pop = engine.Population.create(ms, same_init=False)
+    for name in ("head.weight", "head.bias"):
+        full = pop.gather(name)
+        for pick in ([4, 1, 2], [5], [0, 0, 3]):
+            assert torch.equal(pop.gather(name, torch.tensor(pick)), full[torch.tensor(pick)])

@@ -121,7 +121,8 @@ class Context:
     def server_model(self, params: dict[str, torch.Tensor], model=None) -> Group:
         """A model the server holds, with (a copy of) `params`, as a group of one row; its architecture is `model`
         or the clients' (the first group's). Read it back with `.row(0)`."""
-        return engine.server_group(self.population.groups[0].model if model is None else model, params)
+        first = self.population.groups[0]
+        return engine.server_group(first.model if model is None else model, params, first.fast_engine)
 
     def generator(self, rnd: int, salt: int = 0) -> torch.Generator:
         return torch.Generator().manual_seed(self.seed * 1_000_003 + rnd * 7919 + salt)

@@ -84,7 +84,7 @@ class FedRD(FedDM):
         with torch.no_grad():  # Z_k: the projection is frozen from here on, so every sample is projected once
             syn = distill.initial_set(self.represent(part, real), present, o["init"], g)
             reps = ClientData(self.represent_all(part, data.x), data.y, data.counts)
-        embedder = engine.functional_group(self.task_model, clients)
+        embedder = engine.functional_group(self.task_model, clients, part.fast_engine)
         syn, loss = distill.condense(embedder, reps, syn, present.to(syn.device),
                                      lambda: distill.random_params(self.task_model.body, len(clients), g, syn.device),
                                      iterations=o["iterations"], lr=o["syn_lr"], momentum=o["syn_momentum"],

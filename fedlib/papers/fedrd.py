@@ -88,7 +88,7 @@ def config(dataset: str, label: str, *, seed: int, rounds: int = 20, width: int 
     local = PROJECTION if method in ("fedrd", "feddm") else AVERAGING
     searched = {k: v for k, v in SEARCHED.get(label, {}).items() if k != "mu"}
     fields = dict(n_clients=10, train_fraction=1.0, pool_split=0.8, partition="dirichlet", dirichlet_alpha=0.1,
-                  participation=1.0, **{**local, **searched})
+                  participation=1.0, fast_engine=True, **{**local, **searched})
     fields.update(over)
     fixed = {**fixed, **({"mu": SEARCHED[label]["mu"]} if "mu" in SEARCHED.get(label, {}) else {})}
     return Config(method=method, dataset=dataset, model=model, seed=seed, rounds=rounds,
@@ -114,6 +114,42 @@ def scaled(dataset: str, label: str, profile: str, *, seed: int, options: dict |
     fields = dict(scale["over"], **projection)
     return config(dataset, label, seed=seed, rounds=rounds or scale["rounds"], width=scale["width"],
                         options={**opts, **(options or {})}, **{**fields, **over})
+
+
+# A ladder of matching steps (T): the claims a CPU can judge at a labelled, reduced scale, since one FashionMNIST run
+# at the paper's size costs more than 22 core-hours here. Everything but T is fixed, reduced from Sec. V.A: ConvNet-32
+# (not 128), 32 real images per class per step (not 256), 10% of FashionMNIST (Dirichlet 0.1 over 10 clients, as
+# the paper), 50 server epochs (not 500), 5 distillation rounds (FedRD "has already converged well" in 5) while the
+# averaging baselines keep 20, dpc 10, FedRD's projection 5 epochs at batch 32. No rung is the paper's scale.
+LADDER = dict(width=32, real_batch=32, train_fraction=0.1, server_epochs=50, dd_rounds=5, baseline_rounds=20, dpc=10,
+              proj_epochs=5, proj_batch=32, steps=(10, 30, 100, 300), seeds=(0, 1, 2))
+
+
+def ladder(label: str, seed: int, steps: int | None = None, init: str | None = None):
+    """One run of the FedRD ladder (LADDER) on FashionMNIST: FedDM and FedRD at `steps` matching steps (a rung),
+    with `init` "real" (the paper's) or "random" (Table III); the averaging baselines at no rung (their runs serve
+    every rung)."""
+    L = LADDER
+    method = METHODS[label][0] if label in METHODS else None
+    if method in ("feddm", "fedrd"):
+        if steps is None:
+            raise ValueError(f"{label} on the ladder needs its rung: steps, one of {L['steps']}")
+        options = dict(dpc=L["dpc"], iterations=steps, real_batch=L["real_batch"], server_epochs=L["server_epochs"],
+                       **({"init": init} if init else {}))
+        over = dict(local_epochs=L["proj_epochs"], batch_size=L["proj_batch"]) if method == "fedrd" else {}
+        return config("fashion_mnist", label, seed=seed, rounds=L["dd_rounds"], width=L["width"], options=options,
+                      train_fraction=L["train_fraction"], **over)
+    return config("fashion_mnist", label, seed=seed, rounds=L["baseline_rounds"], width=L["width"],
+                  train_fraction=L["train_fraction"])
+
+
+def rung_label(steps: int | None) -> str:
+    """What a ladder row says of its scale."""
+    L = LADDER
+    at = f"T = {steps}, " if steps else ""
+    return (f"FedRD ladder ({at}ConvNet-{L['width']}, {int(100 * L['train_fraction'])}% of FashionMNIST, "
+            f"{L['real_batch']} real per class, {L['server_epochs']} server epochs, {L['dd_rounds']} DD rounds / "
+            f"{L['baseline_rounds']} averaging rounds; reduced from the paper's)")
 
 
 def search_configs(dataset: str, profile: str = "quick", prox_at: dict | None = None) -> dict[tuple, object]:
