@@ -23,6 +23,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import operator
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -47,9 +49,10 @@ class ClaimsError(ValueError):
 def paired_stats(ours, reference, rule: str) -> tuple[float, float, int]:
     """(mean, standard error, seeds) of the paired differences a "paired: ours > reference" (or "<") rule decides
     on, oriented so that a positive margin favours the claim. `reference` is one number per seed or one for all."""
-    op = rule[len(PAIRED):].replace(" ", "")
-    if op not in ("ours>reference", "ours<reference"):
+    parsed = parse_rule(rule)
+    if parsed.kind != "paired":
         raise ValueError(f"a paired rule is 'paired: ours > reference' or 'paired: ours < reference', got {rule!r}")
+    op = f"ours{parsed.op}reference"
     refs = reference if isinstance(reference, (list, tuple)) else [reference] * len(ours)
     if len(refs) != len(ours):
         raise ValueError(f"paired rule: {len(ours)} seeds of ours against {len(refs)} of the reference")
@@ -67,16 +70,54 @@ def _paired_verdict(ours, reference, rule: str) -> str:
     return HOLDS if mean > 2 * se else FAILS if mean < -2 * se else WITHIN
 
 
+# The rule kinds a claim may be decided by, as data: no rule text is ever evaluated (a claims CSV is a file anyone can
+# edit, and the ledger reads every one). `parse_rule` reads a rule's text into one of these, or refuses it by name.
+#   comparison   "ours OP reference", "ours OP reference + c" or "- c"   (OP one of < <= > >=)
+#   tolerance    "abs(ours - reference) <= c"
+#   paired       "paired: ours > reference" or "paired: ours < reference"  (over seeds, see `paired_stats`)
+_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_NUMBER = r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+_COMPARISON = re.compile(rf"ours\s*(<=|>=|<|>)\s*reference(?:\s*([-+])\s*({_NUMBER}))?")
+_TOLERANCE = re.compile(rf"abs\(\s*ours\s*-\s*reference\s*\)\s*<=\s*({_NUMBER})")
+_PAIRED = re.compile(r"paired:\s*ours\s*(<|>)\s*reference")
+RULE_KINDS = ("comparison", "tolerance", "paired")
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str  # one of RULE_KINDS
+    op: str = ""  # comparison and paired: the operator between ours and the reference
+    value: float = 0.0  # comparison: the reference's offset; tolerance: the largest |ours - reference|
+
+
+def parse_rule(text: str) -> Rule:
+    """The rule kind `text` states (see RULE_KINDS), or a ValueError that names what rules may be."""
+    text = str(text).strip()
+    if m := _PAIRED.fullmatch(text):
+        return Rule("paired", m.group(1))
+    if m := _TOLERANCE.fullmatch(text):
+        return Rule("tolerance", "<=", float(m.group(1)))
+    if m := _COMPARISON.fullmatch(text):
+        offset = float(m.group(3)) if m.group(3) else 0.0
+        return Rule("comparison", m.group(1), -offset if m.group(2) == "-" else offset)
+    raise ValueError(f"rule {text!r} is none of the rule kinds: 'ours OP reference' (OP one of < <= > >=, optionally "
+                     f"'+ c' or '- c'), 'abs(ours - reference) <= c', 'paired: ours > reference' or '... < ...'")
+
+
 def _holds(ours: float, reference: float, rule: str) -> bool:
-    namespace = {"ours": ours, "reference": reference, "abs": abs, "min": min, "max": max}
-    return bool(eval(compile(rule, "<rule>", "eval"), {"__builtins__": {}}, namespace))  # noqa: S307 (our rules)
+    r = parse_rule(rule)
+    if r.kind == "tolerance":
+        return abs(ours - reference) <= r.value
+    if r.kind == "comparison":
+        return bool(_OPS[r.op](ours, reference + r.value))
+    raise ValueError(f"rule {rule!r} is decided over seeds (paired_stats), not one number at a time")
 
 
 def verdict(ours, reference, rule: str) -> str:
     """holds / does not hold / partly (lists: some elements hold) / not run: missing data (ours is None)."""
     if ours is None or (isinstance(ours, float) and math.isnan(ours)):
         return MISSING
-    if rule.startswith(PAIRED):
+    if parse_rule(rule).kind == "paired":
         return _paired_verdict(ours, reference, rule)
     if isinstance(ours, (list, tuple)):
         refs = reference if isinstance(reference, (list, tuple)) else [reference] * len(ours)
@@ -95,7 +136,7 @@ class Claim:
     paper_value: object  # the paper's number (None where the paper gives none)
     ours: object  # our number (or a list of them: one per dataset, seed...)
     reference: object  # what ours is compared with: the paper's number, or another of ours
-    rule: str  # a Python expression in `ours` and `reference`
+    rule: str  # one of the rule kinds (`parse_rule`), e.g. "ours >= reference - 1.5"
     verdict: str = ""
     notebook: str = ""
     profile: str = ""
@@ -228,6 +269,10 @@ def collect(folder: Path | None = None) -> list[dict]:
         for i, row in enumerate(found, start=2):  # line 1 is the header
             if None in row or any(row.get(k) is None for k in COLUMNS[:10]):
                 raise ClaimsError(f"{p}, line {i}: the row is cut short (the file is damaged); rerun its notebook")
+            try:
+                parse_rule(row["rule"])
+            except ValueError as err:
+                raise ClaimsError(f"{p}, line {i}: refused: {err}; rerun its notebook") from None
             try:
                 again = verdict(parse(row["ours"]), parse(row["reference"]), row["rule"])
             except Exception as err:  # noqa: BLE001  (a row a hand edit broke)
