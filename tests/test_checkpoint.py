@@ -100,3 +100,45 @@ def test_a_checkpoint_writes_a_parameter_every_client_shares_once(tmp_path):
     checkpoint.save(one, alg, {}, Ledger(), None, 1, 0.0)
     model_bytes = 4 * sum(v[0].numel() for v in ctx.population.groups[0].params.values())
     assert one.stat().st_size < 20 * model_bytes / 4  # far below 20 copies of the model
+
+
+# ----------------------------------------------------------------------------------------------- no file runs code
+class _Payload:
+    """Pickles to a call of os.system that only touches a marker file."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return os.system, (f"touch {self.marker}",)
+
+
+def _planted(cfg, tmp_path, monkeypatch, header: bytes):
+    import pickle
+
+    from fedlib import provenance
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    target = checkpoint.path_for(cache.path(cfg))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    marker = tmp_path / "ran"
+    body = pickle.dumps({"alg": _Payload(marker), "fingerprint": provenance.fingerprint()})
+    target.write_bytes(header + body)
+    return target, marker
+
+
+@pytest.mark.parametrize("header", ["current", "old"])
+def test_a_crafted_checkpoint_runs_no_code_and_its_run_starts_again(tmp_path, monkeypatch, capsys, header):
+    """A checkpoint in a shared results folder is a file anyone can write. One of the current format whose pickle
+    calls os.system is refused unread by name; one of the older format (a bare pickle) is never unpickled."""
+    from fedlib import provenance
+
+    cfg = fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=2, local_epochs=1)
+    first = checkpoint.FORMAT + provenance.fingerprint().encode() + b"\n" if header == "current" else b""
+    target, marker = _planted(cfg, tmp_path, monkeypatch, first)
+    res = ex.run(cfg, progress=False)
+    assert not marker.exists()
+    assert len(res["rounds"]["acc_mean"]) == 2 and not target.exists()
+    said = capsys.readouterr().err
+    assert ("refused unread" in said and "posix.system" in said.replace("os.system", "posix.system")) \
+        if header == "current" else "older or unknown format" in said

