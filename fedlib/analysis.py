@@ -104,6 +104,17 @@ def crosscheck_curves(path, model: str | None = None) -> dict:
     return {side: np.array([c for _, c in sorted(by_seed.items())]) for side, by_seed in sides.items()}
 
 
+def crosscheck_models(path) -> list:
+    """The models a cross-check CSV holds curves of ([None] for a file without a `model` column, [] if missing)."""
+    import csv
+    from pathlib import Path
+
+    if not Path(path).exists():
+        return []
+    with open(path) as f:
+        return sorted({row.get("model") for row in csv.DictReader(f)}, key=str)
+
+
 EQUIVALENCE_POINTS = 1.0  # the cross-check's equivalence bound, in accuracy points
 EQUIVALENCE_SEEDS = 5  # the fewest seeds on which the cross-check may pass
 
@@ -116,19 +127,37 @@ class Equivalence(NamedTuple):
     mean: np.ndarray  # [evaluations] mean paired difference
     se: np.ndarray  # [evaluations] its standard error
     lhs: np.ndarray  # [evaluations] |mean| + t(0.95, n-1) * SE: the edge of the 90% interval farthest from 0
-    bound: float
+    bound: float | np.ndarray  # points, one for all or one per evaluation
     seeds: int
 
 
-def crosscheck_agreement(curves: dict, bound: float = EQUIVALENCE_POINTS,
+def _edge(d: np.ndarray) -> np.ndarray:
+    """|mean| + t(0.95, n-1) SE of per-seed differences d [seeds, evaluations], per evaluation."""
+    from scipy import stats as st
+
+    n = len(d)
+    if n < 2:
+        return np.full(d.shape[1], np.inf)
+    return np.abs(d.mean(0)) + st.t.ppf(0.95, n - 1) * d.std(0, ddof=1) / np.sqrt(n)
+
+
+def crosscheck_bound(curves: dict, floor: float = EQUIVALENCE_POINTS) -> np.ndarray:
+    """The equivalence bound at each evaluation: `floor` points, or, where the curves hold the authors' code run a
+    second time per seed on another random stream ("authors_stream2": dropout masks cannot be paired between two
+    codes), the larger of `floor` and that noise floor's |mean| + t SE."""
+    evaluations = curves["authors"].shape[1]
+    if "authors_stream2" not in curves:
+        return np.full(evaluations, floor)
+    return np.maximum(floor, _edge(curves["authors_stream2"] - curves["authors"]))
+
+
+def crosscheck_agreement(curves: dict, bound: float | np.ndarray = EQUIVALENCE_POINTS,
                          min_seeds: int = EQUIVALENCE_SEEDS) -> Equivalence:
     """The cross-check's rule, a paired equivalence test (two one-sided t-tests at 5%, TOST): at each evaluation
     the per-seed differences d (fedlib minus the authors', in points) must satisfy |mean d| + t(0.95, n-1) SE(d)
     <= `bound`, i.e. the 90% interval of the mean paired difference lies inside +-bound. The cross-check passes when
     every evaluation does, over at least `min_seeds` seeds (with fewer it cannot pass, whatever the curves)."""
     import numpy as np
-    from scipy import stats as st
-
     ours, theirs = curves["fedlib"], curves["authors"]
     if ours.shape != theirs.shape:
         raise ValueError(f"the cross-check pairs seed by seed and evaluation by evaluation: fedlib's curves are "
@@ -137,6 +166,6 @@ def crosscheck_agreement(curves: dict, bound: float = EQUIVALENCE_POINTS,
     d = ours - theirs
     mean = d.mean(0)
     se = d.std(0, ddof=1) / np.sqrt(n) if n > 1 else np.full_like(mean, np.inf)
-    lhs = np.abs(mean) + (st.t.ppf(0.95, n - 1) if n > 1 else np.inf) * se
+    lhs = _edge(d)
     ok = lhs <= bound
     return Equivalence(bool(ok.all()) and n >= min_seeds, ok, mean, se, lhs, bound, n)

@@ -43,12 +43,16 @@ def export(cfg, folder: Path, name: str) -> None:
     torch.save(model.state_dict(), folder / "init.pt")
 
 
-def run_main(checkout: Path, folder: Path, seed: int, model: str, argv: list[str], threads: int = 1) -> str:
+def run_main(checkout: Path, folder: Path, seed: int, model: str, argv: list[str], threads: int = 1,
+             stream: int | None = None) -> str:
+    """`stream`: the seed of their random generators (batch orders, dropout masks), default `seed`; the clients and
+    the initial weights are the exported ones either way."""
     (folder / "system").mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "OMP_NUM_THREADS": str(threads),
            "PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("FEDLIB_AUTHORS_PATH"),
                                                       os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, str(HERE), str(Path(checkout).resolve()), str(seed), model, *argv],
+    done = subprocess.run([sys.executable, str(HERE), str(Path(checkout).resolve()), str(seed if stream is None
+                                                                                          else stream), model, *argv],
                           cwd=folder / "system", env=env, capture_output=True, text=True)
     (folder / "authors.log").write_text(done.stdout + done.stderr)
     if done.returncode:

@@ -268,3 +268,15 @@ def test_feddbe_with_dropout_takes_the_authors_steps_with_the_same_dropout_masks
     assert int(valid.any(2).sum()) == cfg.local_epochs * (n // cfg.batch_size)  # only full batches
     for (k, a), (_, b) in zip(ours.state_dict().items(), start.state_dict().items()):
         assert torch.allclose(a, b, atol=1e-5), k
+
+
+def test_with_dropout_the_bound_is_the_larger_of_1_point_and_the_authors_noise_floor():
+    rng = np.random.default_rng(2)
+    theirs = 70 + rng.normal(0, 3, (5, 11))
+    again = theirs + rng.normal(0, 2.0, theirs.shape)  # the same code, other masks: a noisy floor
+    bound = analysis.crosscheck_bound({"authors": theirs, "authors_stream2": again})
+    assert (bound >= 1).all() and bound.max() > 1.5
+    assert (analysis.crosscheck_bound({"authors": theirs}) == 1).all()
+    ours = theirs + rng.normal(0, 2.0, theirs.shape)  # as far from theirs as their own second stream
+    wide = analysis.crosscheck_agreement({"fedlib": ours, "authors": theirs}, bound=bound)
+    assert wide.equivalent.sum() > analysis.crosscheck_agreement({"fedlib": ours, "authors": theirs}).equivalent.sum()
