@@ -209,7 +209,10 @@ def dispatch(args) -> int:
     cached = cache.is_cached(cfg)
     res = run(cfg)
     print(json.dumps(printed_metrics(res), indent=1))
-    print(f"{'from the cache' if cached else 'computed and cached'}: {cache.path(cfg)}", file=sys.stderr)
+    where = getattr(res, "saved_to", None) or cache.path(cfg)
+    said = "from the cache" if cached else "computed and cached" if where == cache.path(cfg) else \
+        "computed; the cache could not be written, so the result is kept in"
+    print(f"{said}: {where}", file=sys.stderr)
     return 0
 
 

@@ -85,13 +85,34 @@ def read(path: Path) -> list[dict]:
 
 
 def write(path: Path, results: list[dict]) -> None:
-    """Write `results` (and keep the other runs already in `path`), one per key, sorted."""
-    merged = {(r["config"]["method"], r["key"]): r for r in (read(path) if path.exists() else [])}
-    merged.update({(r["config"]["method"], r["key"]): r for r in results})
-    text = "".join(json.dumps(merged[k], sort_keys=True) + "\n" for k in sorted(merged))
-    buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as f:
-        f.write(text.encode())
+    """Write `results` (and keep the other runs already in `path`), one per key, sorted. The read, merge and write
+    hold an exclusive lock on a sidecar file (`.<name>.lock`), so two packing jobs never drop each other's runs, and
+    the file is replaced atomically (a temporary file, then a rename), so a kill mid-write leaves the old one whole.
+    A damaged `path` is refused (ArchiveError, saying how to restore it) and left as it is."""
+    import fcntl
+    import os
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buffer.getvalue())
+    with open(path.parent / f".{path.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            existing = read(path) if path.exists() else []
+        except ArchiveError as err:
+            raise ArchiveError(f"{err}; nothing was written: restore it (`git checkout -- {path.name}` in "
+                               f"{path.parent}) and pack again, or move it aside to start the file anew") from None
+        merged = {(r["config"]["method"], r["key"]): r for r in existing}
+        merged.update({(r["config"]["method"], r["key"]): r for r in results})
+        text = "".join(json.dumps(merged[k], sort_keys=True) + "\n" for k in sorted(merged))
+        buffer = io.BytesIO()
+        with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as f:
+            f.write(text.encode())
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}.")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(buffer.getvalue())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
     _index.cache_clear()

@@ -76,7 +76,7 @@ def write_atomic(target: Path, obj) -> None:
 def remove_stale_temporaries(folder: Path, max_age: float = STALE_SECONDS) -> None:
     """Temporaries of writes that a killed process never finished (recent ones may still be being written)."""
     now = time.time()
-    for tmp in folder.glob(".tmp-*.json"):
+    for tmp in [*folder.glob(".tmp-*.json"), *folder.glob(".tmp-*.ckpt")]:  # results' and checkpoints' temporaries
         try:
             if now - tmp.stat().st_mtime > max_age:
                 tmp.unlink()

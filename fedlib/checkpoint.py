@@ -158,7 +158,9 @@ def _data_objects(ctx) -> dict[str, object]:
 FORMAT = b"fedlib-checkpoint 2\n"  # the first line of every checkpoint; the second is its code fingerprint
 
 
-def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: float) -> None:
+def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: float) -> bool:
+    """Write the run's state to `target` atomically; on a write error (a full disk) warn, keep the previous
+    checkpoint and return False, so that the run goes on."""
     state = {"alg": alg, "rows": rows, "ledger": ledger, "ev": ev, "next_round": next_round, "elapsed": elapsed,
              "fingerprint": provenance.fingerprint(),
              "rng": (torch.get_rng_state(), np.random.get_state(), random.getstate(),
@@ -166,20 +168,38 @@ def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: fl
     buffer = io.BytesIO()
     buffer.write(FORMAT + provenance.fingerprint().encode() + b"\n")  # read and checked before anything is unpickled
     _Pickler(buffer, {id(v): k for k, v in _data_objects(alg.ctx).items()}).dump(state)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".ckpt")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".ckpt")
+    except OSError as err:
+        return _not_written(target, err)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(buffer.getvalue())
         os.replace(tmp, target)
+    except OSError as err:  # a full disk, a folder gone read-only: the run goes on, the last checkpoint stays
+        Path(tmp).unlink(missing_ok=True)
+        return _not_written(target, err)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return True
+
+
+def _not_written(target: Path, err: OSError) -> bool:
+    kept = "the previous checkpoint is kept" if target.exists() else "there is no earlier checkpoint"
+    print(f"fedlib: warning: could not write the checkpoint {target} ({err.strerror or err}); {kept} and the run "
+          f"goes on (its result is rescued at the end if the folder is still unwritable)", file=sys.stderr)
+    return False
 
 
 def load(target: Path, ctx) -> dict | None:
     """The state saved at `target`, its data re-attached from the freshly built `ctx` (None if there is none, or it
     is unusable: then it is moved aside and said so)."""
+    if target.parent.exists():  # temporaries of checkpoint writes a kill interrupted
+        from .cache import remove_stale_temporaries
+
+        remove_stale_temporaries(target.parent)
     if not target.exists():
         return None
     try:

@@ -183,7 +183,9 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
     ...}; with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune."""
     Config(**asdict(cfg))  # a Config changed after it was built is checked again before anything is read or run
     if cache and (found := store.load(cfg)) is not None:
-        return Result(provenance.note(found))
+        out = Result(provenance.note(found))
+        out.saved_to = store.path(cfg)
+        return out
     if cache:
         store.check_writable()
     ctx, alg = setup(cfg)
@@ -207,10 +209,13 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
         result["client_kind"] = ctx.fed.kinds
     if extra := alg.summary():
         result["extra"] = extra
+    saved_to = None
     if cache:
-        store.save(cfg, result)
+        saved_to = store.save(cfg, result)  # the cache, or the rescue folder when the cache cannot be written
         ckpt.unlink(missing_ok=True)
-    return Result(provenance.note(result))
+    out = Result(provenance.note(result))
+    out.saved_to = saved_to
+    return out
 
 
 def replay(cfg: Config, rounds: int) -> dict:

@@ -106,7 +106,10 @@ def main() -> None:
     if args.pack:
         done = [r for r in (cache.load(c) for _, c in runs) if r is not None]
         target = archive.folder() / f"{ARCHIVE_NAMES.get(args.what, args.what + '_paper')}.jsonl.gz"
-        archive.write(target, done)
+        try:
+            archive.write(target, done)
+        except archive.ArchiveError as err:
+            raise SystemExit(f"--pack: {err}") from None
         print(f"{len(done)} of {len(runs)} runs in {target} ({target.stat().st_size / 1e3:.0f} kB)")
         return
     if args.list:

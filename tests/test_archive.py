@@ -82,3 +82,51 @@ def test_a_damaged_archive_file_is_named_and_blocks_nothing_else(tmp_path, monke
         assert "truncated.jsonl.gz is damaged" in err and "badline.jsonl.gz, line 2" in err
     finally:
         archive._index.cache_clear()
+
+
+def _fake(method, key, rounds=1):
+    return {"config": {"method": method}, "key": key, "rounds": {"acc_mean": [0.5] * rounds}}
+
+
+def _pack_many(path, prefix, n):
+    for i in range(n):
+        archive.write(path, [_fake("fedavg", f"{prefix}{i:03d}")])
+
+
+def test_two_packing_jobs_at_once_keep_each_others_runs(tmp_path):
+    import multiprocessing
+
+    path = tmp_path / "set_paper.jsonl.gz"
+    ctx = multiprocessing.get_context("fork")
+    jobs = [ctx.Process(target=_pack_many, args=(path, p, 25)) for p in ("a", "b")]
+    for j in jobs:
+        j.start()
+    for j in jobs:
+        j.join()
+    keys = {r["key"] for r in archive.read(path)}
+    assert keys == {f"{p}{i:03d}" for p in "ab" for i in range(25)}
+
+
+def test_a_write_killed_midway_leaves_the_old_archive_whole_and_no_temporary(tmp_path, monkeypatch):
+    import os
+
+    path = tmp_path / "set_paper.jsonl.gz"
+    archive.write(path, [_fake("fedavg", "k1")])
+    before = path.read_bytes()
+
+    def killed(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        archive.write(path, [_fake("fedavg", "k2")])
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")] == []
+
+
+def test_packing_into_a_damaged_archive_says_how_to_restore_it_and_writes_nothing(tmp_path):
+    path = tmp_path / "set_paper.jsonl.gz"
+    path.write_bytes(b"\x1f\x8b not gzip")
+    with pytest.raises(archive.ArchiveError, match="git checkout -- set_paper.jsonl.gz"):
+        archive.write(path, [_fake("fedavg", "k1")])
+    assert path.read_bytes() == b"\x1f\x8b not gzip"

@@ -134,3 +134,75 @@ def test_a_result_that_cannot_be_written_is_kept_elsewhere_and_said_so(tmp_path,
     assert kept.exists() and json.loads(kept.read_text())["rounds"] == res["rounds"]
     err = capsys.readouterr().err
     assert str(primary) in err and "No space left" in err and str(kept) in err
+
+
+def test_a_rescued_result_is_named_where_it_really_is(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from fedlib.__main__ import main
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("FEDLIB_RESCUE", str(tmp_path / "rescue"))
+    real = cache.write_atomic
+
+    def full_disk(target, obj):
+        if not str(target).startswith(str(tmp_path / "rescue")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(target, obj)
+
+    monkeypatch.setattr(cache, "write_atomic", full_disk)
+    assert main(["run", "--method", "fedavg", "--n-clients", "4", "--train-fraction", "0.01", "--rounds", "1",
+                 "--local-epochs", "1"]) == 0
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "kept in" in last and str(tmp_path / "rescue") in last and "computed and cached" not in last
+
+
+def test_a_full_disk_during_a_checkpoint_keeps_the_last_one_and_the_run_goes_on(tmp_path, monkeypatch, capsys):
+    import errno
+    import os
+
+    from fedlib import checkpoint
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("FEDLIB_CHECKPOINT_SECONDS", "0")
+    cfg = fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=4, local_epochs=1)
+    whole = ex.run(cfg, cache=False, progress=False)
+    writes = {"n": 0}
+    real_fdopen = os.fdopen
+
+    def fdopen(fd, mode="r", *a, **k):
+        name = os.readlink(f"/proc/self/fd/{fd}")
+        f = real_fdopen(fd, mode, *a, **k)
+        if "w" in mode and name.endswith(".ckpt"):
+            writes["n"] += 1
+            if writes["n"] >= 2:  # the first checkpoint is written, the later ones meet a full disk
+                f.close()
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return f
+
+    monkeypatch.setattr(checkpoint.os, "fdopen", fdopen)
+    seen = []
+    real_save = checkpoint.save
+    monkeypatch.setattr(checkpoint, "save", lambda target, *a: seen.append(target.read_bytes() if target.exists()
+                                                                           else None) or real_save(target, *a))
+    res = ex.run(cfg, progress=False)
+    assert res["rounds"]["acc_mean"] == whole["rounds"]["acc_mean"]
+    assert "could not write the checkpoint" in capsys.readouterr().err
+    assert seen[1] is not None and seen[-1] == seen[1]  # the first checkpoint stayed as it was written
+
+
+def test_temporaries_a_killed_checkpoint_write_left_are_removed(tmp_path, monkeypatch):
+    import os
+    import time
+
+    from fedlib import checkpoint
+
+    folder = tmp_path / "fedavg"
+    folder.mkdir()
+    old = folder / ".tmp-abc.ckpt"
+    old.write_bytes(b"x" * 10)
+    os.utime(old, (time.time() - 2 * cache.STALE_SECONDS,) * 2)
+    fresh = folder / ".tmp-def.ckpt"
+    fresh.write_bytes(b"y")
+    assert checkpoint.load(folder / "k.ckpt", None) is None
+    assert not old.exists() and fresh.exists()
