@@ -13,6 +13,7 @@ for var in FEDLIB_FIGURES FEDLIB_RESULTS FEDLIB_DATA; do
 done
 cd "$(dirname "$0")"
 source scripts/env.sh
+"$PY" -m fedlib.knobs  # every FEDLIB_* variable against its rule, one line naming a bad one, before any data is read
 PROFILE="${FEDLIB_PROFILE:-quick}"
 # One torch thread per process unless you say otherwise: some CPU kernels sum in a thread-count dependent order, so
 # the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.

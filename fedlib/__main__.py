@@ -225,10 +225,33 @@ def printed_metrics(res: dict) -> dict:
     return out
 
 
+def _check_arguments(args) -> None:
+    """`fedlib check`'s arguments: at least one round and one run per file, notebooks that exist."""
+    from .paths import project_root
+
+    if args.rounds < 1:
+        raise ValueError(f"--rounds {args.rounds}: replay at least 1 round (a check of 0 rounds compares nothing)")
+    if args.per_file < 1:
+        raise ValueError(f"--per-file {args.per_file}: replay at least 1 run per archive file")
+    have = sorted(p.name.split("_")[0] for p in (project_root() / "notebooks").glob("[0-9]*.ipynb"))
+    for number in [n for n in args.notebooks.split(",") if n]:
+        if number.zfill(2) not in have:
+            raise ValueError(f"--notebooks {number}: no such notebook; there are {', '.join(have)}")
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.cmd == "sweep" and args.threads is not None and args.threads < 1:
         print("fedlib: error: --threads must be an integer >= 1", file=sys.stderr)
+        return 2
+    from . import knobs
+
+    try:  # every FEDLIB_* variable and the check's arguments, before any work
+        knobs.check()
+        if args.cmd == "check":
+            _check_arguments(args)
+    except (knobs.KnobError, ValueError) as err:
+        print(f"fedlib: error: {err}", file=sys.stderr)
         return 2
     try:
         return dispatch(args)

@@ -76,8 +76,10 @@ def read(path: Path) -> list[dict]:
                     result = json.loads(line)
                 except json.JSONDecodeError as err:
                     raise ArchiveError(f"{path}, line {number}: not a run ({err.msg})") from None
-                if not isinstance(result, dict) or not {"config", "key", "rounds"} <= set(result):
-                    raise ArchiveError(f"{path}, line {number}: not a run (no config, key or rounds)")
+                from .result import holds_a_run
+
+                if not isinstance(result, dict) or "key" not in result or not holds_a_run(result):
+                    raise ArchiveError(f"{path}, line {number}: not a run (no config, key or per-round metrics)")
                 out.append(result)
     except (EOFError, OSError, UnicodeDecodeError) as err:  # gzip's: truncated, or not gzip at all
         raise ArchiveError(f"{path} is damaged ({type(err).__name__}: {err})") from None

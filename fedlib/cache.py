@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from . import archive
+from .result import holds_a_run
 from .config import Config
 from .paths import results_dir
 
@@ -42,7 +43,7 @@ def load(cfg: Config) -> dict | None:
         return shipped
     try:
         result = json.loads(p.read_text())
-        if not isinstance(result, dict) or not {"config", "rounds"} <= set(result):
+        if not holds_a_run(result):
             raise ValueError("it holds no run result")
         return result
     except (ValueError, UnicodeDecodeError) as err:  # json's errors are ValueErrors

@@ -223,6 +223,11 @@ class ClaimsLedger:
         return out
 
 
+def _md_cell(text) -> str:
+    """A markdown table cell: a '|' in it would end the cell (and shift the row), a newline the row."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+
+
 def _cell(v) -> str:
     return json.dumps(v) if isinstance(v, (list, tuple, dict)) or v is None else str(v)
 
@@ -241,9 +246,12 @@ def made_on(path: Path) -> str | None:
     return json.loads(stamp.read_text()).get("machine") if stamp.exists() else None
 
 
-def read(path: Path) -> list[dict]:
+def read(path: Path, lines: bool = False) -> list[dict]:
+    """A claims file's rows; with `lines`, each carries "_line", the file line its row ends on (a quoted cell may
+    span lines)."""
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        reader = csv.DictReader(f)
+        return [{**row, "_line": reader.line_num} if lines else row for row in reader]
 
 
 def parse(cell: str):
@@ -259,15 +267,23 @@ def collect(folder: Path | None = None) -> list[dict]:
     does not give is refused (ClaimsError, naming the file and row) before anything is written."""
     folder = folder or figures_dir() / "claims"
     rows = []
-    for p in sorted(folder.glob("*.csv")):
+    files = sorted(folder.glob("*.csv"))
+    if not files:
+        raise ClaimsError(f"{folder} holds no claims file (a notebook's ledger is <notebook>_<profile>.csv): run the "
+                          f"notebooks first (./run_all.sh), or restore the folder with `git checkout -- {folder.name}`")
+    for p in files:
         try:
-            found = read(p)
+            found = read(p, lines=True)
         except (UnicodeDecodeError, csv.Error) as err:
             raise ClaimsError(f"{p}: not a readable claims file ({type(err).__name__}); rerun its notebook") from None
         if not found:
             raise ClaimsError(f"{p}: holds no claim (header only or empty); rerun its notebook to rewrite it")
-        for i, row in enumerate(found, start=2):  # line 1 is the header
-            if None in row or any(row.get(k) is None for k in COLUMNS[:10]):
+        for row in found:
+            i = row.pop("_line")
+            if None in row:
+                raise ClaimsError(f"{p}, line {i}: the row has {len(row[None])} value(s) more than the header's "
+                                  f"columns (the file is damaged); rerun its notebook")
+            if any(row.get(k) is None for k in COLUMNS[:10]):
                 raise ClaimsError(f"{p}, line {i}: the row is cut short (the file is damaged); rerun its notebook")
             try:
                 parse_rule(row["rule"])
@@ -344,9 +360,10 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
         quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "(this)"
         if r["scale"] != "paper" and r["notebook"] in NOT_AT_PAPER_SCALE:
             quick += "; not run at paper scale"
-        md.append(f"| {paper} | {where} | {claim} | {show(r['paper_value'])} | {show(r['ours'])} | "
-                  f"`{r['rule'].replace('reference', show(r['reference']))}` | **{r['verdict']}**{margin}{flag} | "
-                  f"{r['scale']}{runs} | {quick} |")
+        cells = [paper, where, claim, show(r['paper_value']), show(r['ours']),
+                 f"`{r['rule'].replace('reference', show(r['reference']))}`", f"**{r['verdict']}**{margin}{flag}",
+                 f"{r['scale']}{runs}", quick]
+        md.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
     _atomic_write(out / "claims.csv", buffer.getvalue())
     _atomic_write(out / "claims.md", "\n".join(md) + "\n")
     return [out / "claims.csv", out / "claims.md"]

@@ -20,6 +20,20 @@ from .stats import mean_se
 MB = 8 * 2 ** 20  # bits in a megabyte (the seed papers' MB are MiB)
 
 
+def holds_a_run(obj) -> bool:
+    """Whether a parsed cache entry or archive line is a run's result: a config naming its method, and per-round
+    metrics of at least one round, every metric one value per round (an entry that parses but holds no result is
+    never served as one)."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("config"), dict) or "method" not in obj["config"]:
+        return False
+    rounds = obj.get("rounds")
+    if not isinstance(rounds, dict) or not isinstance(rounds.get("acc_mean"), list) or not rounds["acc_mean"]:
+        return False
+    n = len(rounds["acc_mean"])
+    return all(isinstance(v, list) and len(v) == n for k, v in rounds.items() if k in ("acc_mean", "acc_all", "loss",
+                                                                                        "train_loss"))
+
+
 class Result(dict):
     """A run's result: {"config", "rounds": {metric: [per round]}, "client_acc", "final"?, "extra"?, ...}."""
 

@@ -25,7 +25,7 @@ import re
 
 import torch
 
-from fedlib import archive, cache
+from fedlib import archive, cache, knobs
 from fedlib import experiments as ex
 from fedlib.papers import fedcr, fedlog, fedprof, fedrd
 
@@ -86,6 +86,25 @@ SETS = ["table1", "augment", "feddbe_kappa", "fedprof_table3", "fedprof_fig1", "
         "fedcr_table2_n2", "fedcr_table9", "fedrd_table1", "fedrd_ladder"]
 
 
+def parse_seeds(p: argparse.ArgumentParser, seeds: str) -> tuple[int, int]:
+    """--seeds N or A-B, A <= B, at most knobs.MAX_SEEDS seeds (argparse's error, naming the option, otherwise)."""
+    m = re.fullmatch(r"(\d+)(?:-(\d+))?", seeds)
+    if not m:
+        p.error(f"--seeds takes N or A-B (e.g. 2 or 0-2), got {seeds!r}")
+    lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+    if hi < lo or hi - lo + 1 > knobs.MAX_SEEDS or hi >= 2 ** 63:
+        p.error(f"--seeds {seeds!r}: A-B needs A <= B and at most {knobs.MAX_SEEDS} seeds")
+    return lo, hi
+
+
+def parse_shard(p: argparse.ArgumentParser, shard: str) -> tuple[int, int]:
+    """--shard i/n with 0 <= i < n: job i of n takes every n-th run from the i-th, so n jobs cover every run once."""
+    m = re.fullmatch(r"(\d+)/(\d+)", shard)
+    if not m or not int(m.group(2)) >= 1 or not 0 <= int(m.group(1)) < int(m.group(2)) or int(m.group(2)) > 1024:
+        p.error(f"--shard takes i/n with 0 <= i < n <= 1024 (e.g. 0/2 and 1/2 for two jobs), got {shard!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=SETS)
@@ -96,13 +115,11 @@ def main() -> None:
     p.add_argument("--pack", action="store_true")
     p.add_argument("--list", action="store_true")
     args = p.parse_args()
+    knobs.check_or_exit()
     seeds = args.seeds or ("0-4" if args.what in ("table1", "augment") else "0-2")
-    if not re.fullmatch(r"\d+(-\d+)?", seeds):
-        p.error(f"--seeds takes N or A-B (e.g. 2 or 0-2), got {seeds!r}")
-    lo, _, hi = seeds.partition("-")
-    lo, hi = int(lo), int(hi or lo)
+    lo, hi = parse_seeds(p, seeds)
+    i, n = parse_shard(p, args.shard)
     runs = configs_of(args.what, list(range(lo, hi + 1)), args.only)
-    i, n = (int(v) for v in args.shard.split("/"))
     if args.pack:
         done = [r for r in (cache.load(c) for _, c in runs) if r is not None]
         target = archive.folder() / f"{ARCHIVE_NAMES.get(args.what, args.what + '_paper')}.jsonl.gz"

@@ -68,12 +68,12 @@ def test_a_damaged_archive_file_is_named_and_blocks_nothing_else(tmp_path, monke
 
     from fedlib import archive
 
-    good = {"config": {"method": "fedavg"}, "key": "k1", "rounds": {}}
+    good = {"config": {"method": "fedavg"}, "key": "k1", "rounds": {"acc_mean": [0.5]}}
     archive.write(tmp_path / "good.jsonl.gz", [good])
     data = (tmp_path / "good.jsonl.gz").read_bytes()
     (tmp_path / "truncated.jsonl.gz").write_bytes(data[:len(data) // 2])
     with gzip.open(tmp_path / "badline.jsonl.gz", "wt") as f:
-        f.write('{"config": {"method": "fedavg"}, "key": "k2", "rounds": {}}\n{"config": tru\n')
+        f.write('{"config": {"method": "fedavg"}, "key": "k2", "rounds": {"acc_mean": [0.5]}}\n{"config": tru\n')
     monkeypatch.setattr(archive, "folder", lambda: tmp_path)
     archive._index.cache_clear()
     try:
@@ -130,3 +130,25 @@ def test_packing_into_a_damaged_archive_says_how_to_restore_it_and_writes_nothin
     with pytest.raises(archive.ArchiveError, match="git checkout -- set_paper.jsonl.gz"):
         archive.write(path, [_fake("fedavg", "k1")])
     assert path.read_bytes() == b"\x1f\x8b not gzip"
+
+
+@pytest.mark.parametrize("hollow", [{"config": {"method": "fedavg"}, "rounds": {}},
+                                    {"config": {}, "rounds": {"acc_mean": [0.1]}},
+                                    {"config": {"method": "fedavg"}, "rounds": {"acc_mean": [0.1], "loss": []}}])
+def test_a_cache_entry_that_parses_but_holds_no_result_is_never_served(tmp_path, monkeypatch, hollow):
+    import json
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    cfg = _tiny()
+    p = cache.path(cfg)
+    p.parent.mkdir(parents=True)
+    p.write_text(json.dumps(hollow))
+    assert cache.load(cfg) is None and (p.parent / (p.name + ".damaged")).exists()
+    bad = tmp_path / "x_paper.jsonl.gz"
+    archive.write(bad, [])
+    import gzip
+
+    with gzip.open(bad, "wt") as f:
+        f.write(json.dumps({**hollow, "key": "k"}) + "\n")
+    with pytest.raises(archive.ArchiveError, match="not a run"):
+        archive.read(bad)

@@ -53,3 +53,27 @@ def test_every_shipped_claims_file_uses_only_the_rule_kinds():
     for p in sorted((project_root() / "figures" / "claims").glob("*.csv")):
         for row in claims.read(p):
             claims.parse_rule(row["rule"])
+
+
+# ----------------------------------------------------------------------------------------------- hollow inputs
+def test_an_empty_claims_folder_is_refused_and_nothing_is_written(tmp_path):
+    with pytest.raises(claims.ClaimsError, match="holds no claims file"):
+        claims.collect(tmp_path)
+
+
+def test_a_bar_in_a_claims_text_stays_inside_its_cell(tmp_path):
+    _write(tmp_path / "02_communication_cost_quick.csv", "ours > reference", "holds")
+    rows = claims.collect(tmp_path)
+    rows[0]["claim"] = "FedLog | FedLog-C beat FedAvg"
+    claims.write_collected(rows, tmp_path / "out")
+    table = [line for line in (tmp_path / "out" / "claims.md").read_text().splitlines() if "FedLog-C beat" in line]
+    assert len(table) == 1 and table[0].replace("\\|", "").count("|") == 10  # 9 cells, as the header's
+
+
+def test_a_row_with_a_surplus_value_is_named_at_its_own_line(tmp_path):
+    p = tmp_path / "02_communication_cost_quick.csv"
+    _write(p, "ours > reference", "holds")
+    lines = p.read_text().splitlines()
+    p.write_text("\n".join([lines[0], lines[1], lines[1] + ",surplus"]) + "\n")
+    with pytest.raises(claims.ClaimsError, match="line 3: the row has 1 value"):
+        claims.collect(tmp_path)

@@ -195,9 +195,15 @@ def table1_settings(profile: str, env=None) -> dict:
     import copy
     import os
 
+    from ..knobs import check_one
+
     env = os.environ if env is None else env
     if profile not in TABLE1_PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(TABLE1_PROFILES)}")
+    for knob in ("FEDLIB_DATASETS", "FEDLIB_SEEDS", "FEDLIB_PARTS", "FEDLIB_METHODS"):
+        if env.get(knob, ""):  # before anything is built: a typo is refused by name, never a silent empty run
+            check_one(knob, env[knob])
+    chosen_methods(env)  # an unknown Table 1 row, by name
     S = copy.deepcopy(TABLE1_PROFILES[profile])
     seeds = int(env.get("FEDLIB_SEEDS", "0") or 0)
     if seeds == 0 and profile == "paper":  # 10 seeds as the paper; 5 (the fewest that can give a marker) on a CPU

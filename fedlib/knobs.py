@@ -1,0 +1,117 @@
+"""Every environment knob (`FEDLIB_*`) and what it may be, checked before any work starts: a value outside its rule is
+refused in one line that names the knob and says what it takes (`check`). The entry points call it first
+(`python -m fedlib`, `run_all.sh`, `scripts/paper_runs.py`, notebook 02's settings); nothing here loads data."""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+PROFILES = ("smoke", "quick", "paper")
+TABLE1_DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # notebook 02's datasets
+TABLE1_PARTS = ("table1", "tableA1", "augment", "beta")
+MAX_SEEDS = 100  # more seeds than this is a typo (the papers use 3-10), and building their configs alone is costly
+
+
+class KnobError(ValueError):
+    """A FEDLIB_* variable set to a value its knob does not take."""
+
+
+def _one_of(*choices):
+    return (lambda v: v in choices), "one of " + ", ".join(choices)
+
+
+def _int_in(lo, hi):
+    return (lambda v: re.fullmatch(r"\d+", v) is not None and lo <= int(v) <= hi), f"a whole number from {lo} to {hi}"
+
+
+def _number_at_least(lo):
+    def ok(v):
+        try:
+            return float(v) >= lo and float(v) != float("inf")
+        except ValueError:
+            return False
+    return ok, f"a number >= {lo}"
+
+
+def _names_from(choices, what):
+    def ok(v):
+        items = [x.strip() for x in v.split(",") if x.strip()]
+        return bool(items) and set(items) <= set(choices)
+    return ok, f"a comma-separated list of {what} ({', '.join(choices)})"
+
+
+def _device(v):
+    return re.fullmatch(r"cpu|cuda(:\d+)?", v) is not None
+
+
+def _path(v):
+    return bool(v.strip()) and "\0" not in v
+
+
+# knob -> (check of its text, what it takes); a knob whose check needs fedlib's tables builds it lazily
+RULES = {
+    "FEDLIB_PROFILE": _one_of(*PROFILES),
+    "FEDLIB_DATASETS": _names_from(TABLE1_DATASETS, "notebook 02's datasets"),
+    "FEDLIB_SEEDS": _int_in(0, MAX_SEEDS),
+    "FEDLIB_PARTS": _names_from(TABLE1_PARTS, "notebook 02's parts"),
+    "FEDLIB_COMPUTE": _one_of("0", "1"),
+    "FEDLIB_PROGRESS": _one_of("0", "1"),
+    "FEDLIB_SHIPPED_PREFIXES": _one_of("0", "1"),
+    "FEDLIB_CHECKPOINT_SECONDS": _number_at_least(0),
+    "FEDLIB_WORKERS": _int_in(1, 1024),
+    "FEDLIB_RAY_CPUS": _int_in(1, 100_000),
+    "FEDLIB_SWEEP_BACKEND": _one_of("auto", "pool", "local", "ray"),
+    "FEDLIB_DEVICE": (_device, "cpu, cuda or cuda:K"),
+    "FEDLIB_RESULTS": (_path, "a folder"),
+    "FEDLIB_DATA": (_path, "a folder"),
+    "FEDLIB_FIGURES": (_path, "a folder"),
+    "FEDLIB_RESCUE": (_path, "a folder"),
+    "FEDLIB_RAY_ADDRESS": (_path, "auto or a Ray address, e.g. ray://host:10001"),
+    "FEDLIB_PYTHON": (_path, "a Python interpreter's path"),
+    "FEDLIB_AUTHORS_PATH": (_path, "a folder of the authors' code's dependencies"),
+    # Table 1's row labels are fedlib.papers.fedlog's (a generic module knows no paper): notebook 02's settings
+    # (fedlog.chosen_methods) refuse an unknown one by name; here the list must not be empty
+    "FEDLIB_METHODS": (lambda v: any(x.strip() for x in v.split(",")), "a comma-separated list of Table 1's rows"),
+}
+
+
+def check_one(name: str, value: str) -> None:
+    """Refuse `value` for the knob `name` (KnobError naming both and what the knob takes)."""
+    if name in RULES:
+        ok, text = RULES[name]
+    else:
+        known = sorted(RULES)
+        near = [k for k in known if _close(k, name)]
+        raise KnobError(f"{name}: fedlib has no such setting" + (f"; did you mean {near[0]}?" if near else
+                                                                   f" (its settings: {', '.join(known)})"))
+    if not ok(value):
+        raise KnobError(f"{name}={value!r}: must be {text}")
+
+
+def _close(a: str, b: str) -> bool:
+    import difflib
+
+    return difflib.SequenceMatcher(None, a, b).ratio() >= 0.8
+
+
+def check(env=None) -> None:
+    """Every FEDLIB_* variable set in `env` (default the process's) against its knob's rule; the first bad one is
+    refused (KnobError). An empty value counts as unset."""
+    env = os.environ if env is None else env
+    for name in sorted(k for k in env if k.startswith("FEDLIB_")):
+        if env[name] != "":
+            check_one(name, env[name])
+
+
+def check_or_exit(env=None) -> None:
+    """`check` for a command line: one line on stderr and exit status 2."""
+    try:
+        check(env)
+    except KnobError as err:
+        print(f"fedlib: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    check_or_exit()

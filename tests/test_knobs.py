@@ -1,0 +1,78 @@
+"""Every environment knob and argument is checked before any work starts: a randomized draw of values for each
+either passes its check or is refused in one line naming the knob (the checks are called; no work is run)."""
+import argparse
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from fedlib import knobs
+
+ODD = ["", " ", "-1", "0", "1", "2", "3", "10", "100", "101", "100000", "1e9", "nan", "inf", "-inf", "a", "x,y",
+       "mnist", "mnsit", "mnist,cifar10", "mnist,", ",", "quick", "paper", "Paper", "smoke ", "cpu", "cuda", "cuda:1",
+       "gpu", "ray", "pool", "table1", "tableA1,beta", "table2", "FedAvg", "FedAvg,FedLog", "Fedavg", "0.5", "300",
+       "/tmp/x", "ray://h:10001", "auto", "\u00e9", "1/2", "True", "None", "'", "$(touch x)"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_knob_passes_its_check_or_is_refused_naming_the_knob(seed):
+    rng = random.Random(seed)
+    names = sorted(knobs.RULES)
+    for _ in range(300):
+        name = rng.choice(names)
+        value = rng.choice(ODD) if rng.random() < 0.8 else "".join(rng.choice("ab01,:-./ ") for _ in range(6))
+        try:
+            knobs.check_one(name, value)
+        except knobs.KnobError as err:
+            line = str(err)
+            assert line.startswith(name) and "\n" not in line and "must be" in line
+        else:  # what passed is what the knob's readers can use
+            if name == "FEDLIB_SEEDS":
+                assert 0 <= int(value) <= knobs.MAX_SEEDS
+            if name == "FEDLIB_DATASETS":
+                assert set(value.replace(" ", "").strip(",").split(",")) <= set(knobs.TABLE1_DATASETS) | {""}
+
+
+def test_the_examples_of_the_review_are_refused_by_name():
+    for name, value in [("FEDLIB_DATASETS", "mnsit"), ("FEDLIB_SEEDS", "a"), ("FEDLIB_SEEDS", "-1"),
+                        ("FEDLIB_SEEDS", "100000"), ("FEDLIB_PROFILE", "papr"), ("FEDLIB_PARTS", "table2"),
+                        ("FEDLIB_CHECKPOINT_SECONDS", "-5")]:
+        with pytest.raises(knobs.KnobError, match=name):
+            knobs.check({name: value})
+    with pytest.raises(knobs.KnobError, match="did you mean FEDLIB_SEEDS"):
+        knobs.check({"FEDLIB_SEED": "3"})
+    knobs.check({"FEDLIB_SEEDS": "10", "FEDLIB_DATASETS": "mnist", "FEDLIB_PROFILE": "paper", "FEDLIB_PARTS": ""})
+
+
+def test_notebook_02s_settings_refuse_an_unknown_dataset_before_building_anything():
+    from fedlib.papers import fedlog
+
+    with pytest.raises(knobs.KnobError, match="FEDLIB_DATASETS"):
+        fedlog.table1_settings("quick", {"FEDLIB_DATASETS": "mnsit"})
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_clis_arguments_pass_or_are_refused_naming_the_option(seed, capsys, monkeypatch):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import paper_runs
+
+    from fedlib.__main__ import _check_arguments
+
+    rng = random.Random(seed)
+    p = argparse.ArgumentParser(prog="paper_runs.py")
+    for _ in range(200):
+        shard = rng.choice(["0/1", "0/2", "1/2", "2/2", "3/2", "0/0", "x", "1/", "-1/2", "01/02", "0/2000"])
+        seeds = rng.choice(["0", "2", "0-4", "5-9", "5-2", "a", "0-", "-1", "0-100", "0-99999999"])
+        for parse, value, option in ((paper_runs.parse_shard, shard, "--shard"), (paper_runs.parse_seeds, seeds,
+                                                                                   "--seeds")):
+            try:
+                parse(p, value)
+            except SystemExit as stop:
+                assert stop.code == 2 and option in capsys.readouterr().err
+        args = argparse.Namespace(rounds=rng.choice([-1, 0, 1, 2]), per_file=rng.choice([0, 1, 5]),
+                                  notebooks=rng.choice(["", "01", "1", "01,04", "99", "x", "02,99"]))
+        try:
+            _check_arguments(args)
+        except ValueError as err:
+            assert str(err).startswith(("--rounds", "--per-file", "--notebooks"))
