@@ -12,36 +12,36 @@ for var in FEDLIB_FIGURES FEDLIB_RESULTS FEDLIB_DATA; do
   if [ -n "$value" ] && [ "${value#/}" = "$value" ]; then export "$var=$PWD/$value"; fi
 done
 cd "$(dirname "$0")"
-source scripts/env.sh
-"$PY" -m fedlib.knobs  # every FEDLIB_* variable against its rule, one line naming a bad one, before any data is read
+# The arguments and the profile are checked first, before any install or data load: ./run_all.sh 02 05 runs only
+# those notebooks (1 means 01); no argument runs them all.
 PROFILE="${FEDLIB_PROFILE:-quick}"
-# One torch thread per process unless you say otherwise: some CPU kernels sum in a thread-count dependent order, so
-# the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.
-export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
 case "$PROFILE" in
   smoke|quick|paper) ;;
   *) echo "FEDLIB_PROFILE must be smoke, quick or paper, got '$PROFILE'" >&2; exit 2 ;;
 esac
+numbers=()
+for arg in "$@"; do  # every number given must name a notebook
+  if [[ "$arg" =~ ^[0-9]{1,2}$ ]]; then arg="$(printf '%02d' "$((10#$arg))")"; fi
+  if ! ls notebooks/"$arg"_*.py >/dev/null 2>&1; then
+    echo "no notebook $arg: give notebook numbers, e.g. ./run_all.sh 02 05 or 2 5 (there are $(ls notebooks/[0-9]*.py | sed 's|notebooks/||; s|_.*||' | tr '\n' ' '))" >&2
+    exit 2
+  fi
+  numbers+=("$arg")
+done
+source scripts/env.sh
+"$PY" -m fedlib.knobs  # every FEDLIB_* variable against its rule, one line naming a bad one, before any data is read
+# One torch thread per process unless you say otherwise: some CPU kernels sum in a thread-count dependent order, so
+# the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
 "$PY" -m fedlib fetch-data
 "$PY" scripts/check_notebook_pairs.py notebooks  # both files of a pair edited: stop before the sync drops one
 "$PY" -m jupytext --sync notebooks/[0-9]*.py >/dev/null
 mkdir -p build/notebooks figures
-# ./run_all.sh 02 05 runs only those notebooks (by number); no argument runs them all.
 selected=()
 for nb in notebooks/[0-9]*.ipynb; do
   name="$(basename "$nb")"
-  if [ $# -eq 0 ] || printf '%s\n' "$@" | grep -qx "${name%%_*}"; then selected+=("$nb"); fi
+  if [ ${#numbers[@]} -eq 0 ] || printf '%s\n' "${numbers[@]}" | grep -qx "${name%%_*}"; then selected+=("$nb"); fi
 done
-for arg in "$@"; do  # every number given must name a notebook
-  if ! ls notebooks/"$arg"_*.ipynb >/dev/null 2>&1; then
-    echo "no notebook $arg: give notebook numbers, e.g. ./run_all.sh 02 05 (there are $(ls notebooks/[0-9]*.ipynb | sed 's|notebooks/||; s|_.*||' | tr '\n' ' '))" >&2
-    exit 2
-  fi
-done
-if [ ${#selected[@]} -eq 0 ]; then
-  echo "no notebook matches '$*'; give their numbers, e.g. ./run_all.sh 02 05" >&2
-  exit 2
-fi
 for nb in "${selected[@]}"; do
   name="$(basename "$nb")"
   echo ">> $name (profile $PROFILE)"

@@ -114,6 +114,22 @@ def test_run_all_refuses_a_number_that_names_no_notebook():
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run(["bash", str(root / "run_all.sh"), "04", "7"], capture_output=True, text=True,
+    done = subprocess.run(["bash", str(root / "run_all.sh"), "04", "9"], capture_output=True, text=True,
                           env={**os.environ, "FEDLIB_PYTHON": sys.executable, "FEDLIB_PROFILE": "smoke"})
-    assert done.returncode == 2 and "no notebook 7" in done.stderr
+    assert done.returncode == 2 and "no notebook 09" in done.stderr
+
+
+def test_run_all_checks_its_arguments_and_profile_before_any_install():
+    # before: ./run_all.sh 1 installed, loaded the data and took 25 s to say "no notebook 1"; now 1 means 01, and a
+    # bad argument or profile is refused before scripts/env.sh (here an interpreter that does not exist) is reached
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "FEDLIB_PYTHON": "/nonexistent/python"}
+    for args, extra, said in ((["99"], {}, "no notebook 99"), (["1", "x"], {}, "no notebook x"),
+                              (["1"], {"FEDLIB_PROFILE": "papr"}, "FEDLIB_PROFILE must be")):
+        done = subprocess.run(["bash", str(root / "run_all.sh"), *args], capture_output=True, text=True,
+                              env={**env, **extra}, timeout=10)
+        assert done.returncode == 2 and said in done.stderr and "nonexistent" not in done.stderr
