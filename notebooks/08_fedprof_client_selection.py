@@ -199,8 +199,10 @@ if results.has(every(alphas)):
     alpha_best |= {a: stats.mean_se([100 * r.best("acc_all") for r in results(cfgs)]) for a, cfgs in alphas.items()}
 else:
     print(results.missing_note("alpha's sweep"))
-plots.save_table([{"alpha": a, "best_mean": m, "best_se": se, "seeds": len(S["seeds"]), "rounds": S["partial_rounds"],
-                   "C": C0} for a, (m, se) in sorted(alpha_best.items())], "fedprof_alpha")
+if alpha_best:
+    plots.save_table([{"alpha": a, "best_mean": m, "best_se": se, "seeds": len(S["seeds"]),
+                       "rounds": S["partial_rounds"], "C": C0} for a, (m, se) in sorted(alpha_best.items())],
+                     "fedprof_alpha")
 
 # %% [markdown]
 # ## F. Table 2 (the S-Task, GasTurbine)
