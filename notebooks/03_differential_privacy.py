@@ -86,21 +86,6 @@ print("sigma_tight / sigma_thm7 from", f"{min(np.divide(sig_tight, sig_thm7)):.2
 # ## Accuracy vs epsilon
 
 # %%
-def configs(name, s):
-    base = dict(rounds=s["rounds"], **s["over"])
-    out = [fedlog.paper_config(name, "fedlog", seed=sd, **base) for sd in s["seeds"]]
-    f = s.get("formal")
-    for e in f["eps"] if f else []:
-        opts = {"dp": "formal", "epsilon": e, "delta": DELTA, "clip_b": B, "sgd_noise": f["z"], "sgd_clip": f["clip"]}
-        out += [fedlog.paper_config(name, "fedlog", seed=sd, options=opts, **base) for sd in f["seeds"]]
-    for mode in ("central", "local"):
-        for acct in ("thm7", "rdp") if s["tight"] else ("thm7",):
-            for e in s["eps"]:
-                opts = {"dp": mode, "epsilon": e, "delta": DELTA, "clip_b": B, "accountant": acct}
-                out += [fedlog.paper_config(name, "fedlog", seed=sd, options=opts, **base) for sd in s["seeds"]]
-    return out
-
-
 for name, s in runs.items():
     if s.get("formal"):
         f, cfg = s["formal"], fedlog.paper_config(name, "fedlog", rounds=s["rounds"], **s["over"])
@@ -111,10 +96,10 @@ for name, s in runs.items():
               f"rate q = {q:.3f}, {s['rounds']} rounds x {steps} steps spends epsilon = {spent:.2f} alone (delta = "
               f"{DELTA}); epsilon grid {f['eps']}, {len(f['seeds'])} seed(s)")
 
-_ = sweep.run_many([cfg for name, s in runs.items() for cfg in configs(name, s)])  # one sweep: every worker busy to the end
+_ = sweep.run_many([cfg for name, s in runs.items() for cfg in fedlog.dp_configs(name, s)])  # one sweep: every worker busy to the end
 final = {}
 for name, s in runs.items():
-    for cfg, res in zip(cs := configs(name, s), sweep.run_many(cs)):
+    for cfg, res in zip(cs := fedlog.dp_configs(name, s), sweep.run_many(cs)):
         o = cfg.options
         acct = "rdp-sgd" if o.get("dp") == "formal" else o.get("accountant", "-")
         key = (name, o.get("dp", "none"), acct, o.get("epsilon", np.inf))

@@ -41,7 +41,7 @@ profile = os.environ.get("FEDLIB_PROFILE", "quick")
 # %%
 import numpy as np
 
-from fedlib import claims, convergence, experiments as ex, leaf, papers, paths, plots, stats, sweep
+from fedlib import claims, convergence, experiments as ex, papers, paths, plots, stats, sweep
 from fedlib.papers import fedlog
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
@@ -102,27 +102,11 @@ def summary_rows(by_dataset, experiment):
 # ## Fig. 2: each client trained to its local optimum before every aggregation
 
 # %%
-def fig2_configs(d, s):
-    over = dict(lr=1e-3, batch_size=10) if d in leaf.LEAF_DATASETS else {**fedlog.PAPER_SETTINGS["mnist"], **s["over"]}
-    over = {k: v for k, v in over.items() if k != "rounds"}
-    return {lab: [ex.Config(method=m, dataset=d, options=o, seed=sd, rounds=s["rounds"], local_optimum=True,
-                            **{**over, "local_epochs": s["cap"]}) for sd in s["seeds"]]
-            for lab, (m, o) in METHODS.items()}
-
-
-def fig3_configs(d, s):
-    base = fedlog.PAPER_SETTINGS["mnist" if d == "fashion_mnist" else d]  # FashionMNIST in MNIST's client setting here
-    model = "cnn_cifar_flexible" if d.startswith("cifar") else "cnn_mnist_flexible"
-    return {lab: [ex.Config(method=m, dataset=d, options=o, seed=sd, model=model, same_init=False,
-                            **{**base, "rounds": s["rounds"], **s["over"]}) for sd in s["seeds"]]
-            for lab, (m, o) in METHODS.items()}
-
-
 leaf_sets = [d for d in ("celeba", "sent140") if ex.dataset_available(d)]
 fig2_sets = leaf_sets or ["mnist", "fashion_mnist"]
 fig3_sets = [d for d in ("cifar100", "mnist", "fashion_mnist") if d in ("mnist", "fashion_mnist") or ex.dataset_available(d)]
-plan = {("fig2", d): fig2_configs(d, SETTINGS["fig2"]) for d in fig2_sets}
-plan.update({("fig3", d): fig3_configs(d, SETTINGS["fig3"]) for d in fig3_sets})
+plan = {("fig2", d): fedlog.fig2_configs(d, SETTINGS["fig2"]) for d in fig2_sets}
+plan.update({("fig3", d): fedlog.fig3_configs(d, SETTINGS["fig3"]) for d in fig3_sets})
 # every run of both figures in one sweep, so that the worker processes (one per core) stay busy to the end
 _ = sweep.run_many([c for by_label in plan.values() for cs in by_label.values() for c in cs])
 fig2 = {d: {lab: sweep.run_many(cs) for lab, cs in plan["fig2", d].items()} for d in fig2_sets}

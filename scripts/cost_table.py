@@ -1,4 +1,5 @@
-"""The cost of notebooks 06-08's paper-profile runs on this machine, measured before computing them: seconds per
+"""The cost of the paper-profile runs on this machine, measured before computing them (notebooks 06-08's sets, or with
+--fedlog FedLog's: notebooks 02, 03 and 05): seconds per
 round of one run of each set of `scripts/paper_runs.py` (all data, the papers' models, epochs and matching steps),
 its rounds, and the core-hours of the whole set. One thread, as the paper runs are made (two jobs side by side).
 
@@ -46,28 +47,40 @@ def fedrd_round_seconds(cfg) -> float:
     return rest / 0.05 + o["iterations"] * per_it + o["server_epochs"] * per_se
 
 
+# FedLog's paper sets and their seeds (the paper's 10 for Table 1, Table A.1 and the convergence figures; notebook
+# 03's paper profile 5)
+FEDLOG_SEEDS = {"table1": 10, "tableA1": 10, "dp": 5, "fig3_left": 10, "fig2": 10}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sets", nargs="*", default=[s for s in paper_runs.SETS if s.startswith(("fedprof", "fedcr", "fedrd"))])
+    p.add_argument("--fedlog", action="store_true", help="FedLog's paper sets (notebooks 02, 03, 05) instead")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args()
     torch.set_num_threads(1)
-    lines = ["| set | runs | one run | s / round | rounds | core-hours (set) |", "|---|---|---|---|---|---|"]
-    for what in args.sets:
-        runs = paper_runs.configs_of(what, [0, 1, 2], [])
-        kinds = {}  # one timing per distinct (method, model) of the set; its other runs cost the same per round
-        hours = 0.0
+    sets = list(FEDLOG_SEEDS) if args.fedlog else args.sets
+    lines = ["| set | runs | one run | s / round | rounds | core-hours (set) | shipped |",
+             "|---|---|---|---|---|---|---|"]
+    for what in sets:
+        runs = paper_runs.configs_of(what, list(range(FEDLOG_SEEDS.get(what, 3))), [])
+        kinds = {}  # one timing per distinct kind of run in the set; its other runs cost the same per round
+        hours, todo = 0.0, 0.0
         for lab, cfg in runs:
-            kind = (cfg.method, cfg.model, cfg.participation, cfg.local_epochs)
+            kind = (cfg.method, cfg.model, cfg.participation, cfg.local_epochs, cfg.local_optimum,
+                    cfg.options.get("dp"), cfg.options.get("accountant"))
             if kind not in kinds:
                 t0 = time.perf_counter()
                 secs = fedrd_round_seconds(cfg) if what == "fedrd_table1" else round_seconds(cfg)
                 kinds[kind] = secs
                 note = " (extrapolated)" if what == "fedrd_table1" else ""
-                lines.append(f"| {what} | {len(runs)} | {lab}{note} | {secs:.1f} | {cfg.rounds} | |")
+                lines.append(f"| {what} | {len(runs)} | {lab}{note} | {secs:.1f} | {cfg.rounds} | | |")
                 print(lines[-1], f"  measured in {time.perf_counter() - t0:.0f} s", flush=True)
-            hours += kinds[kind] * (cfg.rounds + (1 if cfg.final_finetune_epochs else 0)) / 3600
-        lines.append(f"| {what} | {len(runs)} | all | | | **{hours:.1f}** |")
+            cost = kinds[kind] * (cfg.rounds + (1 if cfg.final_finetune_epochs else 0)) / 3600
+            hours += cost
+            todo += 0.0 if ex.is_cached(cfg) else cost
+        shipped = sum(ex.is_cached(c) for _, c in runs)
+        lines.append(f"| {what} | {len(runs)} | all | | | **{hours:.1f}** ({todo:.1f} to compute) | {shipped} |")
         print(lines[-1], flush=True)
     text = "\n".join(lines)
     print(text)

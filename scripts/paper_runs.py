@@ -7,6 +7,9 @@ run killed mid-way goes on from its checkpoint, `fedlib.checkpoint`); pack the f
 
 Sets (the configs are the notebooks' own, from `fedlib.papers`, so the notebooks read what is packed):
   table1, augment      notebook 02: MNIST Table 1 (every entry) and the augmentation ablation
+  tableA1              notebook 02: Table A.1 on MNIST (3 and 5 classes per client)
+  dp, dp_fashion_mnist notebook 03: FedLog with central, local and formal DP over the epsilon grid
+  fig3_left, fig2      notebook 05: flexible architectures; clients trained to the local optimum
   feddbe_kappa         notebook 02: FedDBE in Table 1's Adam regime, kappa from fedlog.FEDDBE_KAPPA_GRID, seed 0
   fedprof_table3       notebook 08 (d): Table 3 stand-in, 200 clients on all of MNIST
   fedprof_fig1, fedprof_alpha   notebook 08: Fig. 1's four data conditions; alpha 0, 1, 100
@@ -42,6 +45,23 @@ def configs_of(what: str, seeds: list[int], only: list[str]) -> list[tuple[str, 
         labels = AUGMENT_METHODS if what == "augment" else list(fedlog.TABLE1_METHODS) + list(fedlog.EXTRA_METHODS)
         extra = dict(augment=True) if what == "augment" else {}
         runs = [(lab, fedlog.table1_config("mnist", lab, seed=s, **extra)) for s in seeds for lab in labels]
+    elif what == "tableA1":  # notebook 02: Table A.1 on MNIST, 3 and 5 classes per client
+        S = fedlog.TABLE1_PROFILES["paper"]["tableA1"]
+        labels = [lab for lab in fedlog.TABLE_A1_METHODS for _ in seeds]  # table_a1_configs' order
+        runs = [(f"{lab} k={k}", c) for (d, k), s in S.items() if d == "mnist"
+                for lab, c in zip(labels, fedlog.table_a1_configs(d, k, {**s, "seeds": seeds}))]
+    elif what in ("dp", "dp_fashion_mnist"):  # notebook 03: FedLog without DP, formal, central and local DP
+        d = "mnist" if what == "dp" else "fashion_mnist"
+        s = fedlog.DP_PROFILES["paper"]["runs"][d]
+        s = {**s, "seeds": seeds, **({"formal": {**s["formal"], "seeds": [x for x in seeds if x in s["formal"]["seeds"]]}}
+                                      if s.get("formal") else {})}
+        runs = [(f"{c.options.get('dp', 'no DP')} eps={c.options.get('epsilon', '-')} "
+                 f"{c.options.get('accountant', '')}".strip(), c) for c in fedlog.dp_configs(d, s)]
+    elif what in ("fig3_left", "fig2"):  # notebook 05, on MNIST (and FashionMNIST with --only-dataset)
+        S = fedlog.CONVERGENCE_PROFILES["paper"]["fig3" if what == "fig3_left" else "fig2"]
+        build = fedlog.fig3_configs if what == "fig3_left" else fedlog.fig2_configs
+        runs = [(f"{lab} {d}", c) for d in ("mnist", "fashion_mnist")
+                for lab, cs in build(d, {**S, "seeds": seeds}).items() for c in cs]
     elif what == "feddbe_kappa":
         runs = [(f"kappa {k:g}", fedlog.table1_config("mnist", next(iter(fedlog.EXTRA_METHODS)), seed=0,
                                                      options={"kappa": k})) for k in fedlog.FEDDBE_KAPPA_GRID]
@@ -82,7 +102,7 @@ def configs_of(what: str, seeds: list[int], only: list[str]) -> list[tuple[str, 
     return [(lab, cfg) for lab, cfg in runs if not only or lab in only]
 
 
-SETS = ["table1", "augment", "feddbe_kappa", "fedprof_table3", "fedprof_fig1", "fedprof_alpha", "fedcr_table2_n1",
+SETS = ["table1", "tableA1", "augment", "dp", "dp_fashion_mnist", "fig3_left", "fig2", "feddbe_kappa", "fedprof_table3", "fedprof_fig1", "fedprof_alpha", "fedcr_table2_n1",
         "fedcr_table2_n2", "fedcr_table9", "fedrd_table1", "fedrd_ladder"]
 
 

@@ -279,3 +279,56 @@ CONVERGENCE_PROFILES = {
                   thm=dict(rounds=20, steps=[0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 3.0],
                            over=dict(n_clients=20, train_fraction=0.02, local_epochs=1))),
 }
+
+
+# ----------------------------------------------------------------------------------------------- runs, declared once
+# The runs of notebooks 03 and 05, built here once: the notebooks, scripts/paper_runs.py and the cost table read them.
+def dp_configs(dataset: str, s: dict) -> list:
+    """Notebook 03's runs on `dataset` at its settings `s` (DP_PROFILES[profile]["runs"][dataset]): FedLog without
+    DP, the formal variant over its epsilon grid, and central and local DP over the grid (with the tighter accountant
+    beside Thm. 7's where `s["tight"]`)."""
+    base = dict(rounds=s["rounds"], **s["over"])
+    out = [paper_config(dataset, "fedlog", seed=sd, **base) for sd in s["seeds"]]
+    f = s.get("formal")
+    for e in f["eps"] if f else []:
+        opts = {"dp": "formal", "epsilon": e, "delta": DP_DELTA, "clip_b": DP_B, "sgd_noise": f["z"],
+                "sgd_clip": f["clip"]}
+        out += [paper_config(dataset, "fedlog", seed=sd, options=opts, **base) for sd in f["seeds"]]
+    for mode in ("central", "local"):
+        for acct in ("thm7", "rdp") if s["tight"] else ("thm7",):
+            for e in s["eps"]:
+                opts = {"dp": mode, "epsilon": e, "delta": DP_DELTA, "clip_b": DP_B, "accountant": acct}
+                out += [paper_config(dataset, "fedlog", seed=sd, options=opts, **base) for sd in s["seeds"]]
+    return out
+
+
+def fig2_configs(dataset: str, s: dict) -> dict:
+    """Notebook 05's Fig. 2 runs on `dataset` (label -> one Config per seed): every client trained to its local
+    optimum (at most `s["cap"]` epochs) before every aggregation; LEAF data in their own setting, the others in MNIST's
+    client setting with `s["over"]`."""
+    from .. import leaf
+    from ..config import Config
+
+    over = dict(lr=1e-3, batch_size=10) if dataset in leaf.LEAF_DATASETS else {**PAPER_SETTINGS["mnist"], **s["over"]}
+    over = {k: v for k, v in over.items() if k != "rounds"}
+    return {lab: [Config(method=m, dataset=dataset, options=o, seed=sd, rounds=s["rounds"], local_optimum=True,
+                         **{**over, "local_epochs": s["cap"]}) for sd in s["seeds"]]
+            for lab, (m, o) in CONVERGENCE_METHODS.items()}
+
+
+def fig3_configs(dataset: str, s: dict) -> dict:
+    """Notebook 05's Fig. 3 left runs on `dataset` (label -> one Config per seed): flexible architectures (half the
+    clients with the smaller body), FashionMNIST in MNIST's client setting."""
+    from ..config import Config
+
+    base = PAPER_SETTINGS["mnist" if dataset == "fashion_mnist" else dataset]
+    model = "cnn_cifar_flexible" if dataset.startswith("cifar") else "cnn_mnist_flexible"
+    return {lab: [Config(method=m, dataset=dataset, options=o, seed=sd, model=model, same_init=False,
+                         **{**base, "rounds": s["rounds"], **s["over"]}) for sd in s["seeds"]]
+            for lab, (m, o) in CONVERGENCE_METHODS.items()}
+
+
+def table_a1_configs(dataset: str, k: int, s: dict) -> list:
+    """Notebook 02's Table A.1 runs: its methods with `k` classes per client."""
+    return [table1_config(dataset, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
+            for lab in TABLE_A1_METHODS for sd in s["seeds"]]
