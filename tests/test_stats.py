@@ -1,6 +1,8 @@
 import numpy as np
 import pytest
 
+from scipy import stats as sps
+
 from fedlib import stats
 
 
@@ -166,3 +168,30 @@ def test_the_silhouette_matches_a_hand_computation_and_orders_separations():
     assert silhouette(far, labels) > silhouette(near, labels)
     with pytest.raises(ValueError, match="two classes"):
         silhouette(x, np.zeros(4))
+
+
+def test_the_exact_signed_rank_test_agrees_with_scipys_exact_one_without_ties_or_zeros():
+    rng = np.random.default_rng(0)
+    for n in (5, 7, 10):
+        for _ in range(20):
+            x, y = rng.normal(0, 1, n), rng.normal(0.3, 1, n)
+            for alt in ("greater", "less"):
+                want = sps.wilcoxon(x, y, alternative=alt, method="exact").pvalue
+                assert stats.wilcoxon_signed_rank(x, y, alt).p == pytest.approx(want, rel=1e-12)
+
+
+def test_the_smallest_p_is_one_over_two_to_the_n_and_zero_differences_are_dropped_and_counted():
+    ref = np.zeros(10)
+    assert stats.wilcoxon_signed_rank(ref + np.arange(1, 11), ref).p == pytest.approx(1 / 1024)
+    assert stats.wilcoxon_signed_rank(ref[:5] + np.arange(1, 6), ref[:5]).p == pytest.approx(1 / 32)  # never < 0.01
+    bits = np.array([5.0, 5.0, 5.0, 7.0, 8.0, 9.0, 6.0])  # three seeds with equal bits
+    r = stats.wilcoxon_signed_rank(bits, np.full(7, 5.0), "greater")
+    assert (r.n, r.zeros) == (4, 3) and r.p == pytest.approx(1 / 16)
+
+
+def test_ties_take_average_ranks_and_the_exact_count_covers_half_ranks():
+    d = np.array([1.0, 1.0, 2.0, -3.0, 4.0])  # ranks 1.5, 1.5, 3, 4, 5; W+ = 11
+    r = stats.wilcoxon_signed_rank(d, np.zeros(5), "greater")
+    patterns = [sum(w for w, s in zip((1.5, 1.5, 3, 4, 5), signs) if s) for signs in
+                __import__("itertools").product((0, 1), repeat=5)]
+    assert r.w_plus == 11 and r.p == pytest.approx(sum(w >= 11 for w in patterns) / 32)
