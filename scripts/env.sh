@@ -2,9 +2,20 @@
 # creating .venv (pip install -e .) if none is there yet. FEDLIB_PYTHON=/path/to/python uses that one instead.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-has_all() { "$1" -c "import fedlib, torch, torchvision, papermill, nbconvert, jupytext, nbval, scipy, seaborn, tqdm, pingouin, dp_accounting, ray, ruff" 2>/dev/null; }
+# What to install: the runtime dependencies (run_all.sh), or with the extras a caller names before sourcing this file
+# (run_tests.sh: WORKBOOK_EXTRAS=cluster,test, Ray and the test tools).
+EXTRAS="${WORKBOOK_EXTRAS:-}"
+MODULES="fedlib, torch, torchvision, papermill, nbconvert, jupytext, scipy, seaborn, tqdm, dp_accounting"
+case ",$EXTRAS," in *,test,*) MODULES="$MODULES, nbval, pingouin, ruff";; esac
+case ",$EXTRAS," in *,cluster,*) MODULES="$MODULES, ray";; esac
+has_all() { "$1" -c "import $MODULES" 2>/dev/null; }
+from_here() { [ "$(cd "$ROOT/notebooks" && "$1" -c 'import fedlib, os; print(os.path.dirname(os.path.dirname(os.path.realpath(fedlib.__file__))))' 2>/dev/null)" = "$(cd "$ROOT" && pwd -P)" ]; }
+active="${VIRTUAL_ENV:-${CONDA_PREFIX:-}}"
 if [ -n "${FEDLIB_PYTHON:-}" ]; then
   PY="$FEDLIB_PYTHON"
+elif [ -n "$active" ] && [ -x "$active/bin/python" ] && from_here "$active/bin/python"; then
+  PY="$active/bin/python"  # the active environment, which has this checkout's fedlib
+  echo ">> using the active environment $active"
 else
   PY="$ROOT/.venv/bin/python"
   if ! [ -x "$PY" ]; then
@@ -13,9 +24,10 @@ else
   fi
 fi
 if ! (cd "$ROOT" && has_all "$PY"); then
-  echo ">> installing fedlib and its dependencies into $("$PY" -c 'import sys; print(sys.prefix)')"
+  echo ">> installing fedlib${EXTRAS:+ with [$EXTRAS]} and its dependencies into $("$PY" -c 'import sys; print(sys.prefix)')"
   "$PY" -m pip install -q --upgrade pip
-  "$PY" -m pip install -q -e "$ROOT[cluster,test]"
+  "$PY" -m pip install --progress-bar off -e "$ROOT${EXTRAS:+[$EXTRAS]}" | grep -E "^(Collecting|Successfully)" || true
+  has_all "$PY" || { echo "the install did not complete: $PY -m pip install -e '$ROOT${EXTRAS:+[$EXTRAS]}' says why" >&2; exit 1; }
 fi
 export PY ROOT
 # every entry point must run this checkout's fedlib: papermill starts kernels in notebooks/, where an interpreter
