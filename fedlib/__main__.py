@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fetch-data", help="load (and cache) the offline-capable datasets")
     f.add_argument("names", nargs="*", default=["mnist", "fashion_mnist"])
     sub.add_parser("list", help="methods with their options, datasets (and whether their files are here), profiles")
-    sub.add_parser("claims", help="collect every notebook's claims into figures/claims.csv and figures/claims.md")
+    cl = sub.add_parser("claims", help="collect every notebook's claims into figures/claims.csv and figures/claims.md")
+    cl.add_argument("--rejudge", action="store_true", help="first rewrite every notebook's ledger under the current "
+                    "decision rule from the numbers it stores (after a change of the rule)")
     sub.add_parser("book", help="build the browsable book of the executed notebooks (build/notebooks) into build/book/")
     ch = sub.add_parser("check", help="re-run the first rounds of shipped runs (archive/) and compare")
     ch.add_argument("--rounds", type=int, default=2,
@@ -182,6 +184,8 @@ def dispatch(args) -> int:
         from . import claims
 
         try:
+            if getattr(args, "rejudge", False):
+                print(f"{claims.rejudge()} verdicts changed under the current rule (numbers unchanged)")
             rows = claims.collect()
         except claims.ClaimsError as err:
             print(f"fedlib claims: {err}; nothing was written", file=sys.stderr)

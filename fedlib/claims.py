@@ -10,13 +10,15 @@ ran the notebook); smoke rows go under build/smoke/ like all smoke output.
 recomputing every verdict from its row and refusing a file that is damaged or whose verdicts disagree with its rules.
 
 How sure a verdict is (design.md, "Verdicts and scale"): a claim that compares methods or settings is recorded with
-`ClaimsLedger.compare`, one number per seed on each side, and decided on the paired differences (rule "paired: ours >
-reference"): it holds, or does not hold, only when the mean difference exceeds 2 standard errors over at least 3
-seeds; otherwise it is "within noise", or "indicative (n seeds)" with fewer than 3. The margin and its standard
-error stand in the row. Claims about one exact quantity keep their tolerance rules (`ClaimsLedger.record`). Every row
-names its scale (the profile: smoke, quick or paper). A verdict is "borderline" when its margin lies within 10% of
-its decision threshold (paired rows), or when moving every number by 0.5% (relative, `NUDGE`, beyond what another
-processor's rounding does to accuracies) would change it; figures/claims.md counts them.
+`ClaimsLedger.compare`, one number per seed on each side, and decided by a paired t-test of the differences (rule
+"paired: ours > reference"; n - 1 degrees of freedom): it holds, or does not hold, when the one-sided p in that
+direction is below LEVEL (2.5%) over at least 3 seeds, so a claim with no effect gets a firm verdict 5% of the time;
+otherwise it is "within noise", or "indicative (n seeds)" with fewer than 3. Rounds to a target where neither side
+reached it on any seed are "not reached (censored)". The margin, its standard error, p and a note (a censored side,
+zero spread) stand in the row. Claims about one exact quantity keep their tolerance rules (`ClaimsLedger.record`).
+Every row names its scale (the profile: smoke, quick or paper). A verdict is "borderline" when its p lies within a
+factor 2 of the level (paired rows), a tolerance within 10% of its edge, or a comparison's verdict changes when its
+numbers move by 0.5% (`NUDGE`); figures/claims.md counts them, and reports Holm's correction per paper.
 """
 from __future__ import annotations
 
@@ -33,12 +35,15 @@ from .paths import figures_dir
 
 HOLDS, FAILS, PARTLY, MISSING = "holds", "does not hold", "partly", "not run: missing data"
 WITHIN = "within noise"
+CENSORED = "not reached (censored)"  # a rounds-to-target comparison in which neither side reached it on any seed
+LEVEL = 0.025  # a paired comparison's one-sided level in each direction: with no effect, 5% of claims get a firm verdict
+BAND = 2.0  # borderline: a paired p within a factor of BAND of LEVEL; a tolerance's margin within 10% of it
 PAIRED = "paired: "  # the prefix of a rule decided on paired differences over seeds
 MIN_SEEDS = 3
 NUDGE = 0.005  # 0.5% relative: beyond another processor's rounding of accuracies (0.16 points measured), so a
 # verdict that moving its numbers this much flips is near its threshold
 COLUMNS = ["paper", "where", "claim", "paper_value", "ours", "reference", "rule", "verdict", "notebook", "profile",
-           "seeds", "rounds", "scale", "margin", "se", "borderline"]
+           "seeds", "rounds", "scale", "margin", "se", "borderline", "p", "note"]
 SCALES = ("smoke", "quick", "paper")
 
 
@@ -63,23 +68,62 @@ def paired_stats(ours, reference, rule: str) -> tuple[float, float, int]:
     return mean, se, n
 
 
+def paired_p(ours, reference, rule: str) -> tuple[float, float]:
+    """The one-sided p-values of a paired t-test (n - 1 degrees of freedom) of the paired differences: (p in the
+    claim's direction, p against it). Zero spread with a non-zero mean gives 0 on its side."""
+    from scipy import stats as st
+
+    mean, se, n = paired_stats(ours, reference, rule)
+    if n < 2:
+        return float("nan"), float("nan")
+    if se == 0:
+        return (0.0, 1.0) if mean > 0 else (1.0, 0.0) if mean < 0 else (1.0, 1.0)
+    t = mean / se
+    return float(st.t.sf(t, n - 1)), float(st.t.cdf(t, n - 1))
+
+
+def _censored_everywhere(ours, reference, rule: str) -> bool:
+    at = parse_rule(rule).value
+    refs = reference if isinstance(reference, (list, tuple)) else [reference] * len(ours)
+    return bool(at) and all(o >= at for o in ours) and all(r >= at for r in refs)
+
+
+def paired_note(ours, reference, rule: str) -> str:
+    """What a paired verdict's reader must know beyond it: a censored side (its margin is a bound), zero spread."""
+    at = parse_rule(rule).value
+    refs = reference if isinstance(reference, (list, tuple)) else [reference] * len(ours)
+    notes = []
+    if at and not _censored_everywhere(ours, reference, rule):
+        sides = [name for name, v in (("ours", ours), ("the reference", refs)) if any(x >= at for x in v)]
+        if sides:
+            notes.append(f"{' and '.join(sides)} censored at {at:g} on some seeds: the margin is a bound")
+    mean, se, n = paired_stats(ours, reference, rule)
+    if n >= 2 and se == 0 and mean != 0:
+        notes.append("zero spread: every seed gives the same difference, so p is 0; read the margin itself")
+    return "; ".join(notes)
+
+
 def _paired_verdict(ours, reference, rule: str) -> str:
     mean, se, n = paired_stats(ours, reference, rule)
     if n < MIN_SEEDS:
         return f"indicative ({n} seed{'s' if n > 1 else ''})"
-    return HOLDS if mean > 2 * se else FAILS if mean < -2 * se else WITHIN
+    if _censored_everywhere(ours, reference, rule):
+        return CENSORED
+    p_for, p_against = paired_p(ours, reference, rule)
+    return HOLDS if p_for < LEVEL else FAILS if p_against < LEVEL else WITHIN
 
 
 # The rule kinds a claim may be decided by, as data: no rule text is ever evaluated (a claims CSV is a file anyone can
 # edit, and the ledger reads every one). `parse_rule` reads a rule's text into one of these, or refuses it by name.
 #   comparison   "ours OP reference", "ours OP reference + c" or "- c"   (OP one of < <= > >=)
 #   tolerance    "abs(ours - reference) <= c"
-#   paired       "paired: ours > reference" or "paired: ours < reference"  (over seeds, see `paired_stats`)
+#   paired       "paired: ours > reference" or "paired: ours < reference"  (over seeds, see `paired_stats`), and for
+#                rounds to a target "paired: ours < reference, censored at K" (K: the value of a run that never reached it)
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _NUMBER = r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
 _COMPARISON = re.compile(rf"ours\s*(<=|>=|<|>)\s*reference(?:\s*([-+])\s*({_NUMBER}))?")
 _TOLERANCE = re.compile(rf"abs\(\s*ours\s*-\s*reference\s*\)\s*<=\s*({_NUMBER})")
-_PAIRED = re.compile(r"paired:\s*ours\s*(<|>)\s*reference")
+_PAIRED = re.compile(rf"paired:\s*ours\s*(<|>)\s*reference(?:\s*,\s*censored at\s*({_NUMBER}))?")
 RULE_KINDS = ("comparison", "tolerance", "paired")
 
 
@@ -93,8 +137,8 @@ class Rule:
 def parse_rule(text: str) -> Rule:
     """The rule kind `text` states (see RULE_KINDS), or a ValueError that names what rules may be."""
     text = str(text).strip()
-    if m := _PAIRED.fullmatch(text):
-        return Rule("paired", m.group(1))
+    if m := _PAIRED.fullmatch(text):  # value: the censoring point of a rounds-to-target comparison (0: none)
+        return Rule("paired", m.group(1), float(m.group(2)) if m.group(2) else 0.0)
     if m := _TOLERANCE.fullmatch(text):
         return Rule("tolerance", "<=", float(m.group(1)))
     if m := _COMPARISON.fullmatch(text):
@@ -146,6 +190,8 @@ class Claim:
     margin: object = ""  # paired rows: the mean difference in the claim's favour
     se: object = ""  # paired rows: its standard error over seeds
     borderline: bool = False
+    p: object = ""  # paired rows: the one-sided p of the paired t-test in the claim's direction
+    note: str = ""  # what the verdict's reader must know: a censored side, zero spread
 
 
 def _scaled(v, factor):
@@ -155,14 +201,19 @@ def _scaled(v, factor):
 
 
 def is_borderline(ours, reference, rule: str, verdict_now: str) -> bool:
-    """Whether the verdict is near its threshold: a paired margin within 10% of 2 SE, or a verdict that moving
-    the numbers by NUDGE (ours up and the reference down, or the reverse) would change."""
-    if verdict_now == MISSING:
+    """Whether the verdict is near its threshold: a paired comparison whose p lies within a factor BAND of LEVEL, a
+    tolerance within 10% of its edge, or a comparison that moving the numbers by NUDGE (ours up and the reference
+    down, or the reverse) would change."""
+    if verdict_now == MISSING or verdict_now == CENSORED:
         return False
-    if rule.startswith(PAIRED):
+    parsed = parse_rule(rule)
+    if parsed.kind == "paired":  # in the statistic's own terms: a p within a factor BAND of the level, either side
         mean, se, n = paired_stats(ours, reference, rule)
-        if n >= MIN_SEEDS and abs(abs(mean) - 2 * se) <= 0.1 * 2 * se:
-            return True
+        return n >= MIN_SEEDS and any(LEVEL / BAND <= p <= LEVEL * BAND for p in paired_p(ours, reference, rule))
+    if parsed.kind == "tolerance":  # in the quantity's own units: within 10% of the tolerance of its edge
+        values = ours if isinstance(ours, (list, tuple)) else [ours]
+        refs = reference if isinstance(reference, (list, tuple)) else [reference] * len(values)
+        return any(o is not None and abs(abs(o - r) - parsed.value) <= 0.1 * parsed.value for o, r in zip(values, refs))
     for up in (1 + NUDGE, 1 - NUDGE):
         if verdict(_scaled(ours, up), _scaled(reference, 2 - up), rule) != verdict_now:
             return True
@@ -179,26 +230,30 @@ class ClaimsLedger:
         """Add one claim; returns its verdict (computed from the rule). A comparison of methods or settings over
         seeds belongs in `compare`; a rule here that compares one seed's numbers is read as such."""
         found = verdict(ours, reference, rule)
-        margin = se = ""
+        margin = se = p = ""
+        note = ""
         if rule.startswith(PAIRED) and found != MISSING:
             margin, se, _ = paired_stats(ours, reference, rule)
+            p, note = paired_p(ours, reference, rule)[0], paired_note(ours, reference, rule)
         row = Claim(paper, where, claim, paper_value, ours, reference, rule, found, self.notebook, self.profile,
-                    seeds, rounds, self.profile, margin, se, is_borderline(ours, reference, rule, found))
+                    seeds, rounds, self.profile, margin, se, is_borderline(ours, reference, rule, found), p, note)
         self.rows.append(row)
-        extra = f", margin {margin:.4g} +- {se:.2g} (SE)" if margin != "" else ""
+        extra = f", margin {margin:.4g} +- {se:.2g} (SE), p {p:.2g}" if margin != "" else ""
         print(f"[{row.verdict}{', borderline' if row.borderline else ''}] {paper}, {where}: {claim} "
               f"(ours {_fmt(ours)}, {rule.replace('reference', _fmt(reference))}{extra})")
         return row.verdict
 
     def compare(self, paper: str, where: str, claim: str, ours: list, reference, direction: str = ">",
-                paper_value=None, rounds="") -> str:
+                paper_value=None, rounds="", censored_at=None) -> str:
         """A claim that compares methods or settings: `ours` one number per seed, `reference` one per seed (paired)
-        or one for all; `direction` ">" (ours above the reference) or "<". Decided on the paired differences."""
+        or one for all; `direction` ">" (ours above the reference) or "<". Decided by a paired t-test (LEVEL in each
+        direction). `censored_at`: rounds to a target, where this value means "never reached"."""
         if direction not in (">", "<"):
             raise ValueError(f"direction is '>' or '<', got {direction!r}")
         if ours is not None and not isinstance(ours, (list, tuple)):
             raise ValueError("compare takes one number per seed (a list)")
-        return self.record(paper, where, claim, ours, reference, f"{PAIRED}ours {direction} reference", paper_value,
+        rule = f"{PAIRED}ours {direction} reference" + (f", censored at {censored_at:g}" if censored_at else "")
+        return self.record(paper, where, claim, ours, reference, rule, paper_value,
                            seeds=len(ours) if ours is not None else 0, rounds=rounds)
 
     def path(self) -> Path:
@@ -299,11 +354,65 @@ def collect(folder: Path | None = None) -> list[dict]:
                                   f"notebook rather than editing the file")
             ours, reference = parse(row["ours"]), parse(row["reference"])
             row["scale"] = row.get("scale") or row["profile"]
-            row["borderline"] = str(is_borderline(ours, reference, row["rule"], again))
-            if row["rule"].startswith(PAIRED) and again != MISSING:
-                row["margin"], row["se"] = (str(v) for v in paired_stats(ours, reference, row["rule"])[:2])
+            row.update(_derived(ours, reference, row["rule"], again))
             rows.append(row)
     return rows
+
+
+def _derived(ours, reference, rule: str, found: str) -> dict:
+    """The columns a row's numbers and rule determine beside its verdict: borderline, and for paired rows the
+    margin, its SE, p and the note."""
+    out = {"borderline": str(is_borderline(ours, reference, rule, found)), "margin": "", "se": "", "p": "", "note": ""}
+    if rule.startswith(PAIRED) and found != MISSING:
+        out["margin"], out["se"] = (str(v) for v in paired_stats(ours, reference, rule)[:2])
+        out["p"], out["note"] = str(paired_p(ours, reference, rule)[0]), paired_note(ours, reference, rule)
+    return out
+
+
+def rejudge(folder: Path | None = None) -> int:
+    """Rewrite every notebook's ledger under the current decision rule from the numbers it stores (its verdicts,
+    margins, p and borderline flags; never its numbers), after a change of the rule. Returns the rows changed."""
+    folder = folder or figures_dir() / "claims"
+    changed = 0
+    for p in sorted(folder.glob("*.csv")):
+        rows = read(p)
+        for row in rows:
+            ours, reference = parse(row["ours"]), parse(row["reference"])
+            found = verdict(ours, reference, row["rule"])
+            new = {"verdict": found, **_derived(ours, reference, row["rule"], found)}
+            changed += any(str(row.get(k, "")) != v for k, v in new.items() if k == "verdict")
+            row.update(new)
+        buffer = __import__("io").StringIO()
+        w = csv.DictWriter(buffer, fieldnames=COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+        _atomic_write(p, buffer.getvalue())
+    return changed
+
+
+def holm(pvalues: list[float], alpha: float = LEVEL) -> list[bool]:
+    """Holm's step-down correction: which of the hypotheses (one-sided p-values) are rejected at family level
+    `alpha` (in the order given)."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    rejected = [False] * len(pvalues)
+    for step, i in enumerate(order):
+        if pvalues[i] > alpha / (len(pvalues) - step):
+            break
+        rejected[i] = True
+    return rejected
+
+
+def _holm_lines(rows: list[dict]) -> list[str]:
+    """Per paper and scale: the decided comparisons, how many hold at LEVEL each, and after Holm's correction."""
+    out = ["| paper | scale | comparisons decided | hold at the level each | hold after Holm's correction |",
+           "|---|---|---|---|---|"]
+    for paper in sorted({r["paper"] for r in rows}):
+        for scale in SCALES:
+            ps = [float(parse(r["p"])) for r in rows if r["paper"] == paper and r["scale"] == scale
+                  and r.get("p") not in ("", None, "nan") and r["verdict"] in (HOLDS, FAILS, WITHIN)]
+            if ps:
+                out.append(f"| {paper} | {scale} | {len(ps)} | {sum(p < LEVEL for p in ps)} | {sum(holm(ps))} |")
+    return out
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -345,15 +454,28 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
                                                                    for r in rows)]
     if gaps:
         md += ["", "Notebooks whose claims have no paper-scale verdict yet:", ""] + gaps
-    md += ["", "Each claim at the largest scale it was tested at; the quick verdict beside it is an indication. A "
-           "comparison over seeds holds or fails only beyond 2 standard errors of the paired difference over at "
-           "least 3 seeds (margin +- SE).", "",
+    md += ["", "## The rule, and what the words mean", "",
+           f"A comparison over seeds is decided by a paired t-test of the per-seed differences (n - 1 degrees of "
+           f"freedom), one-sided at {LEVEL:g} in each direction, over at least {MIN_SEEDS} seeds: with no effect a "
+           f"claim gets a firm verdict {2 * LEVEL:.0%} of the time. Words: **holds**, p < {LEVEL:g} in the claim's "
+           f"direction; **does not hold**, p < {LEVEL:g} against it; **within noise**, neither; **indicative (n "
+           f"seeds)**, fewer than {MIN_SEEDS} seeds, not decided; **{CENSORED}**, rounds to a target where neither "
+           f"side reached it on any seed; **partly**, some of a list of numbers hold; **borderline**, p within a "
+           f"factor {BAND:g} of {LEVEL:g} (a tolerance: within 10% of its edge); **(this)**, the row is the quick "
+           f"profile's own. Margin +- SE is the mean paired difference in the claim's favour; a note says where a "
+           f"side was censored (the margin is then a bound) or every seed gave the same difference.", ""]
+    md += _holm_lines(rows) + [""]
+    md += ["Each claim at the largest scale it was tested at; the quick verdict beside it is an indication.", "",
            "| paper | where | claim | paper's number | ours | rule | verdict | scale (seeds x rounds) | quick verdict |",
            "|" + "---|" * 9]
     for (paper, where, claim), scales in by_claim.items():
         r = scales[max(scales, key=lambda s: rank.get(s, -1))]
         runs = f" ({r['seeds']} x {r['rounds']})" if r["seeds"] or r["rounds"] else ""
-        margin = f" ({_fmt(parse(r['margin']))} +- {_fmt(parse(r['se']))})" if r.get("margin") not in ("", None) else ""
+        se_text = "n/a" if r.get("se") in ("", None, "nan") or parse(r["se"]) != parse(r["se"]) else _fmt(parse(r["se"]))
+        p_text = f", p {_fmt(parse(r['p']))}" if r.get("p") not in ("", None, "nan") else ""
+        margin = f" ({_fmt(parse(r['margin']))} +- {se_text}{p_text})" if r.get("margin") not in ("", None) else ""
+        if r.get("note"):
+            margin += f"; {r['note']}"
         flag = ", borderline" if str(r.get("borderline")) == "True" else ""
         if r["scale"] == "paper" and r["verdict"] == MISSING and r["notebook"] in NOT_AT_PAPER_SCALE:
             flag += f"; not run at paper scale: {NOT_AT_PAPER_SCALE[r['notebook']]}"
