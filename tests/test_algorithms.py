@@ -192,7 +192,8 @@ def test_feddbe_takes_g_from_the_initialisation_periods_train_mode_running_means
     ctx, alg = ex.setup(cfg)
     group, data = ctx.groups[0]
     start = {k: v.clone() for k, v in group.params.items()}
-    idx, valid = engine.batch_schedule(data.counts, cfg.batch_size, cfg.local_epochs, ctx.generator(0, 0))
+    idx, valid = engine.batch_schedule(data.counts, cfg.batch_size, cfg.local_epochs, ctx.generator(0, 0),
+                                       drop_last=cfg.drop_last)  # the authors' DataLoader drops the partial batch
     last = []
     for c in range(group.n):  # the authors' client loop: one model, torch's SGD, the batch mean of each step
         model = group.module(c).train()
@@ -212,4 +213,4 @@ def test_feddbe_takes_g_from_the_initialisation_periods_train_mode_running_means
     run_round(alg, 0, Ledger())
     assert torch.allclose(alg.server_mean, want, atol=1e-5)
     assert all(torch.equal(group.params[k], start[k]) for k in start)  # the period's models are discarded
-    assert cfg.model == "cnn_mnist_nodrop" and (cfg.optimizer, cfg.lr) == ("sgd", 0.005)
+    assert cfg.model == "cnn_mnist_nodrop" and (cfg.optimizer, cfg.lr, cfg.drop_last) == ("sgd", 0.005, True)
