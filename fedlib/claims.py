@@ -390,6 +390,20 @@ def rejudge(folder: Path | None = None) -> int:
     return changed
 
 
+def _rule_lines() -> list[str]:
+    """claims.md's statement of the decision rule and of every verdict word."""
+    return ["", "## The rule, and what the words mean", "",
+            f"A comparison over seeds is decided by a paired t-test of the per-seed differences (n - 1 degrees of "
+            f"freedom), one-sided at {LEVEL:g} in each direction, over at least {MIN_SEEDS} seeds: with no effect a "
+            f"claim gets a firm verdict {2 * LEVEL:.0%} of the time. Words: **holds**, p < {LEVEL:g} in the claim's "
+            f"direction; **does not hold**, p < {LEVEL:g} against it; **within noise**, neither; **indicative (n "
+            f"seeds)**, fewer than {MIN_SEEDS} seeds, not decided; **{CENSORED}**, rounds to a target where neither "
+            f"side reached it on any seed; **partly**, some of a list of numbers hold; **borderline**, p within a "
+            f"factor {BAND:g} of {LEVEL:g} (a tolerance: within 10% of its edge); **(this)**, the row is the quick "
+            f"profile's own. Margin +- SE is the mean paired difference in the claim's favour; a note says where a "
+            f"side was censored (the margin is then a bound) or every seed gave the same difference.", ""]
+
+
 def holm(pvalues: list[float], alpha: float = LEVEL) -> list[bool]:
     """Holm's step-down correction: which of the hypotheses (one-sided p-values) are rejected at family level
     `alpha` (in the order given)."""
@@ -454,17 +468,7 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
                                                                    for r in rows)]
     if gaps:
         md += ["", "Notebooks whose claims have no paper-scale verdict yet:", ""] + gaps
-    md += ["", "## The rule, and what the words mean", "",
-           f"A comparison over seeds is decided by a paired t-test of the per-seed differences (n - 1 degrees of "
-           f"freedom), one-sided at {LEVEL:g} in each direction, over at least {MIN_SEEDS} seeds: with no effect a "
-           f"claim gets a firm verdict {2 * LEVEL:.0%} of the time. Words: **holds**, p < {LEVEL:g} in the claim's "
-           f"direction; **does not hold**, p < {LEVEL:g} against it; **within noise**, neither; **indicative (n "
-           f"seeds)**, fewer than {MIN_SEEDS} seeds, not decided; **{CENSORED}**, rounds to a target where neither "
-           f"side reached it on any seed; **partly**, some of a list of numbers hold; **borderline**, p within a "
-           f"factor {BAND:g} of {LEVEL:g} (a tolerance: within 10% of its edge); **(this)**, the row is the quick "
-           f"profile's own. Margin +- SE is the mean paired difference in the claim's favour; a note says where a "
-           f"side was censored (the margin is then a bound) or every seed gave the same difference.", ""]
-    md += _holm_lines(rows) + [""]
+    md += _rule_lines() + _holm_lines(rows) + [""]
     md += ["Each claim at the largest scale it was tested at; the quick verdict beside it is an indication.", "",
            "| paper | where | claim | paper's number | ours | rule | verdict | scale (seeds x rounds) | quick verdict |",
            "|" + "---|" * 9]
