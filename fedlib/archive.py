@@ -113,6 +113,9 @@ def write(path: Path, results: list[dict]) -> None:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(buffer.getvalue())
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600; a shipped file is read by everyone, as a plain write
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -152,3 +152,13 @@ def test_a_cache_entry_that_parses_but_holds_no_result_is_never_served(tmp_path,
         f.write(json.dumps({**hollow, "key": "k"}) + "\n")
     with pytest.raises(archive.ArchiveError, match="not a run"):
         archive.read(bad)
+
+
+def test_an_archive_written_atomically_keeps_the_permissions_of_a_plain_write(tmp_path):
+    import os
+
+    path = tmp_path / "set_paper.jsonl.gz"
+    archive.write(path, [_fake("fedavg", "k1")])
+    mask = os.umask(0)
+    os.umask(mask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's 0600
