@@ -60,28 +60,45 @@ def parse_option(text: str) -> tuple[str, object]:
 
 def _config_arguments(r: argparse.ArgumentParser) -> None:
     """One option per Config field; none given means: the paper setting of the dataset (else Config's default)."""
-    from .config import Config
+    from .config import Config, field_help
 
     kinds = {int: int, float: float, str: str}
+    said = field_help()
     for f in fields(Config):
         if f.name in ("options", "method", "dataset"):
             continue
         default = f.default if f.default is not MISSING else None
         flag = "--" + f.name.replace("_", "-")
+        what = said.get(f.name, "").replace("%", "%%")
         if isinstance(default, bool):
-            r.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=f"(default: {default})")
+            r.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
+                           help=f"{what} (default: {default})")
         elif f.default_factory is dict:  # e.g. corruption: JSON, '{"blur": 0.2}'
-            r.add_argument(flag, type=json.loads, default=None, metavar="JSON", help="(default: {})")
+            r.add_argument(flag, type=json.loads, default=None, metavar="JSON", help=f"{what} (default: {{}})")
         else:
             r.add_argument(flag, type=kinds[type(default)], default=None, metavar=type(default).__name__.upper(),
-                           help=f"(default: the dataset's paper setting, else {default})")
+                           help=f"{what} (default: the dataset's paper setting, else {default})")
+
+
+def _one_of(choices: list[str], what: str):
+    """An argparse type that takes one of `choices` and refuses anything else with the nearest as "did you mean"."""
+    def check(value: str) -> str:
+        if value in choices:
+            return value
+        import difflib
+
+        near = difflib.get_close_matches(value, choices, n=1)
+        raise argparse.ArgumentTypeError(f"unknown {what} {value!r}" + (f"; did you mean {near[0]!r}?" if near else
+                                         f"; choose one of {', '.join(choices)}"))
+    return check
 
 
 def build_parser() -> argparse.ArgumentParser:
     from . import algorithms, config
     from .papers import fedlog
 
-    parser = argparse.ArgumentParser(prog="fedlib", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="fedlib", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("fetch-data", help="load (and cache) the offline-capable datasets")
@@ -102,8 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (paper settings: "
                               f"{', '.join(fedlog.PAPER_SETTINGS)}). `python -m fedlib list` shows every method's "
                               f"options.")
-    r.add_argument("--method", default="fedlog", choices=methods, metavar="METHOD", help="(default: fedlog)")
-    r.add_argument("--dataset", default="mnist", choices=datasets, metavar="DATASET", help="(default: mnist)")
+    r.add_argument("--method", default="fedlog", type=_one_of(methods, "method"), metavar="METHOD",
+                   help=f"one of {', '.join(methods)} (default: fedlog)")
+    r.add_argument("--dataset", default="mnist", type=_one_of(datasets, "dataset"), metavar="DATASET",
+                   help=f"one of {', '.join(datasets)} (default: mnist)")
     r.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a method option; the value is JSON or a plain string (e.g. dp=local, epsilon=2)")
     r.add_argument("--no-paper-setting", action="store_true",
@@ -117,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--threads", type=int, default=None,
                     help="torch threads per Ray task (default: 1 on a local cluster, one task per core; on an "
                          "existing cluster this process's count)")
+    for name, action in sub.choices.items():  # each subcommand's --help opens with what it does
+        action.description = action.description or next(a.help for a in sub._choices_actions if a.dest == name)
     return parser
 
 

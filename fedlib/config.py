@@ -153,6 +153,23 @@ class Config:
         return f"{self.method}{'(' + opts + ')' if opts else ''} {self.dataset} seed={self.seed}"
 
 
+def field_help() -> dict[str, str]:
+    """Each Config field's meaning, from the comment beside it in this class's source (the one place it is said),
+    and what values it takes (`_RULES`): the CLI's help text."""
+    import inspect
+    import re
+
+    out = {}
+    for line in inspect.getsource(Config).splitlines():
+        m = re.match(r"\s+(\w+): [^=]+=[^#]*#\s*(.*)$", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip()
+    for name, (_, _, text) in _RULES.items():
+        out[name] = f"{out[name]}; " if name in out else ""
+        out[name] += f"{text}"
+    return out
+
+
 def _is(kind: str, v) -> bool:
     if kind == "int":
         return isinstance(v, int) and not isinstance(v, bool)

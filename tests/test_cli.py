@@ -133,3 +133,22 @@ def test_run_all_checks_its_arguments_and_profile_before_any_install():
         done = subprocess.run(["bash", str(root / "run_all.sh"), *args], capture_output=True, text=True,
                               env={**env, **extra}, timeout=10)
         assert done.returncode == 2 and said in done.stderr and "nonexistent" not in done.stderr
+
+
+def test_the_cli_explains_itself_and_suggests_the_nearest_name(capsys):
+    from dataclasses import fields
+
+    from fedlib.__main__ import build_parser, main
+    from fedlib.config import Config, field_help
+
+    parser = build_parser()
+    assert "python -m fedlib run --method fedlog" in parser.format_help()  # the examples, not only the first line
+    for name, sub in parser._subparsers._group_actions[0].choices.items():
+        assert sub.description, name  # every subcommand says what it does
+    helps = field_help()
+    assert all(helps.get(f.name) for f in fields(Config))  # every Config field has a help text
+    with pytest.raises(SystemExit):
+        main(["run", "--method", "fedavgg"])
+    assert "did you mean 'fedavg'" in capsys.readouterr().err
+    assert main(["run", "--method", "fedavg", "--option", "agregation=full", "--rounds", "1"]) == 1
+    assert "did you mean 'aggregation'" in capsys.readouterr().err

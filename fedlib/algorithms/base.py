@@ -259,7 +259,12 @@ class Algorithm:
         """Refuse unknown option names and values of the wrong type or out of range, naming the option."""
         unknown = set(options) - set(cls.defaults)
         if unknown:
-            raise ValueError(f"{cls.name}: unknown option(s) {sorted(unknown)}; valid: {sorted(cls.defaults)}")
+            import difflib
+
+            near = {u: difflib.get_close_matches(u, list(cls.defaults), n=1) for u in sorted(unknown)}
+            hint = "; ".join(f"did you mean {m[0]!r} for {u!r}?" for u, m in near.items() if m)
+            raise ValueError(f"{cls.name}: unknown option(s) {sorted(unknown)}; valid: {sorted(cls.defaults)}"
+                             + (f" ({hint})" if hint else ""))
         for key, value in options.items():
             problem = _type_error(value, cls.defaults[key])
             if problem is None and key in cls.rules and not _satisfies(cls.rules[key][0], value):
