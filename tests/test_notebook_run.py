@@ -38,11 +38,17 @@ def test_a_notebook_runs_over_ipc_with_its_profile_and_no_transport_warning(tmp_
 
 
 def test_ctrl_c_stops_a_notebook_in_one_line_without_a_traceback(tmp_path):
-    nb = _notebook(tmp_path / "slow.ipynb", "import time\nfor _ in range(600):\n    time.sleep(0.1)")
+    started = tmp_path / "in_the_cell"
+    nb = _notebook(tmp_path / "slow.ipynb", f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\n"
+                                            "for _ in range(600):\n    time.sleep(0.1)")
     proc = subprocess.Popen([sys.executable, "-m", "fedlib.notebook_run", str(nb), str(tmp_path / "out.ipynb"), "quick"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True)
-    time.sleep(8)  # the kernel is up and in the second cell
+    for _ in range(600):  # until the kernel is up and in the second cell (a fixed wait was too short on a busy machine)
+        if started.exists() or proc.poll() is not None:
+            break
+        time.sleep(0.2)
+    time.sleep(1)
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
