@@ -280,12 +280,10 @@ class Population:
                 out[ids.to(out.device)] = value
             return out
         wanted = torch.as_tensor(clients).cpu()  # only the requested rows are copied (not every client's)
-        position = torch.full((self.n_clients,), -1, dtype=torch.long)
+        position = torch.full((self.n_clients,), -1, dtype=torch.long)  # each client's row in its group
+        owner = torch.empty(self.n_clients, dtype=torch.long)  # and its group
         for gi, (ids, _) in enumerate(parts):
-            position[ids] = torch.arange(len(ids))
-        owner = torch.empty(self.n_clients, dtype=torch.long)
-        for gi, (ids, _) in enumerate(parts):
-            owner[ids] = gi
+            position[ids], owner[ids] = torch.arange(len(ids)), gi
         if len(parts) == 1:
             value = parts[0][1]
             return value[position[wanted].to(value.device)]
