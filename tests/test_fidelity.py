@@ -42,20 +42,27 @@ def test_drop_last_walks_only_full_batches_like_a_dataloader():
     assert int(kept[:, 0].sum()) == 50  # the default keeps the partial batch: every sample, every epoch
 
 
-def test_drop_last_training_equals_each_client_alone_on_full_batches():
+def _batched_against_each_client_alone(lr, epochs: int, drop_last: bool = False) -> None:
+    """Train 3 unequal clients batched (lr: one rate, or one per client) and each alone with torch's SGD at its own
+    rate on the same batches; their parameters must agree."""
     cd = _clients([23, 17, 30])
     torch.manual_seed(1)
     ms = [models.build("cnn_mnist_nodrop", (1, 28, 28), 10) for _ in range(3)]
     refs = [copy.deepcopy(m) for m in ms]
     g = engine.Population.create(ms, same_init=False, unify_head=False).groups[0]
-    engine.train(g, cd, trainable=list(g.params), optimizer="sgd", lr=0.05, epochs=2, batch_size=4,
-                 generator=torch.Generator().manual_seed(5), drop_last=True)
-    idx, valid = engine.batch_schedule(cd.counts, 4, 2, torch.Generator().manual_seed(5), drop_last=True)
+    engine.train(g, cd, trainable=list(g.params), optimizer="sgd", lr=lr, epochs=epochs, batch_size=4,
+                 generator=torch.Generator().manual_seed(5), drop_last=drop_last)
+    idx, valid = engine.batch_schedule(cd.counts, 4, epochs, torch.Generator().manual_seed(5), drop_last=drop_last)
     for c, m in enumerate(refs):
+        rate = float(lr[c]) if torch.is_tensor(lr) else lr
         engine.train_loop(m, cd.x[c], cd.y[c], idx[:, c], valid[:, c], trainable=list(g.params), optimizer="sgd",
-                          lr=0.05)
+                          lr=rate)
         for k, p in m.named_parameters():
             assert torch.allclose(p, g.params[k][c], atol=1e-5), (c, k)
+
+
+def test_drop_last_training_equals_each_client_alone_on_full_batches():
+    _batched_against_each_client_alone(0.05, epochs=2, drop_last=True)
 
 
 def test_drop_last_is_a_config_field_whose_default_keeps_every_key():
@@ -68,20 +75,7 @@ def test_drop_last_is_a_config_field_whose_default_keeps_every_key():
 
 # ----------------------------------------------------------------------------------------------- FedProf's decay
 def test_sgd_with_a_rate_per_client_equals_each_client_alone_at_its_rate():
-    cd = _clients([23, 17, 30])
-    torch.manual_seed(1)
-    ms = [models.build("cnn_mnist_nodrop", (1, 28, 28), 10) for _ in range(3)]
-    refs = [copy.deepcopy(m) for m in ms]
-    g = engine.Population.create(ms, same_init=False, unify_head=False).groups[0]
-    rates = torch.tensor([0.05, 0.05 * 0.99 ** 3, 0.01])
-    engine.train(g, cd, trainable=list(g.params), optimizer="sgd", lr=rates, epochs=1, batch_size=4,
-                 generator=torch.Generator().manual_seed(5))
-    idx, valid = engine.batch_schedule(cd.counts, 4, 1, torch.Generator().manual_seed(5))
-    for c, m in enumerate(refs):
-        engine.train_loop(m, cd.x[c], cd.y[c], idx[:, c], valid[:, c], trainable=list(g.params), optimizer="sgd",
-                          lr=float(rates[c]))
-        for k, p in m.named_parameters():
-            assert torch.allclose(p, g.params[k][c], atol=1e-5), (c, k)
+    _batched_against_each_client_alone(torch.tensor([0.05, 0.05 * 0.99 ** 3, 0.01]), epochs=1)
 
 
 def _fedprof_config(unit, **kw):
