@@ -23,6 +23,7 @@ numbers move by 0.5% (`NUDGE`); figures/claims.md counts them, and reports Holm'
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import operator
@@ -382,7 +383,7 @@ def rejudge(folder: Path | None = None) -> int:
             new = {"verdict": found, **_derived(ours, reference, row["rule"], found)}
             changed += any(str(row.get(k, "")) != v for k, v in new.items() if k == "verdict")
             row.update(new)
-        buffer = __import__("io").StringIO()
+        buffer = io.StringIO()
         w = csv.DictWriter(buffer, fieldnames=COLUMNS, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
