@@ -34,6 +34,7 @@ source scripts/env.sh
 # the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
 "$PY" -m fedlib fetch-data
+"$PY" -m fedlib.archive  # a damaged archive file is named here, on the terminal, not only inside a notebook
 "$PY" scripts/check_notebook_pairs.py notebooks  # both files of a pair edited: stop before the sync drops one
 "$PY" -m jupytext --sync notebooks/[0-9]*.py >/dev/null
 mkdir -p build/notebooks figures

@@ -162,3 +162,26 @@ def test_an_archive_written_atomically_keeps_the_permissions_of_a_plain_write(tm
     mask = os.umask(0)
     os.umask(mask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's 0600
+
+
+def test_a_damaged_archive_is_named_on_the_terminal_before_any_notebook_runs(tmp_path):
+    """run_all.sh runs `python -m fedlib.archive` before the notebooks; a damaged file was named only inside the
+    executed notebook (its kernel's stderr), never where the command was typed."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(archive.__file__).resolve().parent.parent
+    shutil.copytree(root / "fedlib", tmp_path / "fedlib", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(root / "pyproject.toml", tmp_path)
+    (tmp_path / "archive").mkdir()
+    archive.write(tmp_path / "archive" / "good_paper.jsonl.gz", [_fake("fedavg", "k1")])
+    (tmp_path / "archive" / "bad_paper.jsonl.gz").write_bytes(b"\x1f\x8b not gzip")
+    done = subprocess.run([sys.executable, "-m", "fedlib.archive"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert "bad_paper.jsonl.gz" in done.stderr and "git checkout -- bad_paper.jsonl.gz" in done.stderr
+    assert "good_paper" not in done.stderr
+    script = (root / "run_all.sh").read_text()
+    assert -1 < script.index("-m fedlib.archive") < script.index("fedlib.notebook_run")
