@@ -32,9 +32,22 @@ fi
 export PY ROOT
 # every entry point must run this checkout's fedlib: papermill starts kernels in notebooks/, where an interpreter
 # whose editable fedlib is another clone would import that one (and write that clone's figures/)
-owner="$(cd "$ROOT/notebooks" && "$PY" -c 'import fedlib, os; print(os.path.dirname(os.path.dirname(os.path.realpath(fedlib.__file__))))')"
-if [ "$owner" != "$(cd "$ROOT" && pwd -P)" ]; then
-  echo "the interpreter $PY imports fedlib from $owner, not from this checkout ($ROOT): install this one" \
-       "($PY -m pip install -e $ROOT) or unset FEDLIB_PYTHON" >&2
+owner_of() { (cd "$ROOT/notebooks" && "$PY" -c 'import fedlib, os; print(os.path.dirname(os.path.dirname(os.path.realpath(fedlib.__file__))))' 2>/dev/null) || true; }
+here="$(cd "$ROOT" && pwd -P)"
+owner="$(owner_of)"
+if [ "$owner" != "$here" ] && [ "$PY" = "$ROOT/.venv/bin/python" ]; then
+  # this checkout's own .venv, whose editable install names another folder: the clone was moved or copied
+  echo ">> .venv's fedlib points to ${owner:-a folder that is gone} (was this clone moved or copied?): reinstalling this checkout into it"
+  "$PY" -m pip install -q --no-deps --no-build-isolation -e "$ROOT" >/dev/null 2>&1 || "$PY" -m pip install -q --no-deps -e "$ROOT" >/dev/null || true
+  owner="$(owner_of)"
+fi
+if [ "$owner" != "$here" ]; then
+  if [ -z "$owner" ]; then
+    echo "the interpreter $PY cannot import fedlib outside this checkout: install it ($PY -m pip install -e $ROOT)" \
+         "or unset FEDLIB_PYTHON" >&2
+  else
+    echo "the interpreter $PY imports fedlib from $owner, not from this checkout ($ROOT): install this one" \
+         "($PY -m pip install -e $ROOT) or unset FEDLIB_PYTHON" >&2
+  fi
   exit 2
 fi

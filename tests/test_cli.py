@@ -152,3 +152,39 @@ def test_the_cli_explains_itself_and_suggests_the_nearest_name(capsys):
     assert "did you mean 'fedavg'" in capsys.readouterr().err
     assert main(["run", "--method", "fedavg", "--option", "agregation=full", "--rounds", "1"]) == 1
     assert "did you mean 'aggregation'" in capsys.readouterr().err
+
+
+def test_a_moved_clone_reinstalls_itself_into_its_own_venv(tmp_path):
+    """Before: after `mv clone elsewhere`, ./run_all.sh printed only `ModuleNotFoundError: No module named 'fedlib'`
+    (scripts/env.sh's own check died first). The .venv inside the clone still works, but its editable install names
+    the old folder: env.sh now sees it and reinstalls this checkout into that .venv."""
+    import shutil
+    import subprocess
+    import sys
+    import sysconfig
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    old = tmp_path / "old"
+    (old / "scripts").mkdir(parents=True)
+    (old / "notebooks").mkdir()
+    shutil.copy(root / "scripts" / "env.sh", old / "scripts" / "env.sh")
+    shutil.copy(root / "pyproject.toml", old / "pyproject.toml")
+    shutil.copytree(root / "fedlib", old / "fedlib", ignore=shutil.ignore_patterns("__pycache__"))
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(old / ".venv")], check=True)
+    venv_py = old / ".venv" / "bin" / "python"
+    site = subprocess.run([str(venv_py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    # the dependencies (pip, setuptools, torch, ...) from this environment's site-packages, not its fedlib
+    Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([str(venv_py), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "-e", str(old)],
+                   check=True, capture_output=True)
+    new = tmp_path / "new"
+    old.rename(new)
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("FEDLIB_PYTHON", "VIRTUAL_ENV", "CONDA_PREFIX")}
+    done = subprocess.run(["bash", "-c", "source scripts/env.sh && cd notebooks && \"$PY\" -c 'import fedlib; print(fedlib.__file__)'"],
+                          cwd=new, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "was this clone moved or copied?" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == str(new / "fedlib" / "__init__.py")
