@@ -185,3 +185,37 @@ def test_a_damaged_archive_is_named_on_the_terminal_before_any_notebook_runs(tmp
     assert "good_paper" not in done.stderr
     script = (root / "run_all.sh").read_text()
     assert -1 < script.index("-m fedlib.archive") < script.index("fedlib.notebook_run")
+
+
+class _Payload:
+    """Pickles to a call of os.system that only touches a marker file."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        import os
+
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_payload_planted_in_a_cache_entry_or_an_archive_runs_nothing(tmp_path, monkeypatch):
+    """The two JSON file kinds, with a pickle inside where a result should be: read as JSON, refused, no marker.
+    (Claims CSVs, checkpoints and data files have their own planted-payload tests.)"""
+    import gzip
+    import pickle
+
+    marker = tmp_path / "ran"
+    body = pickle.dumps({"result": _Payload(marker)})
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    cfg = _tiny()
+    p = cache.path(cfg)
+    p.parent.mkdir(parents=True)
+    p.write_bytes(body)
+    assert cache.load(cfg) is None
+    shipped = tmp_path / "x_paper.jsonl.gz"
+    with gzip.open(shipped, "wb") as f:
+        f.write(body)
+    with pytest.raises(archive.ArchiveError):
+        archive.read(shipped)
+    assert archive.damaged(tmp_path) and not marker.exists()
