@@ -177,10 +177,11 @@ def list_everything() -> None:
 
 
 def sweep_command(args) -> int:
+    from .papers import fedlog
     from .sweep import expand_grid, run_sweep
 
     with open(args.grid) as f:
-        configs = expand_grid(json.load(f))
+        configs = expand_grid(json.load(f), paper_config=fedlog.paper_config)
     report = run_sweep(configs, backend=args.backend, address=args.address, threads=args.threads)
     print(f"{len(configs)} runs: {report.cached} from the cache, {report.computed} computed, "
           f"{len(report.failures)} failed")
@@ -211,7 +212,9 @@ def dispatch(args) -> int:
         except claims.ClaimsError as err:
             print(f"fedlib claims: {err}; nothing was written", file=sys.stderr)
             return 2
-        written = claims.write_collected(rows)
+        from .papers import coverage
+
+        written = claims.write_collected(rows, coverage=coverage())  # what of each plan archive/ holds
         counts = {v: sum(r["verdict"] == v for r in rows) for v in sorted({r["verdict"] for r in rows})}
         print(f"{len(rows)} claims in {written[0]}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
         return 0

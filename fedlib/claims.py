@@ -436,9 +436,18 @@ def _atomic_write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
+def _coverage_lines(rows: list[dict], coverage: dict) -> list[str]:
+    gaps = [f"- {nb}, {line}" for nb, entry in sorted(coverage.items()) for line in entry["lines"]
+            if any(r["notebook"] == nb for r in rows)]
+    return ["", "Paper-profile runs not all shipped yet (counted from archive/; verdicts that need them are missing "
+            "or made at a smaller scale):", ""] + gaps if gaps else []
+
+
+def write_collected(rows: list[dict], out: Path | None = None, coverage: dict | None = None) -> list[Path]:
     """figures/claims.csv (every row) and figures/claims.md: the counts of verdicts by scale, then each claim at
-    the largest scale it was tested at, with its quick verdict beside as an indication. Both written atomically."""
+    the largest scale it was tested at, with its quick verdict beside as an indication. Both written atomically.
+    `coverage` (`fedlib.papers.coverage()`, passed by `python -m fedlib claims`): per notebook, which paper-profile
+    runs are not shipped yet and what each table's runs change from the paper (shown beside a paper-scale row)."""
     import io
 
     out = out or figures_dir()
@@ -462,13 +471,8 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
             md.append(f"| {scale} | " + " | ".join(str(sum(r["verdict"] == v for r in at))
                                                     for v in sorted({r['verdict'] for r in rows}))
                       + f" | {sum(str(r.get('borderline')) == 'True' for r in at)} | {len(at)} |")
-    from .papers import NOT_AT_PAPER_SCALE
-
-    gaps = [f"- {nb}: not run at paper scale: {why}" for nb, why in NOT_AT_PAPER_SCALE.items()
-            if any(r["notebook"] == nb for r in rows) and not any(r["notebook"] == nb and r["scale"] == "paper"
-                                                                   for r in rows)]
-    if gaps:
-        md += ["", "Notebooks whose claims have no paper-scale verdict yet:", ""] + gaps
+    coverage = coverage or {}
+    md += _coverage_lines(rows, coverage)
     md += _rule_lines() + _holm_lines(rows) + [""]
     md += ["Each claim at the largest scale it was tested at; the quick verdict beside it is an indication.", "",
            "| paper | where | claim | paper's number | ours | rule | verdict | scale (seeds x rounds) | quick verdict |",
@@ -482,14 +486,18 @@ def write_collected(rows: list[dict], out: Path | None = None) -> list[Path]:
         if r.get("note"):
             margin += f"; {r['note']}"
         flag = ", borderline" if str(r.get("borderline")) == "True" else ""
-        if r["scale"] == "paper" and r["verdict"] == MISSING and r["notebook"] in NOT_AT_PAPER_SCALE:
-            flag += f"; not run at paper scale: {NOT_AT_PAPER_SCALE[r['notebook']]}"
+        cover = coverage.get(r["notebook"], {})
+        unshipped = any(where.startswith(w) for w in cover.get("unshipped", ()))  # "Table 1 (mnist)": "Table 1"'s
+        if r["scale"] == "paper" and r["verdict"] == MISSING and unshipped:
+            flag += "; its paper-profile runs are not all shipped (above)"
         quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "(this)"
-        if r["scale"] != "paper" and r["notebook"] in NOT_AT_PAPER_SCALE:
-            quick += "; not run at paper scale"
+        if r["scale"] != "paper" and unshipped:
+            quick += "; paper-profile runs not all shipped"
+        reduced = next((d for w, d in cover.get("deviations", {}).items() if where.startswith(w)), None) \
+            if r["scale"] == "paper" else None
         cells = [paper, where, claim, show(r['paper_value']), show(r['ours']),
                  f"`{r['rule'].replace('reference', show(r['reference']))}`", f"**{r['verdict']}**{margin}{flag}",
-                 f"{r['scale']}{runs}", quick]
+                 f"{r['scale']}{runs}" + (f"; paper protocol, reduced: {reduced}" if reduced else ""), quick]
         md.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
     _atomic_write(out / "claims.csv", buffer.getvalue())
     _atomic_write(out / "claims.md", "\n".join(md) + "\n")

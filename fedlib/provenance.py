@@ -18,7 +18,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 NOT_NUMERIC = {"__main__", "archive", "cache", "paths", "plots", "provenance", "stats", "sweep", "freshness", "progress",
                "claims"}
-NOT_NUMERIC_PACKAGES = {"papers"}  # the papers' numbers and Config builders: no numeric code
+NOT_NUMERIC_PACKAGES = {"papers"}  # folders of fedlib/ whose every file is left out, at any depth: the papers'
+# numbers, Config builders, run plans, figures and claims (fedlib/papers/<paper>/...) hold no numeric code
 
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:
@@ -33,7 +34,7 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
 
 def numeric_modules() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py") if (p.stem not in NOT_NUMERIC or p.parent != PACKAGE)
-                  and p.parent.name not in NOT_NUMERIC_PACKAGES)
+                  and p.relative_to(PACKAGE).parts[0] not in NOT_NUMERIC_PACKAGES)
 
 
 @functools.lru_cache(maxsize=1)

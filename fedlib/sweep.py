@@ -42,7 +42,6 @@ from . import archive, engine, provenance
 from . import cache as store
 from . import experiments as ex
 from .config import Config
-from .papers import fedlog
 from .paths import data_dir, results_dir
 from .progress import tqdm
 from .result import Result
@@ -371,11 +370,12 @@ def _fields_of(d, where: str) -> dict:
     return dict(d)
 
 
-def expand_grid(spec) -> list[Config]:
+def expand_grid(spec, paper_config=None) -> list[Config]:
     """A JSON sweep spec: a list of config dicts, or {"base": {...}, "grid": {field: [values], ...}} for the
-    cartesian product (a field "paper": dataset starts from that dataset's paper setting). A grid value that is not
-    a list is one value; unknown keys and fields are refused (GridError, naming them), an empty spec too, and runs
-    that come out the same (by cache key) are run once."""
+    cartesian product (a field "paper": dataset starts from that dataset's paper setting, `paper_config(dataset,
+    **fields)`, which `python -m fedlib sweep` gives: FedLog's). A grid value that is not a list is one value;
+    unknown keys and fields are refused (GridError, naming them), an empty spec too, and runs that come out the same
+    (by cache key) are run once."""
     import itertools
 
     if isinstance(spec, list):
@@ -399,7 +399,9 @@ def expand_grid(spec) -> list[Config]:
         for values in itertools.product(*grid.values()):
             fields = {**base, **dict(zip(grid, values))}
             dataset = fields.pop("paper", None)
-            configs.append(fedlog.paper_config(dataset, **fields) if dataset else Config(**fields))
+            if dataset and paper_config is None:
+                raise GridError("'paper' names a paper's setting, but no paper's settings were given to expand_grid")
+            configs.append(paper_config(dataset, **fields) if dataset else Config(**fields))
     return list({c.key(): c for c in configs}.values())
 
 

@@ -57,7 +57,8 @@ import numpy as np
 
 from IPython.display import display
 
-from fedlib import analysis, claims, experiments as ex, paths, plots, stats, sweep, tables
+from fedlib import analysis, claims, experiments as ex, paths, plots, stats, sweep
+from fedlib.papers.fedlog import tables
 from fedlib.papers import fedlog
 
 paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/

@@ -5,7 +5,7 @@ run killed mid-way goes on from its checkpoint, `fedlib.checkpoint`); pack the f
     python scripts/paper_runs.py SET --pack      # the finished ones into archive/<SET>_paper.jsonl.gz
     python scripts/paper_runs.py SET --list      # the runs of SET, and which are done
 
-Sets (the configs are the notebooks' own, from `fedlib.papers`, so the notebooks read what is packed):
+Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the notebooks read too):
   table1, augment      notebook 02: MNIST Table 1 (every entry) and the augmentation ablation
   tableA1              notebook 02: Table A.1 on MNIST (3 and 5 classes per client)
   dp, dp_fashion_mnist notebook 03: FedLog with central, local and formal DP over the epsilon grid
@@ -30,80 +30,20 @@ import torch
 
 from fedlib import archive, cache, knobs
 from fedlib import experiments as ex
-from fedlib.papers import fedcr, fedlog, fedprof, fedrd
+from fedlib.papers import RUN_SETS
 
-AUGMENT_METHODS = ["FedAvg", "FedBabu", "FedLog", "FedLog-C"]
-FEDCR_TABLE2_LABELS = ["FedCR", "FedAvg", "Ditto", "FedRep"]  # FedRep: the strongest other baseline of the paper's
-# FashionMNIST rows (89.78 n1, 88.90 n2)
-ARCHIVE_NAMES = {"table1": "table1_mnist_paper", "augment": "augment_mnist_paper"}
+SETS = list(RUN_SETS)
 
 
 def configs_of(what: str, seeds: list[int], only: list[str]) -> list[tuple[str, ex.Config]]:
-    """(label, Config) of every run of a set, seed by seed (a stopped job leaves whole seeds)."""
-    runs: list[tuple[str, ex.Config]] = []
-    if what in ("table1", "augment"):
-        labels = AUGMENT_METHODS if what == "augment" else list(fedlog.TABLE1_METHODS) + list(fedlog.EXTRA_METHODS)
-        extra = dict(augment=True) if what == "augment" else {}
-        runs = [(lab, fedlog.table1_config("mnist", lab, seed=s, **extra)) for s in seeds for lab in labels]
-    elif what == "tableA1":  # notebook 02: Table A.1 on MNIST, 3 and 5 classes per client
-        S = fedlog.TABLE1_PROFILES["paper"]["tableA1"]
-        labels = [lab for lab in fedlog.TABLE_A1_METHODS for _ in seeds]  # table_a1_configs' order
-        runs = [(f"{lab} k={k}", c) for (d, k), s in S.items() if d == "mnist"
-                for lab, c in zip(labels, fedlog.table_a1_configs(d, k, {**s, "seeds": seeds}))]
-    elif what in ("dp", "dp_fashion_mnist"):  # notebook 03: FedLog without DP, formal, central and local DP
-        d = "mnist" if what == "dp" else "fashion_mnist"
-        s = fedlog.DP_PROFILES["paper"]["runs"][d]
-        s = {**s, "seeds": seeds, **({"formal": {**s["formal"], "seeds": [x for x in seeds if x in s["formal"]["seeds"]]}}
-                                      if s.get("formal") else {})}
-        runs = [(f"{c.options.get('dp', 'no DP')} eps={c.options.get('epsilon', '-')} "
-                 f"{c.options.get('accountant', '')}".strip(), c) for c in fedlog.dp_configs(d, s)]
-    elif what in ("fig3_left", "fig2"):  # notebook 05, on MNIST (and FashionMNIST with --only-dataset)
-        S = fedlog.CONVERGENCE_PROFILES["paper"]["fig3" if what == "fig3_left" else "fig2"]
-        build = fedlog.fig3_configs if what == "fig3_left" else fedlog.fig2_configs
-        runs = [(f"{lab} {d}", c) for d in ("mnist", "fashion_mnist")
-                for lab, cs in build(d, {**S, "seeds": seeds}).items() for c in cs]
-    elif what == "feddbe_kappa":
-        runs = [(f"kappa {k:g}", fedlog.table1_config("mnist", next(iter(fedlog.EXTRA_METHODS)), seed=0,
-                                                     options={"kappa": k})) for k in fedlog.FEDDBE_KAPPA_GRID]
-    elif what == "fedprof_table3":
-        S = fedprof.PROFILES["paper"]
-        runs = [(f"{lab} C={C}", fedprof.run("paper", lab, C, s)) for s in seeds for C in S["fractions"]
-                for lab in fedprof.FULL + fedprof.PARTIAL]
-    elif what == "fedprof_fig1":
-        f1 = fedprof.PROFILES["paper"]["fig1"]
-        runs = [(cond, fedprof.run("paper", "FedAvg", f1["participation"], s, rounds=f1["rounds"], **over))
-                for s in seeds for cond, over in fedprof.CONDITIONS.items()]
-    elif what == "fedprof_alpha":
-        S = fedprof.PROFILES["paper"]
-        runs = [(f"alpha {a:g}", fedprof.run("paper", "FedProf (partial)", S["fractions"][-1], s,
-                                                options={"alpha": a})) for s in seeds for a in S["alphas"]]
-    elif what in ("fedcr_table2_n1", "fedcr_table2_n2"):
-        part = what[-2:]
-        runs = [(lab, fedcr.run("paper", "fashion_mnist", lab, part, s)) for s in seeds
-                for lab in FEDCR_TABLE2_LABELS]  # Ditto at the paper's lambda for the column (fedcr.DITTO_LAM)
-    elif what == "fedcr_table9":
-        S = fedcr.PROFILES["paper"]
-        runs = [(f"{lab} k={k}", fedcr.run("paper", "fashion_mnist", lab, "n1", s, classes=k,
-                                              rounds=S["table9"]["rounds"]))
-                for k in S["table9"]["ks"] for s in seeds for lab in ("FedCR-NA", "Local")]
-    elif what == "fedrd_ladder":  # rungs first (cheap to dear), the averaging baselines once for every rung
-        L = fedrd.LADDER
-        runs = [(lab, fedrd.ladder(lab, s)) for s in seeds for lab in ("FedAvg", "FedProx", "FedNova")]
-        runs += [(f"{lab} T={T} {init}", fedrd.ladder(lab, s, T, init)) for T in L["steps"] for s in seeds
-                 for lab in ("FedDM", "FedRD") for init in ("real", "random")]
-    elif what == "fedrd_table1":
-        runs = [(lab, fedrd.scaled("fashion_mnist", lab, "paper", seed=s)) for s in seeds for lab in fedrd.METHODS]
-    else:
-        raise SystemExit(f"unknown set {what!r}")
-    labels = {lab for lab, _ in runs}
-    unknown = set(only) - labels
-    if unknown:
-        raise SystemExit(f"unknown label(s) {sorted(unknown)}; choose from {', '.join(sorted(labels))}")
-    return [(lab, cfg) for lab, cfg in runs if not only or lab in only]
-
-
-SETS = ["table1", "tableA1", "augment", "dp", "dp_fashion_mnist", "fig3_left", "fig2", "feddbe_kappa", "fedprof_table3", "fedprof_fig1", "fedprof_alpha", "fedcr_table2_n1",
-        "fedcr_table2_n2", "fedcr_table9", "fedrd_table1", "fedrd_ladder"]
+    """(label, Config) of every run of a set (declared in its paper's module: `fedlib.papers.RUN_SETS`), seed by
+    seed (a stopped job leaves whole seeds)."""
+    if what not in RUN_SETS:
+        raise SystemExit(f"unknown set {what!r}; choose from {', '.join(SETS)}")
+    try:
+        return RUN_SETS[what].runs(seeds, only)
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
 
 
 def parse_seeds(p: argparse.ArgumentParser, seeds: str) -> tuple[int, int]:
@@ -128,7 +68,7 @@ def parse_shard(p: argparse.ArgumentParser, shard: str) -> tuple[int, int]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=SETS)
-    p.add_argument("--seeds", default=None, help="a range, e.g. 0-2 (default: 0-4 for table1 and augment, else 0-2)")
+    p.add_argument("--seeds", default=None, help="a range, e.g. 0-2 (default: the seeds its notebook reads)")
     p.add_argument("--only", action="append", default=[], help="a label (repeat for more; labels hold commas)")
     p.add_argument("--reverse", action="store_true")
     p.add_argument("--shard", default="0/1", help="i/n: this job takes every n-th run, from the i-th")
@@ -136,13 +76,13 @@ def main() -> None:
     p.add_argument("--list", action="store_true")
     args = p.parse_args()
     knobs.check_or_exit()
-    seeds = args.seeds or ("0-4" if args.what in ("table1", "augment") else "0-2")
-    lo, hi = parse_seeds(p, seeds)
+    default = RUN_SETS[args.what].seeds
+    lo, hi = parse_seeds(p, args.seeds) if args.seeds else (min(default), max(default))
     i, n = parse_shard(p, args.shard)
     runs = configs_of(args.what, list(range(lo, hi + 1)), args.only)
     if args.pack:
         done = [r for r in (cache.load(c) for _, c in runs) if r is not None]
-        target = archive.folder() / f"{ARCHIVE_NAMES.get(args.what, args.what + '_paper')}.jsonl.gz"
+        target = archive.folder() / RUN_SETS[args.what].archive_file
         try:
             archive.write(target, done)
         except archive.ArchiveError as err:

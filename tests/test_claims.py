@@ -133,19 +133,28 @@ def test_the_readme_links_the_claims_instead_of_copying_them():
     assert "figures/claims.md" in readme and "| paper | where | claim |" not in readme
 
 
-def test_a_claim_whose_paper_runs_are_missing_says_why_beside_it(tmp_path, monkeypatch):
-    # before: a paper-scale row without its runs read only "not run: missing data"
+def test_a_claim_whose_paper_runs_are_missing_says_what_is_shipped_and_the_command(tmp_path, monkeypatch):
+    # before: a typed NOT_AT_PAPER_SCALE sentence per paper, which went stale as runs were packed; now counted
     from fedlib import papers
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    monkeypatch.setitem(papers.NOT_AT_PAPER_SCALE, "08_x", "its 12 runs are not computed yet")
-    ledger = claims.ClaimsLedger("08_x", "paper")
+    s = papers.RUN_SETS["fedprof_fig1"]
+    runs = s.runs()
+    shipped = {runs[0][1].key(), runs[5][1].key()}
+    cover = papers.coverage(shipped=lambda cfg: cfg.key() in shipped)
+    assert f"fedprof_fig1 (Fig. 1): 2 of {len(runs)} runs shipped" in " ".join(cover[s.notebook]["lines"])
+    assert "scripts/paper_runs.py fedprof_fig1 --seeds 0-2" in " ".join(cover[s.notebook]["lines"])
+    whole = papers.coverage(shipped=lambda cfg: True)
+    assert whole[s.notebook]["lines"] == [] and whole[s.notebook]["deviations"]["Table 3"].startswith("N = 200")
+    ledger = claims.ClaimsLedger(s.notebook, "paper")
     ledger.compare("P", "Fig. 1", "a claim whose runs are missing", None, None, "<")
     ledger.compare("P", "Table 3", "a claim whose runs are there", [1.0, 2.0, 3.0], [0.0, 1.1, 1.9], ">")
     saved = ledger.save()
-    claims.write_collected(claims.collect(saved.parent), tmp_path)
-    lines = (tmp_path / "claims.md").read_text().splitlines()
+    claims.write_collected(claims.collect(saved.parent), tmp_path, coverage=cover)
+    text = (tmp_path / "claims.md").read_text()
+    lines = text.splitlines()
     missing = next(line for line in lines if "whose runs are missing" in line)
     there = next(line for line in lines if "whose runs are there" in line)
-    assert "not run at paper scale: its 12 runs are not computed yet" in missing
-    assert "not run at paper scale" not in there
+    assert "runs are not all shipped" in missing and "runs are not all shipped" not in there
+    assert "paper protocol, reduced: N = 200 clients (not 1000), MNIST for EMNIST digits" in there
+    assert f"fedprof_fig1 (Fig. 1): 2 of {len(runs)} runs shipped" in text

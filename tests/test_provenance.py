@@ -48,3 +48,14 @@ def test_tables_name_the_code_and_device_of_the_runs_they_were_read_from(tmp_pat
     assert row == "A,quick,abc123 def456,cpu:x86_64-AVX2 cuda:x86_64-AVX512"
     paths.use_profile("quick")
     assert provenance.read_so_far() == {}
+
+
+def test_no_file_under_papers_enters_the_fingerprint_at_any_depth():
+    """The folder rule: fedlib/papers/ and its packages (fedlib/papers/fedprof/...) hold the papers' numbers, plans,
+    figures and claims, no numeric code; before, a paper's package files entered the fingerprint (only files directly
+    in papers/ were left out), so moving a paper into its package changed every result's recorded code."""
+    from fedlib import provenance
+
+    modules = provenance.numeric_modules()
+    assert modules and not any("papers" in p.relative_to(provenance.PACKAGE).parts for p in modules)
+    assert any(p.name == "engine.py" for p in modules)

@@ -94,8 +94,10 @@ def test_ray_backend_without_ray_says_how_to_install(monkeypatch, tmp_path):
 
 
 def test_grid_spec_expands_to_the_cartesian_product():
+    from fedlib.papers import fedlog
+
     cfgs = sweep.expand_grid({"base": {"paper": "mnist", "rounds": 3},
-                              "grid": {"method": ["fedlog", "fedavg"], "seed": [0, 1, 2]}})
+                              "grid": {"method": ["fedlog", "fedavg"], "seed": [0, 1, 2]}}, fedlog.paper_config)
     assert len(cfgs) == 6 and {c.method for c in cfgs} == {"fedlog", "fedavg"}
     assert all(c.rounds == 3 and c.n_clients == 50 for c in cfgs)
     assert sweep.expand_grid([{"method": "fedlog", "seed": 4}])[0].seed == 4
@@ -185,7 +187,12 @@ def test_grid_specs_say_what_they_mean():
                        ([{"metod": "fedavg"}], "run 0: unknown field(s) ['metod']"), ("fedavg", "got str")):
         with pytest.raises(sweep.GridError, match=re.escape(words)):
             sweep.expand_grid(bad)
-    cfgs = sweep.expand_grid({"base": {"paper": "mnist", "rounds": 3}, "grid": {"seed": [0, 0, 1], "method": "fedavg"}})
+    from fedlib.papers import fedlog
+
+    with pytest.raises(sweep.GridError, match="no paper's settings"):
+        sweep.expand_grid({"base": {"paper": "mnist", "rounds": 3}, "grid": {"seed": [0]}})
+    cfgs = sweep.expand_grid({"base": {"paper": "mnist", "rounds": 3}, "grid": {"seed": [0, 0, 1], "method": "fedavg"}},
+                             fedlog.paper_config)
     assert [(c.method, c.seed) for c in cfgs] == [("fedavg", 0), ("fedavg", 1)]
 
 

@@ -1,24 +1,19 @@
-"""One module per paper: what it reports, its protocol's Config builders and its notebooks' profiles.
+"""One home per paper: what it reports, its protocol's Config builders, its notebooks' profiles and runs.
 
     fedlog    FedLog (notebooks 01-05): Table 1, Table A.1, Tables A.3-A.5's settings, notebook 02's parts
     fedcr     FedCR (notebook 06): Tables 2, 3, 9 and 10, its protocol (Sec. 5.1) and notebook 06's profiles
     fedrd     FedRD (notebook 07): Tables I-IV, its protocol (Sec. V.A) with FedDM, FedProx and FedNova, the scales
-    fedprof   FedProf (notebook 08): Tables 2 and 3, its L-Task protocol on MNIST and notebook 08's profiles
+    fedprof   FedProf (notebook 08), a package: reported, protocol, plans, analysis, figures, claims
 
-Numbers are the papers' (accuracies in percent); nothing here trains a model (that is `fedlib.analysis`).
+Each declares its paper-profile runs once (RUN_SETS, `runset.RunSet`): `scripts/paper_runs.py` computes and packs
+them, and `coverage` counts how many of them are shipped in archive/ for figures/claims.md (never typed).
 """
 from __future__ import annotations
 
 from . import fedcr, fedlog, fedprof, fedrd
 
-# notebook -> why its claims (or some: those whose paper-scale runs are missing) have no paper-scale verdict yet
-# (figures/claims.md says so beside each), from each paper module's NOT_AT_PAPER_SCALE (None once every one has)
-NOT_AT_PAPER_SCALE = {notebook: reason for notebook, reason in [
-    ("06_fedcr_common_representation", fedcr.NOT_AT_PAPER_SCALE),
-    ("07_fedrd_representation_distillation", fedrd.NOT_AT_PAPER_SCALE),
-    ("08_fedprof_client_selection", fedprof.NOT_AT_PAPER_SCALE)] if reason}
-
 PROFILE_NAMES = ("smoke", "quick", "paper")
+RUN_SETS = {s.name: s for paper in (fedlog, fedprof, fedcr, fedrd) for s in paper.RUN_SETS}
 
 
 def settings(table: dict, profile: str) -> dict:
@@ -31,4 +26,28 @@ def settings(table: dict, profile: str) -> dict:
     return copy.deepcopy(table[profile])
 
 
-__all__ = ["NOT_AT_PAPER_SCALE", "PROFILE_NAMES", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]
+def coverage(shipped=None) -> dict[str, dict]:
+    """Notebook -> {"lines": what of its paper-profile runs is shipped, a line per run set that is not whole, with
+    the command that computes the rest; "unshipped": the paper's tables and figures (`where`) of those sets;
+    "deviations": where -> what its runs change from the paper}. Counted from the archive (`shipped(cfg)`: default,
+    the run is in archive/ under its key)."""
+    from .. import archive
+
+    if shipped is None:
+        shipped = lambda cfg: archive.find(cfg.method, cfg.key()) is not None  # noqa: E731
+    out: dict[str, dict] = {}
+    for s in RUN_SETS.values():
+        entry = out.setdefault(s.notebook, {"lines": [], "unshipped": [], "deviations": {}})
+        runs = s.runs()
+        have = sum(bool(shipped(cfg)) for _, cfg in runs)
+        if have < len(runs):
+            entry["lines"].append(f"{s.name} ({', '.join(s.where)}): {have} of {len(runs)} runs shipped; compute "
+                                  f"the rest with `{s.command()}`, then the same with --pack")
+            entry["unshipped"] += list(s.where)
+        for where in s.where:
+            if s.deviations:
+                entry["deviations"][where] = s.deviations
+    return out
+
+
+__all__ = ["PROFILE_NAMES", "RUN_SETS", "coverage", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]

@@ -172,6 +172,23 @@ def search_configs(dataset: str, profile: str = "quick", prox_at: dict | None = 
     return out
 
 
-# Why this notebook's claims have no paper-scale verdict yet (see papers.fedcr.NOT_AT_PAPER_SCALE).
-NOT_AT_PAPER_SCALE = ("one FashionMNIST run at the paper's size costs more than 22 core-hours on "
-                                            "the development CPU; it waits for a GPU")
+# ----------------------------------------------------------------------------------------------- the paper-profile runs
+def _ladder_runs(seeds):  # rungs after the averaging baselines (once for every rung), cheap to dear
+    runs = [(lab, ladder(lab, s)) for s in seeds for lab in ("FedAvg", "FedProx", "FedNova")]
+    return runs + [(f"{lab} T={T} {init}", ladder(lab, s, T, init)) for T in LADDER["steps"] for s in seeds
+                   for lab in ("FedDM", "FedRD") for init in ("real", "random")]
+
+
+def _run_sets():
+    from .runset import RunSet
+
+    nb = "07_fedrd_representation_distillation"
+    return [RunSet("fedrd_table1", nb, lambda seeds: [(lab, scaled("fashion_mnist", lab, "paper", seed=s))
+                                                     for s in seeds for lab in METHODS],
+                   where=("Table I",), deviations="FashionMNIST only"),
+            RunSet("fedrd_ladder", nb, _ladder_runs, where=("Table I (ladder)",),
+                   deviations=f"FashionMNIST, ConvNet-{LADDER['width']} (not 128), {LADDER['train_fraction']:.0%} of "
+                              f"the data, {LADDER['server_epochs']} server epochs (not 500), T = 10-300 steps")]
+
+
+RUN_SETS = _run_sets()

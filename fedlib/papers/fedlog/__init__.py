@@ -4,7 +4,7 @@ per dataset (`PAPER_SETTINGS`), the per-method hyperparameters of Tables A.3-A.5
 number beside ours. Accuracies in percent, communication in bits (the paper's Mb and Gb are megabits and gigabits)."""
 from __future__ import annotations
 
-from ..config import Config
+from ...config import Config
 
 # Tables A.3-A.5 (and FashionMNIST in the CIFAR-10 client setting, the stand-in that runs without CIFAR).
 PAPER_SETTINGS = {
@@ -118,7 +118,7 @@ def table1_config(dataset: str, label: str, **overrides) -> Config:
     if label not in known:
         raise ValueError(f"no Table 1 entry {label!r}; choose one of {', '.join(known)}")
     method, options = known[label]
-    from ..models import default_model
+    from ...models import default_model
 
     fields = {k: v for k, v in LABEL_FIELDS.get(label, {}).items()
               if k != "model" or default_model(dataset) == "cnn_mnist"}  # the CIFAR CNN has no dropout
@@ -195,7 +195,7 @@ def table1_settings(profile: str, env=None) -> dict:
     import copy
     import os
 
-    from ..knobs import check_one
+    from ...knobs import check_one
 
     env = os.environ if env is None else env
     if profile not in TABLE1_PROFILES:
@@ -306,8 +306,8 @@ def fig2_configs(dataset: str, s: dict) -> dict:
     """Notebook 05's Fig. 2 runs on `dataset` (label -> one Config per seed): every client trained to its local
     optimum (at most `s["cap"]` epochs) before every aggregation; LEAF data in their own setting, the others in MNIST's
     client setting with `s["over"]`."""
-    from .. import leaf
-    from ..config import Config
+    from ... import leaf
+    from ...config import Config
 
     over = dict(lr=1e-3, batch_size=10) if dataset in leaf.LEAF_DATASETS else {**PAPER_SETTINGS["mnist"], **s["over"]}
     over = {k: v for k, v in over.items() if k != "rounds"}
@@ -319,7 +319,7 @@ def fig2_configs(dataset: str, s: dict) -> dict:
 def fig3_configs(dataset: str, s: dict) -> dict:
     """Notebook 05's Fig. 3 left runs on `dataset` (label -> one Config per seed): flexible architectures (half the
     clients with the smaller body), FashionMNIST in MNIST's client setting."""
-    from ..config import Config
+    from ...config import Config
 
     base = PAPER_SETTINGS["mnist" if dataset == "fashion_mnist" else dataset]
     model = "cnn_cifar_flexible" if dataset.startswith("cifar") else "cnn_mnist_flexible"
@@ -332,3 +332,59 @@ def table_a1_configs(dataset: str, k: int, s: dict) -> list:
     """Notebook 02's Table A.1 runs: its methods with `k` classes per client."""
     return [table1_config(dataset, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
             for lab in TABLE_A1_METHODS for sd in s["seeds"]]
+
+
+# ----------------------------------------------------------------------------------------------- the paper-profile runs
+# Each notebook part's runs at the paper profile, as scripts/paper_runs.py computes and packs them and as claims.md
+# counts them (`fedlib.papers.runset`).
+def _table1_runs(seeds, augment=False):
+    labels = AUGMENTED if augment else list(TABLE1_METHODS) + list(EXTRA_METHODS)
+    extra = dict(augment=True) if augment else {}
+    return [(lab, table1_config("mnist", lab, seed=s, **extra)) for s in seeds for lab in labels]
+
+
+def _table_a1_runs(seeds):
+    S = TABLE1_PROFILES["paper"]["tableA1"]
+    labels = [lab for lab in TABLE_A1_METHODS for _ in seeds]  # table_a1_configs' order
+    return [(f"{lab} k={k}", c) for (d, k), s in S.items() if d == "mnist"
+            for lab, c in zip(labels, table_a1_configs(d, k, {**s, "seeds": seeds}))]
+
+
+def _dp_runs(dataset, seeds):
+    s = DP_PROFILES["paper"]["runs"][dataset]
+    s = {**s, "seeds": seeds, **({"formal": {**s["formal"], "seeds": [x for x in seeds if x in s["formal"]["seeds"]]}}
+                                 if s.get("formal") else {})}
+    return [(f"{c.options.get('dp', 'no DP')} eps={c.options.get('epsilon', '-')} "
+             f"{c.options.get('accountant', '')}".strip(), c) for c in dp_configs(dataset, s)]
+
+
+def _convergence_runs(part, seeds):
+    S = CONVERGENCE_PROFILES["paper"]["fig3" if part == "fig3_left" else "fig2"]
+    build = fig3_configs if part == "fig3_left" else fig2_configs
+    return [(f"{lab} {d}", c) for d in ("mnist", "fashion_mnist") for lab, cs in build(d, {**S, "seeds": seeds}).items()
+            for c in cs]
+
+
+def _kappa_runs(seeds):  # seed 0 only: a probe of FedDBE's kappa in Table 1's Adam regime
+    return [(f"kappa {k:g}", table1_config("mnist", next(iter(EXTRA_METHODS)), seed=0, options={"kappa": k}))
+            for k in FEDDBE_KAPPA_GRID]
+
+
+def _run_sets():
+    from ..runset import RunSet
+
+    comm, dp, conv = "02_communication_cost", "03_differential_privacy", "05_convergence"
+    return [RunSet("table1", comm, _table1_runs, seeds=tuple(range(5)), where=("Table 1",), archive="table1_mnist_paper",
+                   deviations="MNIST only (CIFAR-10/100 not to be had here)"),
+            RunSet("tableA1", comm, _table_a1_runs, where=("Table A.1",), deviations="MNIST only"),
+            RunSet("augment", comm, lambda seeds: _table1_runs(seeds, augment=True), seeds=tuple(range(5)),
+                   where=("Table 1 (augmentation)",), archive="augment_mnist_paper"),
+            RunSet("dp", dp, lambda seeds: _dp_runs("mnist", seeds), where=("Fig. 4",)),
+            RunSet("dp_fashion_mnist", dp, lambda seeds: _dp_runs("fashion_mnist", seeds), where=("Fig. 4",)),
+            RunSet("fig3_left", conv, lambda seeds: _convergence_runs("fig3_left", seeds), where=("Fig. 3",),
+                   deviations="MNIST and FashionMNIST for CIFAR-100"),
+            RunSet("fig2", conv, lambda seeds: _convergence_runs("fig2", seeds), where=("Fig. 2",)),
+            RunSet("feddbe_kappa", comm, _kappa_runs, seeds=(0,), where=("Table 1 (FedDBE's kappa)",))]
+
+
+RUN_SETS = _run_sets()

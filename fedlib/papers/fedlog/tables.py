@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from . import stats
-from .papers import fedlog
-from .result import as_result
+from ... import stats
+from .. import fedlog
+from ...result import as_result
 
 NAN = float("nan")
 

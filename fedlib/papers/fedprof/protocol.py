@@ -1,22 +1,6 @@
-"""FedProf (Wu et al.; seeds/004), notebook 08: what the paper reports (Table 3, the L-Task; Table 2, the S-Task: best accuracy,
-rounds, time and energy to the target), its L-Task protocol's Configs on MNIST and the notebook's profiles."""
+"""FedProf's L-Task protocol (Sec. 5.1) on MNIST: its Configs, the model and the unit of the lr decay, each choice
+the paper leaves open said where it is made."""
 from __future__ import annotations
-
-TABLE3 = {  # L-Task (EMNIST digits), (aggregation, C) -> method -> (best acc %, rounds, time s, energy Wh) to 90%
-    ("full", 0.05): {"FedAvg": (90.6, 213, 10407.30, 60.01), "CFCFM": (92.3, 251, 8645.17, 61.37), "FedProf": (92.6, 98, 4846.15, 28.22)},
-    ("full", 0.1): {"FedAvg": (92.9, 76, 3894.26, 43.16), "CFCFM": (93.2, 75, 2675.56, 37.62), "FedProf": (94.5, 45, 2295.03, 25.98)},
-    ("partial", 0.05): {"FedAvg-RP": (93.7, 12, 572.90, 3.29), "FedProx": (93.6, 13, 640.01, 3.58), "FedAdam": (94.0, 12, 599.96, 3.47),
-                        "AFL": (95.2, 10, 479.73, 2.73), "FedProf": (96.2, 8, 383.94, 2.26)},
-    ("partial", 0.1): {"FedAvg-RP": (93.8, 12, 603.94, 6.57), "FedProx": (94.2, 11, 559.16, 5.91), "FedAdam": (93.9, 12, 608.85, 6.76),
-                       "AFL": (94.4, 9, 476.62, 5.26), "FedProf": (96.2, 8, 413.16, 4.64)}}
-TABLE2 = {  # S-Task (GasTurbine), target 80%
-    ("full", 0.2): {"FedAvg": (80.5, 56, 2869.66, 2.87), "CFCFM": (80.6, 39, 1230.81, 1.61), "FedProf": (82.4, 16, 803.74, 0.80)},
-    ("full", 0.3): {"FedAvg": (80.6, 52, 3160.01, 4.12), "CFCFM": (80.2, 42, 1495.34, 2.91), "FedProf": (82.7, 12, 701.18, 0.94)},
-    ("partial", 0.2): {"FedAvg-RP": (81.9, 13, 735.48, 0.71), "FedProx": (82.1, 16, 899.93, 0.79), "FedAdam": (81.8, 8, 438.20, 0.42),
-                       "AFL": (81.6, 6, 313.81, 0.30), "FedProf": (84.4, 5, 283.76, 0.27)},
-    ("partial", 0.3): {"FedAvg-RP": (81.7, 8, 466.90, 0.64), "FedProx": (81.0, 16, 841.65, 1.08), "FedAdam": (81.9, 12, 667.00, 0.94),
-                       "AFL": (81.3, 6, 298.81, 0.42), "FedProf": (84.1, 4, 235.22, 0.35)}}
-
 
 # ----------------------------------------------------------------------------------------------- FedProf's protocol
 # Sec. 5.1's L-Task on MNIST (EMNIST digits are not to be had here): `dominant` partition (60% of each client's
@@ -62,7 +46,7 @@ def config(label: str, participation: float, *, seed: int, rounds: int, n_client
            train_fraction: float = 1.0, options: dict | None = None, decay_unit: str = DECAY_UNIT, **over):
     """The Config of one run of FedProf's L-Task protocol on MNIST: `label` from METHODS; `decay_unit` the unit of
     the 0.99 learning-rate decay ("participation" or "round", see DECAY_UNIT)."""
-    from ..config import Config
+    from ...config import Config
 
     if label not in METHODS:
         raise ValueError(f"unknown FedProf-protocol label {label!r}; choose from {', '.join(METHODS)}")
@@ -73,31 +57,3 @@ def config(label: str, participation: float, *, seed: int, rounds: int, n_client
                   lr_decay_unit=decay_unit, local_epochs=5, batch_size=10)
     fields.update(over)
     return Config(method=method, seed=seed, rounds=rounds, options={**fixed, **(options or {})}, **fields)
-
-
-# ----------------------------------------------------------------------------------------------- notebook 08's profiles
-PROFILES = {  # notebook 08, per profile
-    "smoke": dict(n_clients=20, train_fraction=0.05, fractions=[0.25], full_rounds=3, partial_rounds=3,
-                  fig1=dict(rounds=2, participation=0.25), seeds=[0], alphas=[0.0], targets=(0.3, 0.5)),
-    "quick": dict(n_clients=100, train_fraction=0.1, fractions=[0.05, 0.1], full_rounds=60, partial_rounds=30,
-                  fig1=dict(rounds=30, participation=0.3), seeds=[0], alphas=[0.0], targets=(0.6, 0.8)),
-    "paper": dict(n_clients=200, train_fraction=1.0, fractions=[0.05, 0.1], full_rounds=300, partial_rounds=50,
-                  fig1=dict(rounds=100, participation=0.3), seeds=[0, 1, 2], alphas=[0.0, 1.0, 100.0],
-                  targets=(0.9, 0.95)),
-}
-FULL, PARTIAL = ["FedAvg", "FedProf (full)"], ["FedAvg-RP", "FedProx", "FedProf (partial)"]
-
-
-def run(profile: str, label: str, C: float, seed: int, rounds: int | None = None, **over):
-    """One run of notebook 08 at `profile`'s scale (PROFILES): its clients, data and round counts (partial
-    aggregation runs `partial_rounds`, the others `full_rounds`)."""
-    S = PROFILES[profile]
-    partial = label in PARTIAL
-    return config(label, C, seed=seed, rounds=rounds or S["partial_rounds" if partial else "full_rounds"],
-                          n_clients=S["n_clients"], train_fraction=S["train_fraction"], **over)
-
-
-# Why some of this notebook's claims have no paper-scale verdict (claims.md says so beside each of them).
-NOT_AT_PAPER_SCALE = ("4 of Fig. 1's 12 runs, seed 2's (about 40 core-minutes on the development CPU), are not "
-                      "computed yet: scripts/paper_runs.py fedprof_fig1 --seeds 2 --shard 0/2 and 1/2, then --pack; "
-                      "seeds 0 and 1, Table 3 (30 runs) and the alpha sweep (9) are shipped")

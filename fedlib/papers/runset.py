@@ -1,0 +1,38 @@
+"""A named set of a paper's runs at its paper profile: what one notebook part reads, declared once in the paper's
+module and read by the notebook, `scripts/paper_runs.py` (which computes and packs it), the cost table and
+`python -m fedlib claims` (which counts how much of it is shipped in archive/, never typed)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class RunSet:
+    name: str  # what scripts/paper_runs.py calls it, e.g. "fedprof_table3"
+    notebook: str  # e.g. "08_fedprof_client_selection"
+    build: Callable[[list[int]], list]  # seeds -> [(label, Config)], seed by seed (a stopped job leaves whole seeds)
+    seeds: tuple[int, ...] = (0, 1, 2)  # the seeds the notebook's paper profile reads (paper_runs' default)
+    where: tuple[str, ...] = ()  # the paper's tables and figures it stands for, as the claims name them
+    deviations: str = ""  # what differs from the paper's protocol, e.g. "N = 200 clients, MNIST for EMNIST digits"
+    archive: str = ""  # its file under archive/, without .jsonl.gz (default: NAME_paper)
+
+    def runs(self, seeds: list[int] | None = None, only: list[str] | None = None) -> list:
+        """(label, Config) of every run for `seeds` (default: the notebook's); `only` keeps those labels (an
+        unknown one is refused, with the choices)."""
+        runs = self.build(list(self.seeds if seeds is None else seeds))
+        labels = {lab for lab, _ in runs}
+        unknown = set(only or ()) - labels
+        if unknown:
+            raise ValueError(f"unknown label(s) {sorted(unknown)} in {self.name}; choose from "
+                             f"{', '.join(sorted(labels))}")
+        return [(lab, cfg) for lab, cfg in runs if not only or lab in only]
+
+    @property
+    def archive_file(self) -> str:
+        return f"{self.archive or self.name + '_paper'}.jsonl.gz"
+
+    def command(self, seeds: list[int] | None = None) -> str:
+        """The command that computes the runs of `seeds` (a range: the notebooks' seeds are 0..n-1)."""
+        seeds = sorted(self.seeds if seeds is None else seeds)
+        return f"scripts/paper_runs.py {self.name} --seeds {seeds[0]}-{seeds[-1]}"

@@ -1,0 +1,53 @@
+"""The paper-profile run sets, declared once in the papers' modules (fedlib.papers.RUN_SETS): every set's labels and
+cache keys are pinned, so moving a declaration (as from scripts/paper_runs.py's if-chain into the papers) changes
+no run; and scripts/paper_runs.py has no branch per set."""
+import hashlib
+import json
+import warnings
+
+import pytest
+
+from fedlib.papers import RUN_SETS
+
+PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, augment) or 0-2, as on 2026-11-25
+    "table1": (70, "2e004de885dd9476"),
+    "tableA1": (24, "5ced4aa748d7859b"),
+    "augment": (20, "051854081fa0da63"),
+    "dp": (120, "e0587006d5b0228c"),
+    "dp_fashion_mnist": (75, "f841897b8f0f2062"),
+    "fig3_left": (24, "98076ec4afc5884f"),
+    "fig2": (24, "9c952919dbe583c5"),
+    "feddbe_kappa": (4, "ade0728df5ee9627"),
+    "fedprof_table3": (30, "155a3ace5469d51b"),
+    "fedprof_fig1": (12, "a7c1ac303ab56043"),
+    "fedprof_alpha": (9, "34d070a82e17f6fe"),
+    "fedcr_table2_n1": (12, "5b0a890e6acd64ef"),
+    "fedcr_table2_n2": (12, "bd974d06be4149a9"),
+    "fedcr_table9": (18, "10ae40322c2d0dd2"),
+    "fedrd_table1": (15, "a005bce67ec1a04b"),
+    "fedrd_ladder": (57, "888d37736abf3357"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_every_run_set_keeps_its_labels_and_keys(name):
+    seeds = [0, 1, 2, 3, 4] if name in ("table1", "augment") else [0, 1, 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runs = RUN_SETS[name].runs(seeds)
+    digest = hashlib.sha256(json.dumps([(lab, cfg.key()) for lab, cfg in runs]).encode()).hexdigest()[:16]
+    assert (len(runs), digest) == PINNED[name]
+
+
+def test_the_sets_are_the_pinned_ones_and_paper_runs_names_none_of_them():
+    from pathlib import Path
+
+    assert set(RUN_SETS) == set(PINNED)
+    script = (Path(__file__).resolve().parent.parent / "scripts" / "paper_runs.py").read_text()
+    code = script[script.index('"""', 3):]  # after its docstring, which lists the sets for the reader
+    assert not any(f'"{name}"' in code for name in RUN_SETS)
+
+
+def test_an_unknown_label_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="choose from"):
+        RUN_SETS["fedprof_alpha"].runs([0], only=["alpha 7"])
