@@ -35,8 +35,63 @@ def execute(notebook: Path, out: Path, profile: str, cwd: Path | None = None) ->
                                kernel_manager_class=f"{__name__}.IPCKernelManager")
 
 
+VOLATILE_CELL = ("execution", "papermill")  # a cell's metadata that changes from run to run: timings, status
+
+
+def small_png(encoded: str, width: int = 960) -> str:
+    """A figure as the committed notebook shows it: at most `width` pixels wide, 256 colours (about a quarter of the
+    bytes; the full figure is in figures/). The same figure gives the same bytes."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(base64.b64decode(encoded))).convert("RGB")
+    image.thumbnail((width, width), Image.LANCZOS)
+    buffer = io.BytesIO()
+    image.quantize(colors=256, method=Image.MEDIANCUT, dither=Image.NONE).save(buffer, "PNG", optimize=True)
+    return base64.b64encode(buffer.getvalue()).decode() + "\n"
+
+
+def keep_outputs(executed: Path, notebook: Path) -> str:
+    """Write the outputs of `executed` (papermill's copy of `notebook`, run to its end) into the committed
+    `notebook`, so that a clone shows them without running anything (JupyterLab, the repository's web view). What
+    changes from run to run is left out: papermill's injected parameters cell and metadata, cell timings, stderr
+    (warnings, progress). Refused, saying why, when the executed inputs are not the notebook's .py as it is now (it
+    was edited during the run). The .py is touched last, so that jupytext keeps it as the pair's source."""
+    import os
+
+    import jupytext
+    import nbformat
+
+    ran = nbformat.read(executed, as_version=4)
+    ran.cells = [c for c in ran.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    source = notebook.with_suffix(".py")
+    sources = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]  # noqa: E731
+    if source.exists() and sources(jupytext.read(source)) != sources(ran):
+        return f"{notebook.name}: not updated, {source.name} changed while it ran (run it again to keep its outputs)"
+    ran.metadata.pop("papermill", None)
+    for cell in ran.cells:
+        for key in VOLATILE_CELL:
+            cell.metadata.pop(key, None)
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if not (o.output_type == "stream" and o.get("name") == "stderr")]
+            for out in cell.outputs:
+                if "image/png" in out.get("data", {}):
+                    out.data["image/png"] = small_png(out.data["image/png"])
+    tmp = notebook.with_name(f".{notebook.name}.tmp")
+    nbformat.write(ran, tmp)
+    tmp.replace(notebook)
+    if source.exists():
+        os.utime(source)
+    return f"{notebook.name}: outputs kept ({notebook.stat().st_size / 1e3:.0f} kB)"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if len(args) == 3 and args[0] == "--keep-outputs":  # python -m fedlib.notebook_run --keep-outputs EXECUTED NOTEBOOK
+        print(keep_outputs(Path(args[1]), Path(args[2])))
+        return 0
     if len(args) != 3:
         print("usage: python -m fedlib.notebook_run NOTEBOOK OUT PROFILE", file=sys.stderr)
         return 2

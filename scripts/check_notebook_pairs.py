@@ -15,13 +15,27 @@ import jupytext
 
 
 def edited(path: Path) -> bool:
+    """Changed against git's HEAD (or untracked). A notebook whose cells' sources are HEAD's is not edited: run_all.sh
+    writes its outputs into the committed .ipynb, and that is no edit of what the pair holds."""
     res = subprocess.run(["git", "status", "--porcelain", "--", path.name], cwd=path.parent, capture_output=True,
                          text=True)
-    return res.returncode == 0 and bool(res.stdout.strip())
+    if res.returncode != 0 or not res.stdout.strip():
+        return False
+    if path.suffix == ".ipynb":
+        head = subprocess.run(["git", "show", f"HEAD:./{path.name}"], cwd=path.parent, capture_output=True, text=True)
+        if head.returncode == 0:
+            try:
+                return cells(jupytext.reads(head.stdout, fmt="ipynb")) != cells(jupytext.read(path))
+            except Exception:  # noqa: BLE001  (HEAD's copy unreadable: count it as edited, as before)
+                return True
+    return True
+
+
+def cells(notebook) -> list[tuple[str, str]]:
+    return [(c.cell_type, c.source.strip()) for c in notebook.cells]
 
 
 def same_content(py: Path, nb: Path) -> bool:
-    cells = lambda n: [(c.cell_type, c.source.strip()) for c in n.cells]  # noqa: E731
     return cells(jupytext.read(py)) == cells(jupytext.read(nb))
 
 

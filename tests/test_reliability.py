@@ -251,3 +251,74 @@ def test_a_pair_edited_on_both_sides_is_refused(tmp_path):
     (nb / "01_x.py").write_text("# %% [markdown]\n# title\n\n# %%\nx = 3  # edited after a pull\n")
     res = check()
     assert res.returncode == 1 and "01_x.py is newer" in res.stderr and "overwrite 01_x.ipynb" in res.stderr
+
+
+def test_outputs_kept_in_the_committed_notebook_are_not_an_edit_of_the_pair(tmp_path):
+    """run_all.sh writes a run's outputs into the committed .ipynb; editing the .py afterwards must still sync (before,
+    the .ipynb counted as edited and the pair was refused)."""
+    import jupytext
+    import nbformat
+
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    (nb / "01_x.py").write_text("# %% [markdown]\n# title\n\n# %%\nx = 1\n")
+    jupytext.write(jupytext.read(nb / "01_x.py"), nb / "01_x.ipynb")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pair")
+    ran = nbformat.read(nb / "01_x.ipynb", as_version=4)
+    ran.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    nbformat.write(ran, nb / "01_x.ipynb")
+    time.sleep(0.01)
+    (nb / "01_x.py").write_text("# %% [markdown]\n# title\n\n# %%\nx = 3  # edited after a run\n")
+    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_notebook_pairs.py"), str(nb)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+
+
+def test_a_runs_outputs_are_kept_without_what_changes_from_run_to_run(tmp_path):
+    """The committed notebook gets the outputs, not papermill's parameters cell, timings, stderr or a full-size image;
+    the same run gives the same bytes; a .py edited during the run is not overwritten by stale inputs."""
+    import base64
+    import io
+
+    import jupytext
+    import nbformat
+    from PIL import Image
+
+    from fedlib import notebook_run
+
+    py = tmp_path / "01_x.py"
+    py.write_text('# %% tags=["parameters"]\nprofile = "quick"\n\n# %%\nprint(1)\n')
+    notebook = tmp_path / "01_x.ipynb"
+    jupytext.write(jupytext.read(py), notebook)
+    ran = nbformat.read(notebook, as_version=4)
+    injected = nbformat.v4.new_code_cell('profile = "quick"', metadata={"tags": ["injected-parameters"]})
+    ran.cells.insert(1, injected)
+    ran.metadata["papermill"] = {"duration": 1.5}
+    picture = io.BytesIO()
+    Image.new("RGB", (2000, 1000), "white").save(picture, "PNG")
+    ran.cells[2].metadata.update({"execution": {"iopub.execute_input": "2026-11-25T09:00:00"}, "papermill": {}})
+    ran.cells[2].outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n"),
+                            nbformat.v4.new_output("stream", name="stderr", text="warning: 3.2 s\n"),
+                            nbformat.v4.new_output("display_data", data={"image/png": base64.b64encode(
+                                picture.getvalue()).decode(), "text/plain": "<Figure>"})]
+    executed = tmp_path / "ran.ipynb"
+    nbformat.write(ran, executed)
+    assert "outputs kept" in notebook_run.keep_outputs(executed, notebook)
+    kept = nbformat.read(notebook, as_version=4)
+    assert len(kept.cells) == 2 and "papermill" not in kept.metadata and kept.cells[1].metadata == {}
+    assert [o.get("name", o.output_type) for o in kept.cells[1].outputs] == ["stdout", "display_data"]
+    shown = Image.open(io.BytesIO(base64.b64decode(kept.cells[1].outputs[1].data["image/png"])))
+    assert shown.size == (960, 480)
+    first = notebook.read_bytes()
+    notebook_run.keep_outputs(executed, notebook)
+    assert notebook.read_bytes() == first and py.stat().st_mtime >= notebook.stat().st_mtime
+    py.write_text('# %% tags=["parameters"]\nprofile = "quick"\n\n# %%\nprint(2)\n')
+    assert "not updated" in notebook_run.keep_outputs(executed, notebook) and notebook.read_bytes() == first
+
+
+def test_run_all_keeps_outputs_of_real_runs_only():
+    script = (ROOT / "run_all.sh").read_text()
+    keep = next(line for line in script.splitlines() if "--keep-outputs" in line)
+    assert '"$PROFILE" != smoke' in keep
