@@ -28,7 +28,7 @@ for arg in "$@"; do  # every number given must name a notebook
   fi
   numbers+=("$arg")
 done
-source scripts/env.sh
+WORKBOOK_EXTRAS="${WORKBOOK_EXTRAS:-book}" source scripts/env.sh  # the runtime and the book's tools (Jupyter Book)
 "$PY" -m fedlib.knobs  # every FEDLIB_* variable against its rule, one line naming a bad one, before any data is read
 # One torch thread per process unless you say otherwise: some CPU kernels sum in a thread-count dependent order, so
 # the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.

@@ -107,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     cl = sub.add_parser("claims", help="collect every notebook's claims into figures/claims.csv and figures/claims.md")
     cl.add_argument("--rejudge", action="store_true", help="first rewrite every notebook's ledger under the current "
                     "decision rule from the numbers it stores (after a change of the rule)")
-    sub.add_parser("book", help="build the browsable book of the executed notebooks (build/notebooks) into build/book/")
+    sub.add_parser("book", help="build the book (Jupyter Book: the notebooks with their outputs, the claims, the docs) into build/book/")
     ch = sub.add_parser("check", help="re-run the first rounds of shipped runs (archive/) and compare")
     ch.add_argument("--rounds", type=int, default=2,
                     help="how many first rounds of each shipped run to replay and compare (default 2)")
@@ -199,8 +199,12 @@ def dispatch(args) -> int:
     if args.cmd == "book":
         from . import book
 
-        index = book.build()
-        print(f"the book: {index} (open it in a browser; it works offline)")
+        try:
+            index = book.build()
+        except book.BookError as err:
+            print(f"fedlib book: {err}", file=sys.stderr)
+            return 1
+        print(f"the book: {index} (open it in a browser, or publish the folder as it is; it works offline)")
         return 0
     if args.cmd == "claims":
         from . import claims

@@ -1,30 +1,39 @@
-"""A browsable book of the executed notebooks: `python -m fedlib book` (and `run_all.sh`'s last step) turns the
-notebooks as `run_all.sh` executed them (build/notebooks/*.ipynb, outputs and figures included) into static HTML
-pages with nbconvert, beside the claims table and the docs pages, under one table of contents:
-build/book/index.html, which opens offline.
+"""The workbook's book: `python -m fedlib book` (and `run_all.sh`'s last step) assembles its sources under
+build/book_src and builds them with Jupyter Book (Sphinx) into build/book/: a static site with a sidebar, full-text
+search, navigation on every page, the papers cited from references.bib and MathJax served from the book itself, so
+it opens offline and can be published as it is (build/book/index.html).
+
+The sources: book/ (the configuration, the contents and the front page); each notebook with the outputs of its last
+run (run_all.sh's executed copy in build/notebooks where there is one, else the committed .ipynb, which run_all.sh
+keeps with its last real run's outputs); docs/; figures/claims.md and the figures the docs show; and a gallery of
+every figure the notebooks drew, beside the notebook that draws it.
 
 A notebook whose run did not finish (papermill marks its cells: a failed or pending cell, or an exception in the
 notebook's metadata; and run_all.sh leaves `<name>.ipynb.incomplete` beside a run it did not see end, as after
-Ctrl-C, where papermill may mark every cell completed) is marked "interrupted" in the contents and on its page, never shown as complete. A notebook
-that was never executed is listed as "not run". The committed .ipynb files stay without outputs; the book is where
-outputs are read. Every page counts its images that failed to load into `data-broken-images` on <body> once
-loaded (the browser test reads it).
+Ctrl-C, where papermill may mark every cell completed) is marked "interrupted" on its page and on the front page,
+never shown as complete; one with no outputs anywhere is marked "not run". Every page counts its images that failed
+to load into `data-broken-images` on <body> (book/_static/check_images.js; the browser test reads it).
 """
 from __future__ import annotations
 
-import html
-import json
+import base64
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from .paths import figures_dir, project_root
 
-CHECK_IMAGES = """<script>window.addEventListener("load", () => {
-  const broken = [...document.images].filter(i => !i.complete || i.naturalWidth === 0).length;
-  document.body.dataset.brokenImages = String(broken);
-});</script>"""
-STYLE = """<style>body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;line-height:1.45}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top}
-.interrupted{color:#a00;font-weight:bold}nav a{margin-right:1em}</style>"""
+BANNER = {
+    "interrupted": "```{warning}\nThis notebook's run was interrupted: the cells after the one that failed or was "
+                   "stopped did not run, and its outputs are incomplete.\n```",
+    "not run": "```{note}\nNot run yet: this page shows the notebook without outputs. `./run_all.sh {number}` runs "
+               "it.\n```",
+}
+
+
+class BookError(RuntimeError):
+    """The book could not be built (Jupyter Book missing, or its build failed)."""
 
 
 def status(nb: dict) -> str:
@@ -39,60 +48,109 @@ def status(nb: dict) -> str:
     return "complete"
 
 
-def _page(title: str, body: str, nav: str) -> str:
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>{STYLE}"
-            f"</head><body><nav>{nav}</nav>{body}{CHECK_IMAGES}</body></html>")
+def last_run(source: Path, executed: Path):
+    """(notebook, state, profile) of `source`'s last run: run_all.sh's executed copy where there is one, else the
+    committed notebook; state "complete", "interrupted" or "not run"."""
+    import nbformat
+
+    ran = executed / source.name
+    if ran.exists():
+        nb = nbformat.read(ran, as_version=4)
+        state = "interrupted" if ran.with_name(ran.name + ".incomplete").exists() else status(nb)
+        profile = nb.metadata.get("papermill", {}).get("parameters", {}).get("profile")
+        nb.cells = [c for c in nb.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+        return nb, state, profile
+    nb = nbformat.read(source, as_version=4)
+    has_outputs = any(c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    return nb, "complete" if has_outputs else "not run", nb.metadata.get("fedlib", {}).get("profile")
 
 
-def _markdown(text: str) -> str:
-    import mistune
+def _with_banner(nb, state: str, profile: str | None, number: str):
+    import nbformat
 
-    return mistune.create_markdown(plugins=["table"])(text)
+    text = BANNER.get(state, "").replace("{number}", number)
+    if state == "complete":
+        text = f"*The outputs of its last run{f', {profile} profile' if profile else ''}.*"
+    at = 1 if nb.cells and nb.cells[0].cell_type == "markdown" else 0  # after the title
+    nb.cells.insert(at, nbformat.v4.new_markdown_cell(text))
+    return nb
+
+
+def _gallery(notebooks: list[tuple[str, object]], src: Path) -> str:
+    """The gallery page: every figure the notebooks drew, under the notebook that draws it."""
+    folder = src / "docs" / "gallery"
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ["# Gallery", "", "Every figure the notebooks drew in their last run, under the notebook that draws it "
+             "(the full-size files are in `figures/`).", ""]
+    for name, nb in notebooks:
+        images = [out["data"]["image/png"] for cell in nb.cells if cell.cell_type == "code"
+                  for out in cell.get("outputs", []) if "image/png" in out.get("data", {})]
+        lines += [f"## [{name.replace('_', ' ')}](../notebooks/{name}.ipynb)", ""]
+        if not images:
+            lines += ["No figure in its last run.", ""]
+        for k, png in enumerate(images, start=1):
+            (folder / f"{name}_{k}.png").write_bytes(base64.b64decode(png))
+            lines += [f"![figure {k} of {name}](gallery/{name}_{k}.png)", ""]
+    return "\n".join(lines)
+
+
+def assemble(executed: Path, src: Path) -> list[tuple[str, str, str | None]]:
+    """Write the book's sources under `src`; returns (notebook, state, profile) for each notebook."""
+    import nbformat
+
+    root = project_root()
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(root / "book", src)
+    shutil.copy(root / "references.bib", src / "references.bib")
+    (src / "notebooks").mkdir()
+    states, drawn = [], []
+    for source in sorted((root / "notebooks").glob("[0-9]*.ipynb")):
+        nb, state, profile = last_run(source, executed)
+        nbformat.write(_with_banner(nb, state, profile, source.stem[:2]), src / "notebooks" / source.name)
+        states.append((source.stem, state, profile))
+        drawn.append((source.stem, nb))
+    (src / "docs").mkdir()
+    for page in sorted((root / "docs").glob("*.md")):
+        if page.name != "gallery.md":
+            shutil.copy(page, src / "docs" / page.name)
+    (src / "docs" / "gallery.md").write_text(_gallery(drawn, src))
+    (src / "figures").mkdir()
+    figures = figures_dir()
+    for path in [*(root / "figures").glob("*.png"), *figures.glob("*.png"), figures / "claims.csv"]:
+        if path.exists():  # the committed figures the docs show, then this run's
+            shutil.copy(path, src / "figures" / path.name)
+    claims = figures / "claims.md"
+    (src / "figures" / "claims.md").write_text(claims.read_text() if claims.exists() else
+                                               "# Claims\n\nNo claims collected yet: `python -m fedlib claims`.\n")
+    listed = "\n".join(f"- [{name.replace('_', ' ')}](notebooks/{name}.ipynb): {state}"
+                       + (f", {profile} profile" if profile and state != "not run" else "")
+                       for name, state, profile in states)
+    intro = (src / "intro.md").read_text()
+    head, sep, tail = intro.partition("```{bibliography}")
+    (src / "intro.md").write_text(f"{head}## The notebooks, as last run\n\n{listed}\n\n## References\n\n{sep}{tail}")
+    return states
 
 
 def build(executed: Path | None = None, out: Path | None = None) -> Path:
-    """Write the book; returns the path of its index page."""
-    import nbformat
-    from nbconvert import HTMLExporter
-
+    """Assemble and build the book; returns the path of its index page. BookError, saying what to do, if Jupyter
+    Book is not installed or its build fails (the previous book is left as it was)."""
     root = project_root()
     executed = executed or root / "build" / "notebooks"
     out = out or root / "build" / "book"
-    out.mkdir(parents=True, exist_ok=True)
-    nav = "<a href='index.html'>contents</a><a href='claims.html'>claims</a>"
-    exporter = HTMLExporter(template_name="classic")
-    entries = []
-    for source in sorted((root / "notebooks").glob("[0-9]*.ipynb")):
-        ran = executed / source.name
-        name = source.stem
-        if not ran.exists():
-            entries.append(f"<li>{html.escape(name)} <em>(not run: no executed copy in {executed})</em></li>")
-            continue
-        nb = nbformat.read(ran, as_version=4)
-        state = "interrupted" if ran.with_name(ran.name + ".incomplete").exists() else status(nb)
-        body, _ = exporter.from_notebook_node(nb)
-        if state == "interrupted":
-            banner = ("<p class='interrupted'>This notebook's run was interrupted: the cells after the one that "
-                      "failed or was stopped did not run, and its outputs are incomplete.</p>")
-            body = body.replace("<body>", "<body>" + banner, 1) if "<body>" in body else banner + body
-        body = body.replace("</body>", CHECK_IMAGES + "</body>", 1)
-        (out / f"{name}.html").write_text(body)
-        mark = " <span class='interrupted'>(interrupted)</span>" if state == "interrupted" else ""
-        profile = nb.get("metadata", {}).get("papermill", {}).get("parameters", {}).get("profile")
-        made = f" <em>({html.escape(str(profile))} profile)</em>" if profile else ""  # what the last run was
-        entries.append(f"<li><a href='{name}.html'>{html.escape(name)}</a>{mark}{made}</li>")
-    claims_md = figures_dir() / "claims.md"
-    claims_html = _markdown(claims_md.read_text()) if claims_md.exists() else "<p>No claims collected yet.</p>"
-    (out / "claims.html").write_text(_page("Claims", claims_html, nav))
-    docs = []
-    for page in sorted((root / "docs").glob("*.md")):
-        text = page.read_text().replace("](../figures/", "](../../figures/")
-        (out / f"docs_{page.stem}.html").write_text(_page(page.stem, _markdown(text), nav))
-        docs.append(f"<li><a href='docs_{page.stem}.html'>{html.escape(page.stem)}</a></li>")
-    index = (f"<h1>fedlib workbook</h1><h2>Notebooks</h2><ol>{''.join(entries)}</ol>"
-             f"<h2>Verdicts</h2><p><a href='claims.html'>The claims table</a></p>"
-             f"<h2>Documentation</h2><ul>{''.join(docs)}</ul>")
-    target = out / "index.html"
-    target.write_text(_page("fedlib workbook", index, nav))
-    (out / "book.json").write_text(json.dumps({"notebooks": len(entries), "docs": len(docs)}) + "\n")
-    return target
+    try:
+        import jupyter_book  # noqa: F401
+    except ImportError:
+        raise BookError(f"Jupyter Book is not installed: {sys.executable} -m pip install -e '{root}[book]'") from None
+    src, work = out.parent / f"{out.name}_src", out.parent / f"{out.name}_work"
+    assemble(executed, src)
+    done = subprocess.run([sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(src),
+                           "--path-output", str(work)], capture_output=True, text=True)
+    html = work / "_build" / "html"
+    if done.returncode != 0 or not (html / "index.html").exists():
+        raise BookError(f"jupyter-book build failed ({done.returncode}):\n{(done.stdout + done.stderr)[-3000:]}")
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.move(str(html), str(out))
+    shutil.rmtree(work, ignore_errors=True)
+    return out / "index.html"

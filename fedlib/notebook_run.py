@@ -70,7 +70,9 @@ def keep_outputs(executed: Path, notebook: Path) -> str:
     sources = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]  # noqa: E731
     if source.exists() and sources(jupytext.read(source)) != sources(ran):
         return f"{notebook.name}: not updated, {source.name} changed while it ran (run it again to keep its outputs)"
-    ran.metadata.pop("papermill", None)
+    profile = ran.metadata.pop("papermill", {}).get("parameters", {}).get("profile")
+    if profile:
+        ran.metadata["fedlib"] = {"profile": profile}  # which profile the outputs are of (the book says it)
     for cell in ran.cells:
         for key in VOLATILE_CELL:
             cell.metadata.pop(key, None)

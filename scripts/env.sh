@@ -3,11 +3,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # What to install: the runtime dependencies (run_all.sh), or with the extras a caller names before sourcing this file
-# (run_tests.sh: WORKBOOK_EXTRAS=cluster,test, Ray and the test tools).
+# (run_all.sh: WORKBOOK_EXTRAS=book, the book's tools; run_tests.sh: cluster,test,book, with Ray and the test tools).
 EXTRAS="${WORKBOOK_EXTRAS:-}"
 MODULES="fedlib, torch, torchvision, papermill, nbconvert, jupytext, scipy, seaborn, tqdm, dp_accounting"
 case ",$EXTRAS," in *,test,*) MODULES="$MODULES, nbval, pingouin, ruff";; esac
 case ",$EXTRAS," in *,cluster,*) MODULES="$MODULES, ray";; esac
+case ",$EXTRAS," in *,book,*) MODULES="$MODULES, jupyter_book";; esac
 has_all() { "$1" -c "import $MODULES" 2>/dev/null; }
 from_here() { [ "$(cd "$ROOT/notebooks" && "$1" -c 'import fedlib, os; print(os.path.dirname(os.path.dirname(os.path.realpath(fedlib.__file__))))' 2>/dev/null)" = "$(cd "$ROOT" && pwd -P)" ]; }
 active="${VIRTUAL_ENV:-${CONDA_PREFIX:-}}"

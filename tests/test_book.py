@@ -1,8 +1,12 @@
-"""The browsable book: executed notebooks, the claims table and the docs, checked in a real browser."""
+"""The book (Jupyter Book): which run of each notebook it shows and how it marks an unfinished one; then the real
+build, checked in a browser: a sidebar and navigation on every page, search, math with no network, every image
+loaded and no link that 404s."""
 import base64
 import os
+import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -21,67 +25,117 @@ def _executed(folder, name, failed=False, profile=None):
         nb.metadata["papermill"] = {"parameters": {"profile": profile}}
     ok = nbformat.v4.new_code_cell("plot()", metadata={"papermill": {"status": "completed"}})
     ok.outputs = [nbformat.v4.new_output("display_data", data={"image/png": PIXEL, "text/plain": "<Figure>"})]
-    nb.cells = [ok, nbformat.v4.new_code_cell("more()", metadata={"papermill": {"status": "failed" if failed
-                                                                                   else "completed"}})]
+    nb.cells = [nbformat.v4.new_markdown_cell("# A title"), ok,
+                nbformat.v4.new_code_cell("more()", metadata={"papermill": {"status": "failed" if failed
+                                                                            else "completed"}})]
     nbformat.write(nb, folder / name)
 
 
-def _book(tmp_path, failed=False):
+def _sources(tmp_path, **failed):
     executed = tmp_path / "executed"
-    executed.mkdir()
-    _executed(executed, "01_synthetic_separators.ipynb")
-    _executed(executed, "02_communication_cost.ipynb", failed=failed)
-    return book.build(executed, tmp_path / "book")
+    executed.mkdir(exist_ok=True)
+    for name in ("01_synthetic_separators", "02_communication_cost"):
+        _executed(executed, f"{name}.ipynb", failed=failed.get(name, False), profile="quick")
+    states = book.assemble(executed, tmp_path / "src")
+    return {name: (state, profile) for name, state, profile in states}, (tmp_path / "src" / "intro.md").read_text()
 
 
-def test_an_interrupted_notebook_is_marked_and_a_missing_one_listed(tmp_path):
-    index = _book(tmp_path, failed=True).read_text()
-    assert "02_communication_cost</a> <span class='interrupted'>(interrupted)" in index
-    assert "01_synthetic_separators</a></li>" in index
-    assert "03_differential_privacy <em>(not run" in index
-    assert "was interrupted" in (tmp_path / "book" / "02_communication_cost.html").read_text()
+def _first_cells(tmp_path, name):
+    return [c.source for c in nbformat.read(tmp_path / "src" / "notebooks" / f"{name}.ipynb", as_version=4).cells[:2]]
 
 
-def test_a_run_that_run_all_did_not_see_end_is_interrupted_even_if_every_cell_says_completed(tmp_path):
+def test_an_interrupted_notebook_is_marked_on_its_page_and_the_front_page(tmp_path, monkeypatch):
+    monkeypatch.setattr(book, "project_root", lambda: _checkout_without_outputs(tmp_path))
+    states, intro = _sources(tmp_path, **{"02_communication_cost": True})
+    assert states["02_communication_cost"] == ("interrupted", "quick")
+    assert "02 communication cost](notebooks/02_communication_cost.ipynb): interrupted" in intro
+    assert "interrupted" in _first_cells(tmp_path, "02_communication_cost")[1]
+    assert states["01_synthetic_separators"] == ("complete", "quick") and "01 synthetic separators](notebooks/" \
+        "01_synthetic_separators.ipynb): complete, quick profile" in intro
+    assert states["03_differential_privacy"][0] == "not run" and "Not run yet" in _first_cells(
+        tmp_path, "03_differential_privacy")[1]
+
+
+def test_a_run_that_run_all_did_not_see_end_is_interrupted_even_if_every_cell_says_completed(tmp_path, monkeypatch):
+    monkeypatch.setattr(book, "project_root", lambda: _checkout_without_outputs(tmp_path))
     (tmp_path / "executed").mkdir()
     (tmp_path / "executed" / "01_synthetic_separators.ipynb.incomplete").touch()  # Ctrl-C: papermill's marks lie
-    _executed(tmp_path / "executed", "01_synthetic_separators.ipynb")
-    index = book.build(tmp_path / "executed", tmp_path / "book").read_text()
-    assert "01_synthetic_separators</a> <span class='interrupted'>(interrupted)" in index
+    states, _ = _sources(tmp_path)
+    assert states["01_synthetic_separators"][0] == "interrupted"
 
 
-def test_the_contents_say_which_profile_each_notebook_last_ran_in(tmp_path):
-    # before: a notebook redrawn in the paper profile and one in the quick profile were listed alike
-    (tmp_path / "executed").mkdir()
-    _executed(tmp_path / "executed", "01_synthetic_separators.ipynb", profile="quick")
-    _executed(tmp_path / "executed", "08_fedprof_client_selection.ipynb", profile="paper")
-    index = book.build(tmp_path / "executed", tmp_path / "book").read_text()
-    assert "01_synthetic_separators</a> <em>(quick profile)</em>" in index
-    assert "08_fedprof_client_selection</a> <em>(paper profile)</em>" in index
+def test_a_committed_notebook_with_outputs_is_shown_with_the_profile_of_its_last_run(tmp_path, monkeypatch):
+    """Without an executed copy the book shows the committed notebook, which run_all.sh keeps with its outputs."""
+    root = _checkout_without_outputs(tmp_path)
+    nb = nbformat.read(root / "notebooks" / "08_fedprof_client_selection.ipynb", as_version=4)
+    nb.metadata["fedlib"] = {"profile": "paper"}
+    nb.cells[-1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="a verdict\n")]
+    nbformat.write(nb, root / "notebooks" / "08_fedprof_client_selection.ipynb")
+    monkeypatch.setattr(book, "project_root", lambda: root)
+    states, intro = _sources(tmp_path)
+    assert states["08_fedprof_client_selection"] == ("complete", "paper")
+    assert "08 fedprof client selection](notebooks/08_fedprof_client_selection.ipynb): complete, paper profile" in intro
 
 
-def _dom(page):
+def _checkout_without_outputs(tmp_path):
+    """A copy of the checkout's book sources with notebooks that carry no outputs."""
+    real = Path(book.__file__).resolve().parent.parent
+    root = tmp_path / "checkout"
+    if root.exists():
+        return root
+    for folder in ("book", "docs"):
+        shutil.copytree(real / folder, root / folder)
+    shutil.copy(real / "references.bib", root)
+    (root / "notebooks").mkdir()
+    for source in sorted((real / "notebooks").glob("[0-9]*.ipynb")):
+        nb = nbformat.read(source, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = []
+        nbformat.write(nb, root / "notebooks" / source.name)
+    return root
+
+
+def _dom(page: Path, query: str = "") -> str:
     chrome = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if chrome is None:
         if os.environ.get("CI"):
             pytest.fail("Chromium is missing: .ci/run installs Debian's chromium package")
         pytest.skip("no Chromium here (apt-get install chromium); CI installs it")
-    done = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
-                           "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+                           "--dump-dom", page.as_uri() + query], capture_output=True, text=True, timeout=120)
     return done.stdout
 
 
-def test_the_book_renders_in_a_browser_with_its_figures_and_the_claims_table(tmp_path):
+def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
     from fedlib import claims
 
     ledger = claims.ClaimsLedger("01_synthetic_separators", "quick")  # into this test's figures folder (conftest)
     ledger.compare("FedLog", "Fig. 1", "a claim", [1.0, 2.0, 3.0], [0.0, 0.5, 1.0])
     ledger.save()
     claims.write_collected(claims.collect())
-    index = _book(tmp_path)
-    dom = _dom(index)
-    assert "02_communication_cost.html" in dom and 'data-broken-images="0"' in dom
-    page = _dom(tmp_path / "book" / "01_synthetic_separators.html")
-    assert "<img" in page and 'data-broken-images="0"' in page
-    claims = _dom(tmp_path / "book" / "claims.html")
-    assert "<table>" in claims and "<td>" in claims
+    executed = tmp_path / "executed"
+    executed.mkdir()
+    _executed(executed, "01_synthetic_separators.ipynb", profile="quick")
+    index = book.build(executed, tmp_path / "book")
+    site = index.parent
+    pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts)
+    assert {"intro.html", "search.html", "genindex.html"} <= {p.name for p in pages}
+    for page in pages:  # every local link and image resolves inside the site (it can be published as it is)
+        for target in re.findall(r'(?:href|src)="([^"#?]+)[^"]*"', page.read_text()):
+            if not re.match(r"[a-z]+:", target):
+                assert (page.parent / target).resolve().exists(), f"{page.relative_to(site)} links {target}"
+    assert not re.search(r'src="https?://[^"]*mathjax', (site / "intro.html").read_text(), flags=re.I)
+    intro = _dom(site / "intro.html")
+    assert "bd-sidebar-primary" in intro and "02_communication_cost.html" in intro  # the sidebar's contents
+    assert "mjx-container" in intro  # MathJax rendered the front page's formula, from the book's own copy
+    assert "Zhang" in intro and "Wu" in intro  # the papers cited from references.bib
+    notebook = _dom(site / "notebooks" / "01_synthetic_separators.html")
+    assert "<img" in notebook and 'data-broken-images="0"' in notebook
+    assert "prev-next-area" in notebook  # navigation to the previous and next pages
+    gallery = _dom(site / "docs" / "gallery.html")
+    assert "<img" in gallery and 'data-broken-images="0"' in gallery
+    claims_page = _dom(site / "figures" / "claims.html")
+    assert "<table" in claims_page and "a claim" in claims_page
+    found = _dom(site / "search.html", "?q=FedProf")
+    assert re.search(r"found [1-9]\d* page", found), "the search found nothing"

@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_environment_yml_and_pyproject_name_the_same_dependencies():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    deps = project["dependencies"] + extras["cluster"] + extras["test"]
+    deps = project["dependencies"] + extras["cluster"] + extras["test"] + extras["book"]
     text = (ROOT / "environment.yml").read_text()
     pip_section = text[text.index("- pip:"):]
     env = re.findall(r"^\s+- (\S+)\s*$", pip_section, flags=re.M)

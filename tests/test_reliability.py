@@ -295,7 +295,7 @@ def test_a_runs_outputs_are_kept_without_what_changes_from_run_to_run(tmp_path):
     ran = nbformat.read(notebook, as_version=4)
     injected = nbformat.v4.new_code_cell('profile = "quick"', metadata={"tags": ["injected-parameters"]})
     ran.cells.insert(1, injected)
-    ran.metadata["papermill"] = {"duration": 1.5}
+    ran.metadata["papermill"] = {"duration": 1.5, "parameters": {"profile": "quick"}}
     picture = io.BytesIO()
     Image.new("RGB", (2000, 1000), "white").save(picture, "PNG")
     ran.cells[2].metadata.update({"execution": {"iopub.execute_input": "2026-11-25T09:00:00"}, "papermill": {}})
@@ -308,6 +308,7 @@ def test_a_runs_outputs_are_kept_without_what_changes_from_run_to_run(tmp_path):
     assert "outputs kept" in notebook_run.keep_outputs(executed, notebook)
     kept = nbformat.read(notebook, as_version=4)
     assert len(kept.cells) == 2 and "papermill" not in kept.metadata and kept.cells[1].metadata == {}
+    assert kept.metadata["fedlib"] == {"profile": "quick"}
     assert [o.get("name", o.output_type) for o in kept.cells[1].outputs] == ["stdout", "display_data"]
     shown = Image.open(io.BytesIO(base64.b64decode(kept.cells[1].outputs[1].data["image/png"])))
     assert shown.size == (960, 480)
