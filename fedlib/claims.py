@@ -400,9 +400,11 @@ def _rule_lines() -> list[str]:
             f"direction; **does not hold**, p < {LEVEL:g} against it; **within noise**, neither; **indicative (n "
             f"seeds)**, fewer than {MIN_SEEDS} seeds, not decided; **{CENSORED}**, rounds to a target where neither "
             f"side reached it on any seed; **partly**, some of a list of numbers hold; **borderline**, p within a "
-            f"factor {BAND:g} of {LEVEL:g} (a tolerance: within 10% of its edge); **(this)**, the row is the quick "
-            f"profile's own. Margin +- SE is the mean paired difference in the claim's favour; a note says where a "
-            f"side was censored (the margin is then a bound) or every seed gave the same difference.", ""]
+            f"factor {BAND:g} of {LEVEL:g} (a tolerance: within 10% of its edge); **{MISSING}**, the runs it needs are not "
+            f"computed or shipped; **this line** (under numbers), the line is the quick profile's own. The margin is "
+            f"the mean paired difference in the claim's favour, with its standard error over seeds and p (with one "
+            f"seed: no SE); a note says where a side was censored (the margin is then a bound) or every seed gave the "
+            f"same difference.", ""]
 
 
 def holm(pvalues: list[float], alpha: float = LEVEL) -> list[bool]:
@@ -436,6 +438,56 @@ def _atomic_write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def _margin_text(r: dict) -> str:
+    """'0.13 (SE 0.05, p 0.012)'; with one seed no SE, '(1 seed)'; a note after it."""
+    if r.get("margin") in ("", None) or r["verdict"] == CENSORED:  # a censored tie has no margin to speak of
+        return "-" + (f"; {r['note']}" if r.get("note") else "")
+    se = parse(r["se"]) if r.get("se") not in ("", None, "nan") else float("nan")
+    p_text = f", p {_fmt(parse(r['p']))}" if r.get("p") not in ("", None, "nan") else ""
+    spread = f"SE {_fmt(se)}{p_text}" if se == se else f"{r.get('seeds') or 1} seed{'' if str(r.get('seeds')) in ('', '1') else 's'}"
+    return f"{_fmt(parse(r['margin']))} ({spread})" + (f"; {r['note']}" if r.get("note") else "")
+
+
+def _claim_line(r: dict, scales: dict, coverage: dict) -> list[str]:
+    """The cells of one claim's line: where, claim, verdict, margin, seeds x rounds and scale, its numbers."""
+    show = lambda cell: "-" if cell in ("null", "", None) else _fmt(parse(cell))  # noqa: E731
+    where = r["where"]
+    cover = coverage.get(r["notebook"], {})
+    unshipped = any(where.startswith(w) for w in cover.get("unshipped", ()))  # "Table 1 (mnist)": "Table 1"'s
+    flag = ", borderline" if str(r.get("borderline")) == "True" else ""
+    if r["scale"] == "paper" and r["verdict"] == MISSING and unshipped:
+        flag += "; its paper-profile runs are not all shipped (above)"
+    quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "this line"
+    if r["scale"] != "paper" and unshipped:
+        quick += "; paper-profile runs not all shipped"
+    reduced = next((d for w, d in cover.get("deviations", {}).items() if where.startswith(w)), None) \
+        if r["scale"] == "paper" else None
+    runs = f"{r['seeds'] or '-'} x {r['rounds'] or '-'}, " if r["seeds"] or r["rounds"] else ""
+    numbers = (f"<details><summary>numbers</summary>ours {show(r['ours'])}; compared with {show(r['reference'])}; "
+               f"rule `{r['rule']}`; the paper's number {show(r['paper_value'])}; quick profile: {quick}</details>")
+    return [where, r["claim"], f"**{r['verdict']}**{flag}", _margin_text(r),
+            f"{runs}{r['scale']}" + (f" (paper protocol, reduced: {reduced})" if reduced else ""), numbers]
+
+
+def _paper_sections(rows: list[dict], coverage: dict) -> list[str]:
+    """One section per paper, one line per claim at the largest scale it was tested at."""
+    rank = {s: i for i, s in enumerate(SCALES)}
+    by_claim: dict[tuple, dict[str, dict]] = {}
+    for r in rows:
+        by_claim.setdefault((r["paper"], r["where"], r["claim"]), {})[r["scale"]] = r
+    md = ["Each claim at the largest scale it was tested at; its numbers, its rule and the quick profile's verdict "
+          "are folded under *numbers*.", ""]
+    for paper in sorted({p for p, _, _ in by_claim}):
+        md += [f"## {paper}", "", "| where | claim | verdict | margin | seeds x rounds, scale | numbers |",
+               "|---|---|---|---|---|---|"]
+        for (p, _, _), scales in by_claim.items():
+            if p == paper:
+                r = scales[max(scales, key=lambda s: rank.get(s, -1))]
+                md.append("| " + " | ".join(_md_cell(c) for c in _claim_line(r, scales, coverage)) + " |")
+        md.append("")
+    return md
+
+
 def _coverage_lines(rows: list[dict], coverage: dict) -> list[str]:
     gaps = [f"- {nb}, {line}" for nb, entry in sorted(coverage.items()) for line in entry["lines"]
             if any(r["notebook"] == nb for r in rows)]
@@ -444,8 +496,9 @@ def _coverage_lines(rows: list[dict], coverage: dict) -> list[str]:
 
 
 def write_collected(rows: list[dict], out: Path | None = None, coverage: dict | None = None) -> list[Path]:
-    """figures/claims.csv (every row) and figures/claims.md: the counts of verdicts by scale, then each claim at
-    the largest scale it was tested at, with its quick verdict beside as an indication. Both written atomically.
+    """figures/claims.csv (every row) and figures/claims.md: the counts of verdicts by scale, what is not shipped,
+    the rule and its words, then one section per paper with one line per claim, at the largest scale it was tested
+    at (its numbers, rule and quick verdict folded in a details cell). Both written atomically.
     `coverage` (`fedlib.papers.coverage()`, passed by `python -m fedlib claims`): per notebook, which paper-profile
     runs are not shipped yet and what each table's runs change from the paper (shown beside a paper-scale row)."""
     import io
@@ -456,49 +509,19 @@ def write_collected(rows: list[dict], out: Path | None = None, coverage: dict | 
     w = csv.DictWriter(buffer, fieldnames=COLUMNS, extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
-    show = lambda cell: "-" if cell in ("null", "", None) else _fmt(parse(cell))  # noqa: E731
-    rank = {s: i for i, s in enumerate(SCALES)}
-    by_claim: dict[tuple, dict[str, dict]] = {}
-    for r in rows:
-        by_claim.setdefault((r["paper"], r["where"], r["claim"]), {})[r["scale"]] = r
+    verdicts = sorted({r['verdict'] for r in rows})
     md = ["# Claims: our verdicts on the papers' claims", "",
           "Collected by `python -m fedlib claims` from every notebook's ledger (figures/claims/). Verdicts by scale:", "",
-          "| scale | " + " | ".join(sorted({r['verdict'] for r in rows})) + " | borderline | claims |",
-          "|---|" + "---|" * (len({r['verdict'] for r in rows}) + 2)]
+          "| scale | " + " | ".join(verdicts) + " | borderline | claims |", "|---|" + "---|" * (len(verdicts) + 2)]
     for scale in SCALES:
         at = [r for r in rows if r["scale"] == scale]
         if at:
-            md.append(f"| {scale} | " + " | ".join(str(sum(r["verdict"] == v for r in at))
-                                                    for v in sorted({r['verdict'] for r in rows}))
+            md.append(f"| {scale} | " + " | ".join(str(sum(r["verdict"] == v for r in at)) for v in verdicts)
                       + f" | {sum(str(r.get('borderline')) == 'True' for r in at)} | {len(at)} |")
     coverage = coverage or {}
     md += _coverage_lines(rows, coverage)
     md += _rule_lines() + _holm_lines(rows) + [""]
-    md += ["Each claim at the largest scale it was tested at; the quick verdict beside it is an indication.", "",
-           "| paper | where | claim | paper's number | ours | rule | verdict | scale (seeds x rounds) | quick verdict |",
-           "|" + "---|" * 9]
-    for (paper, where, claim), scales in by_claim.items():
-        r = scales[max(scales, key=lambda s: rank.get(s, -1))]
-        runs = f" ({r['seeds']} x {r['rounds']})" if r["seeds"] or r["rounds"] else ""
-        se_text = "n/a" if r.get("se") in ("", None, "nan") or parse(r["se"]) != parse(r["se"]) else _fmt(parse(r["se"]))
-        p_text = f", p {_fmt(parse(r['p']))}" if r.get("p") not in ("", None, "nan") else ""
-        margin = f" ({_fmt(parse(r['margin']))} +- {se_text}{p_text})" if r.get("margin") not in ("", None) else ""
-        if r.get("note"):
-            margin += f"; {r['note']}"
-        flag = ", borderline" if str(r.get("borderline")) == "True" else ""
-        cover = coverage.get(r["notebook"], {})
-        unshipped = any(where.startswith(w) for w in cover.get("unshipped", ()))  # "Table 1 (mnist)": "Table 1"'s
-        if r["scale"] == "paper" and r["verdict"] == MISSING and unshipped:
-            flag += "; its paper-profile runs are not all shipped (above)"
-        quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "(this)"
-        if r["scale"] != "paper" and unshipped:
-            quick += "; paper-profile runs not all shipped"
-        reduced = next((d for w, d in cover.get("deviations", {}).items() if where.startswith(w)), None) \
-            if r["scale"] == "paper" else None
-        cells = [paper, where, claim, show(r['paper_value']), show(r['ours']),
-                 f"`{r['rule'].replace('reference', show(r['reference']))}`", f"**{r['verdict']}**{margin}{flag}",
-                 f"{r['scale']}{runs}" + (f"; paper protocol, reduced: {reduced}" if reduced else ""), quick]
-        md.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+    md += _paper_sections(rows, coverage)
     _atomic_write(out / "claims.csv", buffer.getvalue())
     _atomic_write(out / "claims.md", "\n".join(md) + "\n")
     return [out / "claims.csv", out / "claims.md"]

@@ -158,3 +158,22 @@ def test_a_claim_whose_paper_runs_are_missing_says_what_is_shipped_and_the_comma
     assert "runs are not all shipped" in missing and "runs are not all shipped" not in there
     assert "paper protocol, reduced: N = 200 clients (not 1000), MNIST for EMNIST digits" in there
     assert f"fedprof_fig1 (Fig. 1): 2 of {len(runs)} runs shipped" in text
+
+
+def test_the_claims_page_has_a_section_per_paper_one_line_per_claim_and_no_se_over_one_seed(tmp_path, monkeypatch):
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    ledger = claims.ClaimsLedger("08_x", "quick")
+    ledger.compare("FedProf", "Table 3", "one seed only", [2.0], [1.0], ">")
+    ledger.compare("FedProf", "Table 3", "three seeds", [1.0, 2.0, 3.0], [0.0, 1.1, 1.9], ">")
+    ledger.compare("FedLog", "Table 1", "another paper", [1.0, 2.0, 3.0], [0.0, 1.1, 1.9], ">")
+    ledger.save()
+    claims.write_collected(claims.collect(tmp_path / "claims"), tmp_path)
+    text = (tmp_path / "claims.md").read_text()
+    assert text.index("## FedLog") < text.index("another paper") < text.index("## FedProf") < text.index("three seeds")
+    one = next(line for line in text.splitlines() if "one seed only" in line)
+    assert "(1 seed)" in one and "SE" not in one.split("<details>")[0] and "nan" not in one
+    three = next(line for line in text.splitlines() if "three seeds" in line)
+    assert "(SE " in three and ", p " in three and "<details><summary>numbers</summary>ours [1, 2, 3]" in three
+    for word in ("**holds**", "**does not hold**", "**within noise**", "**indicative (n seeds)**", "**borderline**",
+                 f"**{claims.CENSORED}**", f"**{claims.MISSING}**", "**partly**", "**this line**"):
+        assert word in text, word  # every verdict word defined on the page

@@ -42,7 +42,7 @@ def coverage(shipped=None) -> dict[str, dict]:
         have = sum(bool(shipped(cfg)) for _, cfg in runs)
         if have < len(runs):
             entry["lines"].append(f"{s.name} ({', '.join(s.where)}): {have} of {len(runs)} runs shipped; compute "
-                                  f"the rest with `{s.command()}`, then the same with --pack")
+                                  f"the rest with `{s.command()}`, then `{s.command()} --pack`")
             entry["unshipped"] += list(s.where)
         for where in s.where:
             if s.deviations:
