@@ -53,28 +53,63 @@ def _cell(v) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
+def _value(text: str):
+    """A CSV cell as the number it was written from (int or float), else the text: a table merged with rows read
+    back from its CSV formats them as it formats fresh ones."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+PROVENANCE = "provenance.json"  # beside the tables: table name -> the code fingerprints and devices of its runs
+
+
+def record_provenance(name: str, made_by: dict) -> Path:
+    """Write `made_by` ({"code", "device"}) for table `name` into figures/provenance.json (read, merged and replaced
+    atomically under a lock): where a table's rows come from, in one file instead of a column on every row, so a
+    rerun that changes no number changes no table."""
+    import fcntl
+    import json
+
+    out = figures_dir()
+    path = out / PROVENANCE
+    with open(out / f".{PROVENANCE}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            known = json.loads(path.read_text()) if path.exists() else {}
+        except ValueError:
+            known = {}  # a damaged sidecar holds no number: start it anew
+        known[name] = made_by
+        tmp = out / f".tmp-{PROVENANCE}"
+        tmp.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n")
+        tmp.replace(path)
+    return path
+
+
 def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = None):
     """rows: one dict per row, same keys. Returns the table written, as a pandas DataFrame (a notebook cell that ends
-    with it renders it), its files in `.attrs["paths"]`. Writes name.csv, name.md and name.tex under figures/ (a "profile" column
-    is added when the rows have none; the paper profile's names end in `_paper`, see `output_name`). When the
-    notebook has read runs, "code" and "device" columns name the fingerprints and devices they were made with
-    (all runs the notebook read so far: a superset of the table's own).
+    with it renders it), its files in `.attrs["paths"]`. Writes name.csv, and name.md and name.tex by pandas, under
+    figures/ (a "profile" column is added when the rows have none; the paper profile's names end in `_paper`, see
+    `output_name`). When the notebook has read runs, the fingerprints and devices they were made with (all runs
+    the notebook read so far: a superset of the table's own) go to figures/provenance.json under `name`.
     `keep_other="dataset"` (or a tuple of columns): rows of the existing name.csv (same columns) whose key is
     not among the new rows' keep their places (a notebook run on some datasets does not erase the others' rows)."""
     import csv
+
+    import pandas as pd
 
     name = output_name(name)
     out = figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     if active_profile() and "profile" not in rows[0]:  # every table says which profile made it
         rows = [{**r, "profile": active_profile()} for r in rows]
-    made_by = provenance.read_so_far()  # and the code fingerprint and device of the runs behind it
-    if made_by and "code" not in rows[0]:
-        rows = [{**r, **made_by} for r in rows]
     cols = list(rows[0])
     if keep_other and (out / f"{name}.csv").exists():
         with open(out / f"{name}.csv", newline="") as f:
-            old = [r for r in csv.DictReader(f) if list(r) == cols]
+            old = [{k: _value(v) for k, v in r.items()} for r in csv.DictReader(f) if list(r) == cols]
         cols_key = (keep_other,) if isinstance(keep_other, str) else tuple(keep_other)
         key = lambda r: tuple(str(r[c]) for c in cols_key)  # noqa: E731
         if len({key(r) for r in rows}) < len(rows):
@@ -88,16 +123,13 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
         w.writerows(rows)
-    md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    md += ["| " + " | ".join(_cell(r[c]) for c in cols) + " |" for r in rows]
-    (out / f"{name}.md").write_text("\n".join(md) + "\n")
-    esc = lambda s: _cell(s).replace("_", r"\_").replace("%", r"\%").replace("±", r"$\pm$")  # noqa: E731
-    tex = [r"\begin{tabular}{" + "l" * len(cols) + "}", r"\hline", " & ".join(esc(c) for c in cols) + r" \\",
-           r"\hline"] + [" & ".join(esc(r[c]) for c in cols) + r" \\" for r in rows] + [r"\hline", r"\end{tabular}"]
-    (out / f"{name}.tex").write_text("\n".join(tex) + "\n")
-    import pandas as pd
-
     table = pd.DataFrame(rows, columns=cols)
+    shown = table.map(_cell)  # every number to 4 significant digits, as text, so pandas writes what it is given
+    (out / f"{name}.md").write_text(shown.to_markdown(index=False, disable_numparse=True) + "\n")
+    (out / f"{name}.tex").write_text(shown.to_latex(index=False, escape=True))
+    made_by = provenance.read_so_far()  # the code fingerprints and devices of the runs behind it
+    if made_by:
+        record_provenance(name, made_by)
     table.attrs["paths"] = [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
     return table
 

@@ -5,7 +5,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # What to install: the runtime dependencies (run_all.sh), or with the extras a caller names before sourcing this file
 # (run_all.sh: WORKBOOK_EXTRAS=book, the book's tools; run_tests.sh: cluster,test,book, with Ray and the test tools).
 EXTRAS="${WORKBOOK_EXTRAS:-}"
-MODULES="fedlib, torch, torchvision, papermill, nbconvert, jupytext, scipy, seaborn, tqdm, dp_accounting"
+MODULES="fedlib, torch, torchvision, papermill, nbconvert, jupytext, scipy, seaborn, tqdm, dp_accounting, tabulate"
 case ",$EXTRAS," in *,test,*) MODULES="$MODULES, nbval, pingouin, ruff";; esac
 case ",$EXTRAS," in *,cluster,*) MODULES="$MODULES, ray";; esac
 case ",$EXTRAS," in *,book,*) MODULES="$MODULES, jupyter_book";; esac

@@ -35,19 +35,40 @@ def test_every_result_records_its_code():
     assert res["code"]["fingerprint"] == provenance.fingerprint()
 
 
-def test_tables_name_the_code_and_device_of_the_runs_they_were_read_from(tmp_path, monkeypatch):
+def test_tables_name_the_code_and_device_of_their_runs_in_one_sidecar_not_on_every_row(tmp_path, monkeypatch):
+    """Before: a "code" and a "device" column on every row of every table, so a rerun that read one run made by other
+    code left every table modified with no number changed. Now figures/provenance.json holds them per table."""
+    import json
+
     from fedlib import paths, plots
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    paths.use_profile("quick")  # a notebook starts: nothing read yet, so no columns
-    assert "code" not in plots.save_table([{"method": "A"}], "before").attrs["paths"][0].read_text()
+    paths.use_profile("quick")  # a notebook starts: nothing read yet, so nothing recorded
+    plots.save_table([{"method": "A"}], "before")
+    assert not (tmp_path / "provenance.json").exists()
     provenance.note({"code": {"fingerprint": "abc123", "machine": "x86_64-AVX2"}, "device": "cpu"})
     provenance.note({"code": {"fingerprint": "def456", "machine": "x86_64-AVX512"}, "device": "cuda"})
-    header, row = plots.save_table([{"method": "A"}], "after").attrs["paths"][0].read_text().splitlines()
-    assert header == "method,profile,code,device"
-    assert row == "A,quick,abc123 def456,cpu:x86_64-AVX2 cuda:x86_64-AVX512"
+    written = plots.save_table([{"method": "A", "acc": 98.123456}], "after").attrs["paths"]
+    assert written[0].read_text().splitlines() == ["method,acc,profile", "A,98.123456,quick"]
+    assert "code" not in written[1].read_text() and "98.12" in written[1].read_text()  # .md by pandas, 4 digits
+    assert "abc123" not in written[2].read_text()
+    sidecar = json.loads((tmp_path / "provenance.json").read_text())
+    assert sidecar == {"after": {"code": "abc123 def456", "device": "cpu:x86_64-AVX2 cuda:x86_64-AVX512"}}
     paths.use_profile("quick")
     assert provenance.read_so_far() == {}
+
+
+def test_a_table_merged_with_its_old_rows_formats_them_as_fresh_ones(tmp_path, monkeypatch):
+    """keep_other reads the old rows back from the CSV: their numbers are formatted as numbers, not as text, so the
+    same rows give the same .md whichever way they came."""
+    from fedlib import paths, plots
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    paths.use_profile("quick")
+    rows = [{"dataset": "mnist", "acc": 98.123456, "seeds": 5}, {"dataset": "cifar10", "acc": 80.5, "seeds": 3}]
+    fresh = plots.save_table(rows, "t").attrs["paths"][1].read_text()
+    merged = plots.save_table(rows[:1], "t", keep_other="dataset").attrs["paths"][1].read_text()
+    assert merged.splitlines()[2:] == fresh.splitlines()[2:]
 
 
 def test_no_file_under_papers_enters_the_fingerprint_at_any_depth():
