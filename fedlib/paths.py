@@ -5,6 +5,10 @@ notebooks/ write to the same place as scripts run from the top).
 The smoke profile never writes figures/ or results/: whoever starts it (papermill's `-p profile smoke`, which
 the notebook passes to `use_profile`, or `FEDLIB_PROFILE=smoke`), its figures and results go under
 `build/smoke/`, unless FEDLIB_FIGURES / FEDLIB_RESULTS name another folder than the checkout's own.
+
+A notebook run by hand (JupyterLab, with no FEDLIB_PROFILE) gets its parameters cell's default, LAB: the quick
+profile's settings, its figures and claims under `build/lab/` so that the committed figures/ stay as they are (results
+are shared with every other run). FEDLIB_PROFILE=quick (or paper) before starting JupyterLab writes figures/.
 """
 from __future__ import annotations
 
@@ -12,7 +16,9 @@ import os
 from pathlib import Path
 
 PROFILES = ("smoke", "quick", "paper")
+LAB = "lab"  # a notebook's default when run by hand: quick's settings, its figures under build/lab/
 _active: str | None = None
+_lab = False
 
 
 def project_root() -> Path:
@@ -21,8 +27,14 @@ def project_root() -> Path:
 
 
 def use_profile(profile: str) -> str:
-    """Every notebook calls this with its `profile` parameter first: it is checked, and decides where output goes."""
-    global _active
+    """Every notebook calls this with its `profile` parameter first: it is checked, and decides where output goes;
+    returns the profile whose settings to use (LAB runs quick's, writing under build/lab/)."""
+    global _active, _lab
+    _lab = profile == LAB
+    if _lab:
+        profile = "quick"
+        print(f"run by hand: the quick profile's settings, figures and claims under {project_root() / 'build' / LAB} "
+              f"(FEDLIB_PROFILE=quick before starting JupyterLab writes figures/)")
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r} (papermill -p profile ... "
                          f"or FEDLIB_PROFILE)")
@@ -42,6 +54,8 @@ def _dir(env: str, default: str) -> Path:
     explicit = Path(os.environ[env]) if os.environ.get(env) else None
     if active_profile() == "smoke" and (explicit is None or explicit.resolve() == own.resolve()):
         return project_root() / "build" / "smoke" / default
+    if _lab and default == "figures" and explicit is None:
+        return project_root() / "build" / LAB / default
     return explicit or own
 
 

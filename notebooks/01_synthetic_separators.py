@@ -29,14 +29,14 @@
 # %% tags=["parameters"]
 import os
 
-profile = os.environ.get("FEDLIB_PROFILE", "quick")
+profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
 from fedlib import claims, papers, paths, plots, synthetic
 from fedlib.data import circle_federation
 from fedlib.papers import fedlog
 
-paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
+profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 SETTINGS = papers.settings(fedlog.SYNTHETIC_PROFILES, profile)
 METHODS = ["fedlog", "lg_fedavg", "fedproto"]

@@ -50,7 +50,7 @@
 # %% tags=["parameters"]
 import os
 
-profile = os.environ.get("FEDLIB_PROFILE", "quick")
+profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
 import numpy as np
@@ -61,7 +61,7 @@ from fedlib import analysis, claims, experiments as ex, paths, plots, stats, swe
 from fedlib.papers.fedlog import tables
 from fedlib.papers import fedlog
 
-paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
+profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 TABLE1 = list(fedlog.TABLE1_METHODS)  # the paper's twelve entries: rankings and claims use these
 ALL = TABLE1 + list(fedlog.EXTRA_METHODS)  # and the entries reported beside them

@@ -39,7 +39,7 @@
 # %% tags=["parameters"]
 import os
 
-profile = os.environ.get("FEDLIB_PROFILE", "quick")
+profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
 import matplotlib.pyplot as plt
@@ -48,7 +48,7 @@ import numpy as np
 from fedlib import claims, config, data, dpsgd, experiments as ex, models, papers, paths, plots, privacy, stats, sweep
 from fedlib.papers import fedlog
 
-paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
+profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 SETTINGS = papers.settings(fedlog.DP_PROFILES, profile)
 B, DELTA = fedlog.DP_B, fedlog.DP_DELTA

@@ -25,7 +25,7 @@
 # %% tags=["parameters"]
 import os
 
-profile = os.environ.get("FEDLIB_PROFILE", "quick")
+profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
 import matplotlib.pyplot as plt
@@ -37,7 +37,7 @@ from fedlib import claims, data, expfam, papers, paths, plots, synthetic
 from fedlib import representations as R
 from fedlib.papers import fedlog
 
-paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
+profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 SETTINGS = papers.settings(fedlog.GAUSSIAN_PROFILES, profile)
 plots.style()

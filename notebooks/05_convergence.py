@@ -36,7 +36,7 @@
 # %% tags=["parameters"]
 import os
 
-profile = os.environ.get("FEDLIB_PROFILE", "quick")
+profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
 import numpy as np
@@ -44,7 +44,7 @@ import numpy as np
 from fedlib import claims, convergence, experiments as ex, papers, paths, plots, stats, sweep
 from fedlib.papers import fedlog
 
-paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
+profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 METHODS = fedlog.CONVERGENCE_METHODS
 SETTINGS = papers.settings(fedlog.CONVERGENCE_PROFILES, profile)

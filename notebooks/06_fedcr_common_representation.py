@@ -43,7 +43,7 @@
 # %% tags=["parameters"]
 import os
 
-profile = os.environ.get("FEDLIB_PROFILE", "quick")
+profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
 import numpy as np
@@ -54,7 +54,7 @@ from fedlib import analysis, claims, experiments as ex, papers, paths, plots, st
 from fedlib.papers import fedcr, fedlog
 from fedlib.result import Result, compare
 
-paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
+profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 S = papers.settings(fedcr.PROFILES, profile)
 BASELINES, PAPER_NAME, SHOWN, NONAGG = fedcr.BASELINES, fedcr.PAPER_NAME, fedcr.SHOWN, fedcr.NONAGGREGATE

@@ -50,7 +50,7 @@
 # %% tags=["parameters"]
 import os
 
-profile = os.environ.get("FEDLIB_PROFILE", "quick")
+profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
 import numpy as np
@@ -61,7 +61,7 @@ from fedlib import analysis, claims, experiments as ex, papers, paths, plots, st
 from fedlib.papers import fedrd
 from fedlib.result import MB, Result, compare
 
-paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
+profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 SCALE = fedrd.SCALES[profile]
 S = papers.settings(fedrd.SWEEPS, profile)

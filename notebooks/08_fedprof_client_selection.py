@@ -52,7 +52,7 @@
 # %% tags=["parameters"]
 import os
 
-profile = os.environ.get("FEDLIB_PROFILE", "quick")
+profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
 from IPython.display import display
@@ -60,7 +60,7 @@ from IPython.display import display
 from fedlib import papers, paths, plots, sweep
 from fedlib.papers import fedprof
 
-paths.use_profile(profile)
+profile = paths.use_profile(profile)
 S = papers.settings(fedprof.PROFILES, profile)
 plots.style()
 print(profile, S)

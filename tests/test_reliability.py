@@ -323,3 +323,16 @@ def test_run_all_keeps_outputs_of_real_runs_only():
     script = (ROOT / "run_all.sh").read_text()
     keep = next(line for line in script.splitlines() if "--keep-outputs" in line)
     assert '"$PROFILE" != smoke' in keep
+
+
+def test_a_notebook_run_by_hand_keeps_the_committed_figures(checkout):
+    """JupyterLab with no FEDLIB_PROFILE: the parameters cell's default is 'lab', which runs quick's settings and
+    writes its figures under build/lab/ (before: the quick profile, over the committed figures/)."""
+    assert paths.use_profile(paths.LAB) == "quick"
+    written = plots.save_table([{"method": "FedLog"}], "t").attrs["paths"]
+    assert written[0] == checkout / "build" / "lab" / "figures" / "t.csv" and not (checkout / "figures").exists()
+    assert paths.results_dir() == checkout / "results"  # runs are shared with every other profile
+    assert paths.use_profile("quick") == "quick" and paths.figures_dir() == checkout / "figures"
+    for nb in sorted((ROOT / "notebooks").glob("[0-9]*.py")):
+        text = nb.read_text()
+        assert 'os.environ.get("FEDLIB_PROFILE", "lab")' in text and "profile = paths.use_profile(profile)" in text
