@@ -18,7 +18,7 @@
 #
 # FedLog models the representation $\phi$ of class $y$ with the kernel $\exp(\eta_y^\top\phi - \phi^\top\phi)$,
 # a Gaussian per class; FedLog-C adds a loss that pulls representations to their global class mean so
-# that the assumption holds better. FedProf (seeds/004) argues that outputs of linear layers are
+# that the assumption holds better. FedProf (Wu et al.) argues that outputs of linear layers are
 # near-Gaussian by the Lyapunov CLT. This notebook checks each of these numerically. All computing is in
 # `fedlib.expfam`, `fedlib.representations`, `fedlib.synthetic` and `fedlib.stats`.
 

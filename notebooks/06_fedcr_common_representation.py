@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # FedCR: a common Gaussian representation (Zhang et al., ICML 2023; seeds/001)
+# # FedCR: a common Gaussian representation (Zhang et al., ICML 2023)
 #
 # FedCR ends every client's body in a Gaussian layer, pulls each sample's Gaussian towards a global one per class
 # (Eq. 7's KL term, "CMI"), and the server takes products of experts of the clients' class Gaussians (Eqs. 8-9).
@@ -112,7 +112,7 @@ print(f"lambda = {LAM:g} for every Ditto run below; final accuracy by lambda:" i
 # ## A. Table 2 (and its Table 10 standard deviations)
 # Final accuracy: after the 10-epoch fine-tune (the protocol's; Ditto's is the authors' final round, every client);
 # FedAvg is read before the fine-tune and FedAvg-FT is the same run after it. "best" is the best round before the
-# fine-tune. The paper's "FedBABU" row is FedPer in the authors' code (spec §1.3); ours is the real FedBABU, so its
+# fine-tune. The paper's "FedBABU" row is FedPer in the authors' code (its `FedBABU` baseline); ours is the real FedBABU, so its
 # paper number is shown for reference only.
 
 # %%

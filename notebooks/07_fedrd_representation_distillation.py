@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # FedRD: federated representation distillation (Zhang, Huang and Li; seeds/002)
+# # FedRD: federated representation distillation (Zhang, Huang and Li)
 #
 # FedRD's clients send no model. Each trains a personal projection into a one-channel, image-shaped representation
 # (Eq. 2, the global task model frozen), condenses its data in that space into a few synthetic samples per class by
@@ -222,7 +222,7 @@ else:
     print("part F is", CUT)
 
 # %% [markdown]
-# ## H. FedNova's objective inconsistency (spec 2.5)
+# ## H. FedNova's objective inconsistency (its Sec. 4 toy)
 # Three clients minimise 1/2 ||x - x_i||^2 by 1, 5 and 20 exact gradient steps a round (lr 0.05). Plain averaging
 # (FedAvg) settles where the clients with more steps pull it; FedProx's proximal term shrinks but keeps the bias;
 # FedNova's normalised averaging settles at the true minimiser up to a term of first order in the learning rate.
@@ -301,7 +301,7 @@ if depth_acc:
     depth_gain = depth_acc[max(depth_acc)][0] - depth_acc[min(depth_acc)][0]
     ledger.record("FedRD", "Fig. 5", f"a deeper projection is more accurate (FashionMNIST, depth {min(depth_acc)} -> "
                   f"{max(depth_acc)})", depth_gain, 0.0, "ours > reference", seeds=n_seeds, rounds=SWEEP_ROUNDS)
-ledger.record("FedNova", "Sec. 4 (toy, spec 2.5)", "with unequal local steps FedAvg's fixed point is biased and "
+ledger.record("FedNova", "Sec. 4 (toy)", "with unequal local steps FedAvg's fixed point is biased and "
               "FedNova's is not, to first order in lr (FedNova's distance to the minimiser is below lr x max tau "
               "and FedAvg's is above it)", [lr * max(taus) - toy_gap["FedNova"], toy_gap["FedAvg"] - lr * max(taus)],
               0.0, "ours > reference", seeds=1, rounds=toy_rounds)

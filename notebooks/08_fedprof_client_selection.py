@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # FedProf: client selection by representation profiles (Wu, He, Lin and Maple; seeds/004)
+# # FedProf: client selection by representation profiles (Wu, He, Lin and Maple)
 #
 # Each client profiles its data with the global model it receives: per dimension of fc1's pre-activations, a
 # Gaussian (mean, variance). The server profiles its own clean validation set with the same model version, scores
@@ -44,9 +44,9 @@
 # | F | Table 2 (GasTurbine, the S-Task): missing here |
 #
 # The quick profile uses 100 clients on 10% of MNIST (about 52 training images each, where EMNIST's clients hold
-# about 240), participation 0.05 and 0.1, 60 rounds of full and 30 of partial aggregation (the spec's quick profile has
-# 100 of full: cut to fit the 10-minute budget), 30 rounds for Fig. 1, one seed (the spec's second is cut), and targets of 60% and 80% instead of the paper's 90%,
-# which no method reaches in so few rounds on so little data. CFCFM, FedAdam and AFL are not implemented: their
+# about 240), participation 0.05 and 0.1, 60 rounds of full and 30 of partial aggregation (full aggregation cut from
+# 100 to fit a 10-minute budget), 30 rounds for Fig. 1, one seed, and targets of 60% and 80% instead of the paper's
+# 90%, which no method reaches in so few rounds on so little data. CFCFM, FedAdam and AFL are not implemented: their
 # paper numbers stand alone.
 
 # %% tags=["parameters"]
