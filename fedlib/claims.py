@@ -45,7 +45,7 @@ NUDGE = 0.005  # 0.5% relative: beyond another processor's rounding of accuracie
 # verdict that moving its numbers this much flips is near its threshold
 COLUMNS = ["paper", "where", "claim", "paper_value", "ours", "reference", "rule", "verdict", "notebook", "profile",
            "seeds", "rounds", "scale", "margin", "se", "borderline", "p", "note"]
-SCALES = ("smoke", "quick", "paper")
+SCALES = ("smoke", "quick", "reduced", "paper")  # reduced: the paper's protocol at a smaller scale the row names
 
 
 class ClaimsError(ValueError):
@@ -225,6 +225,7 @@ class ClaimsLedger:
     notebook: str
     profile: str
     rows: list[Claim] = field(default_factory=list)
+    scale: str = ""  # "reduced": the paper's protocol at a smaller scale, which each row's `where` names (default: the profile)
 
     def record(self, paper: str, where: str, claim: str, ours, reference, rule: str, paper_value=None,
                seeds="", rounds="") -> str:
@@ -237,7 +238,8 @@ class ClaimsLedger:
             margin, se, _ = paired_stats(ours, reference, rule)
             p, note = paired_p(ours, reference, rule)[0], paired_note(ours, reference, rule)
         row = Claim(paper, where, claim, paper_value, ours, reference, rule, found, self.notebook, self.profile,
-                    seeds, rounds, self.profile, margin, se, is_borderline(ours, reference, rule, found), p, note)
+                    seeds, rounds, self.scale or self.profile, margin, se, is_borderline(ours, reference, rule, found),
+                    p, note)
         self.rows.append(row)
         extra = f", margin {margin:.4g} +- {se:.2g} (SE), p {p:.2g}" if margin != "" else ""
         print(f"[{row.verdict}{', borderline' if row.borderline else ''}] {paper}, {where}: {claim} "
@@ -253,12 +255,20 @@ class ClaimsLedger:
             raise ValueError(f"direction is '>' or '<', got {direction!r}")
         if ours is not None and not isinstance(ours, (list, tuple)):
             raise ValueError("compare takes one number per seed (a list)")
+        if reference is None:  # the other side's runs are missing: so is the comparison
+            ours = None
         rule = f"{PAIRED}ours {direction} reference" + (f", censored at {censored_at:g}" if censored_at else "")
         return self.record(paper, where, claim, ours, reference, rule, paper_value,
                            seeds=len(ours) if ours is not None else 0, rounds=rounds)
 
     def path(self) -> Path:
-        return figures_dir() / "claims" / f"{self.notebook}_{self.profile}.csv"
+        return figures_dir() / "claims" / f"{self.notebook}_{self.scale or self.profile}.csv"
+
+    def cannot_judge(self, paper: str, where: str, claim: str, why: str) -> str:
+        """A claim these runs cannot judge, said with the reason (verdict: not run)."""
+        self.record(paper, where, claim, None, None, "ours > reference")
+        self.rows[-1].note = f"not judged here: {why}"
+        return self.rows[-1].verdict
 
     def save(self, keep_other_where: bool = False) -> Path:
         """Replace this notebook's rows for this profile (and only those). keep_other_where: the saved rows whose
@@ -363,7 +373,7 @@ def collect(folder: Path | None = None) -> list[dict]:
 def _derived(ours, reference, rule: str, found: str) -> dict:
     """The columns a row's numbers and rule determine beside its verdict: borderline, and for paired rows the
     margin, its SE, p and the note."""
-    out = {"borderline": str(is_borderline(ours, reference, rule, found)), "margin": "", "se": "", "p": "", "note": ""}
+    out = {"borderline": str(is_borderline(ours, reference, rule, found)), "margin": "", "se": "", "p": ""}
     if rule.startswith(PAIRED) and found != MISSING:
         out["margin"], out["se"] = (str(v) for v in paired_stats(ours, reference, rule)[:2])
         out["p"], out["note"] = str(paired_p(ours, reference, rule)[0]), paired_note(ours, reference, rule)
@@ -401,7 +411,8 @@ def _rule_lines() -> list[str]:
             f"seeds)**, fewer than {MIN_SEEDS} seeds, not decided; **{CENSORED}**, rounds to a target where neither "
             f"side reached it on any seed; **partly**, some of a list of numbers hold; **borderline**, p within a "
             f"factor {BAND:g} of {LEVEL:g} (a tolerance: within 10% of its edge); **{MISSING}**, the runs it needs are not "
-            f"computed or shipped; **this line** (under numbers), the line is the quick profile's own. The margin is "
+            f"computed or shipped (or, with a note, cannot be judged at that scale); **reduced** (a scale), the paper's "
+            f"protocol at a smaller scale that the line names; **this line** (under numbers), the line is the quick profile's own. The margin is "
             f"the mean paired difference in the claim's favour, with its standard error over seeds and p (with one "
             f"seed: no SE); a note says where a side was censored (the margin is then a bound) or every seed gave the "
             f"same difference.", ""]
@@ -453,15 +464,17 @@ def _claim_line(r: dict, scales: dict, coverage: dict) -> list[str]:
     show = lambda cell: "-" if cell in ("null", "", None) else _fmt(parse(cell))  # noqa: E731
     where = r["where"]
     cover = coverage.get(r["notebook"], {})
-    unshipped = any(where.startswith(w) for w in cover.get("unshipped", ()))  # "Table 1 (mnist)": "Table 1"'s
+    unshipped = any(where.startswith(w.rstrip(")")) for w in cover.get("unshipped", ()))  # "Table 1 (mnist)" is
+    # "Table 1"'s, "Table I (ladder, T = 10)" is "Table I (ladder)"'s
     flag = ", borderline" if str(r.get("borderline")) == "True" else ""
-    if r["scale"] == "paper" and r["verdict"] == MISSING and unshipped:
+    judged = not str(r.get("note") or "").startswith("not judged")
+    if r["scale"] in ("paper", "reduced") and r["verdict"] == MISSING and unshipped and judged:
         flag += "; its paper-profile runs are not all shipped (above)"
     quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "this line"
     if r["scale"] != "paper" and unshipped:
         quick += "; paper-profile runs not all shipped"
-    reduced = next((d for w, d in cover.get("deviations", {}).items() if where.startswith(w)), None) \
-        if r["scale"] == "paper" else None
+    matching = [w for w in cover.get("deviations", {}) if where.startswith(w.rstrip(")"))]  # the closest: longest
+    reduced = cover["deviations"][max(matching, key=len)] if matching and r["scale"] in ("paper", "reduced") else None
     runs = f"{r['seeds'] or '-'} x {r['rounds'] or '-'}, " if r["seeds"] or r["rounds"] else ""
     numbers = (f"<details><summary>numbers</summary>ours {show(r['ours'])}; compared with {show(r['reference'])}; "
                f"rule `{r['rule']}`; the paper's number {show(r['paper_value'])}; quick profile: {quick}</details>")

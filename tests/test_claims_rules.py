@@ -149,3 +149,9 @@ def test_holms_correction_rejects_step_down():
     assert claims.holm([0.001, 0.02, 0.04], alpha=0.05) == [True, True, True]
     assert claims.holm([0.001, 0.03, 0.04], alpha=0.05) == [True, False, False]
     assert claims.holm([0.2, 0.001], alpha=0.025) == [False, True]
+
+
+def test_a_comparison_whose_other_side_is_missing_is_missing_not_a_crash():
+    # before: compare(ours=[...], reference=None) raised a TypeError inside the paired statistics
+    ledger = claims.ClaimsLedger("08_x", "quick")
+    assert ledger.compare("P", "T", "c", [1.0, 2.0, 3.0], None, ">") == claims.MISSING

@@ -79,7 +79,7 @@ def config(dataset: str, label: str, *, seed: int, rounds: int = 20, width: int 
     """The Config of one run of FedRD's protocol: `label` from METHODS; `width` the ConvNet's filters (the
     paper's 128); `options` join the label's; `over` overrides Config fields (e.g. a baseline's searched lr), which
     otherwise come from SEARCHED; `model` replaces the default (e.g. FedRD's projection depth or d')."""
-    from ..config import Config
+    from ...config import Config
 
     if label not in METHODS:
         raise ValueError(f"unknown FedRD-protocol label {label!r}; choose from {', '.join(METHODS)}")
@@ -172,6 +172,20 @@ def search_configs(dataset: str, profile: str = "quick", prox_at: dict | None = 
     return out
 
 
+def ladder_runs(seeds=None) -> dict:
+    """Every ladder run: (label, T, init) -> one Config per seed; the averaging baselines under (label, None, None)."""
+    seeds = LADDER["seeds"] if seeds is None else seeds
+    runs = {(lab, None, None): [ladder(lab, s) for s in seeds] for lab in ("FedAvg", "FedProx", "FedNova")}
+    runs.update({(lab, T, init): [ladder(lab, s, T, init) for s in seeds] for T in LADDER["steps"]
+                 for lab in ("FedDM", "FedRD") for init in ("real", "random")})
+    return runs
+
+
+def shipped(results, runs: dict) -> dict:
+    """(label, T, init) -> the Results of the runs `results` (`sweep.Runs`) holds, None where any seed is missing."""
+    return {key: results(cfgs) if results.has(cfgs) else None for key, cfgs in runs.items()}
+
+
 # ----------------------------------------------------------------------------------------------- the paper-profile runs
 def _ladder_runs(seeds):  # rungs after the averaging baselines (once for every rung), cheap to dear
     runs = [(lab, ladder(lab, s)) for s in seeds for lab in ("FedAvg", "FedProx", "FedNova")]
@@ -180,7 +194,7 @@ def _ladder_runs(seeds):  # rungs after the averaging baselines (once for every 
 
 
 def _run_sets():
-    from .runset import RunSet
+    from ..runset import RunSet
 
     nb = "07_fedrd_representation_distillation"
     return [RunSet("fedrd_table1", nb, lambda seeds: [(lab, scaled("fashion_mnist", lab, "paper", seed=s))
@@ -192,3 +206,6 @@ def _run_sets():
 
 
 RUN_SETS = _run_sets()
+
+
+from . import claims  # noqa: E402, F401  (its claims on the ladder, as functions of Results)

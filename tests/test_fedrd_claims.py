@@ -1,0 +1,76 @@
+"""FedRD's ladder claims (fedlib/papers/fedrd/claims.py) on made-up Results: each per-rung claim holds, fails, is
+within noise, or has zero spread; the trend over the rungs; what the ladder cannot judge; no row says "paper"."""
+import pytest
+
+from fedlib import claims as rules
+from fedlib.papers.fedrd import claims
+from fedlib.result import Result
+
+
+def _runs(finals, first=None):
+    """One made-up Result per seed: accuracy `first` (default: the final) after round 1, `final` after the last."""
+    return [Result({"config": {"method": "x", "n_clients": 10},
+                    "rounds": {"acc_mean": [(first if first is not None else f) / 100, f / 100]}}) for f in finals]
+
+
+def _ledger():
+    return rules.ClaimsLedger("07_test", "paper", scale="reduced")
+
+
+BASE = {"FedAvg": _runs([80, 81, 79]), "FedProx": _runs([82, 80, 80]), "FedNova": _runs([81, 82, 78])}
+
+
+@pytest.mark.parametrize("dm, verdict", [([85, 86, 84], rules.HOLDS), ([70, 71, 72], rules.FAILS),
+                                         ([84, 79, 80], rules.WITHIN)])
+def test_feddm_over_the_best_averaging_baseline_seed_by_seed(dm, verdict):
+    ledger = _ledger()
+    assert claims.dm_over_averaging(ledger, _runs(dm), BASE, steps=30) == verdict
+    row = ledger.rows[0]
+    assert row.reference == pytest.approx([82, 82, 80]) and row.where == "Table I (ladder, T = 30)"
+    assert row.scale == "reduced"
+
+
+def test_zero_spread_is_said_and_missing_runs_are_missing():
+    ledger = _ledger()
+    claims.rd_over_dm(ledger, _runs([85, 86, 84]), _runs([83, 84, 82]), steps=10)  # +2 on every seed: SE = 0
+    assert "spread" in ledger.rows[0].note
+    assert claims.rd_over_dm(_ledger(), None, _runs([83, 84, 82]), steps=10) == rules.MISSING
+
+
+def test_real_over_random_and_round_one():
+    assert claims.real_over_random(_ledger(), _runs([85, 86, 84]), _runs([60, 62, 61]), method="FedRD",
+                                   steps=100) == rules.HOLDS
+    ahead = _runs([85, 86, 84], first=70)
+    assert claims.rd_ahead_after_round_one(_ledger(), ahead, {k: _runs([80] * 3, first=30) for k in BASE},
+                                           steps=100) == rules.HOLDS
+    behind = _runs([85, 86, 84], first=20)
+    assert claims.rd_ahead_after_round_one(_ledger(), behind, {k: _runs([80] * 3, first=30) for k in BASE},
+                                           steps=100) == rules.FAILS
+
+
+def test_the_trend_is_each_seeds_slope_against_log_t():
+    growing = {10: [0.0, 1.0, 0.5], 100: [2.0, 3.2, 2.4], 1000: [4.1, 5.0, 4.6]}
+    assert claims.slopes(growing) == pytest.approx([2.05, 2.0, 2.05])
+    assert claims.trend(_ledger(), "Table I", "FedRD over FedDM", growing) == rules.HOLDS
+    flat = {10: [1.0, -1.0, 0.5], 100: [0.0, 0.5, 0.2], 1000: [1.2, -0.8, 0.4]}
+    assert claims.trend(_ledger(), "Table I", "FedRD over FedDM", flat) == rules.WITHIN
+    assert claims.trend(_ledger(), "Table I", "x", {10: [1.0], 100: None}) == rules.MISSING
+
+
+def test_every_ladder_row_names_its_rung_and_the_unjudged_say_why(tmp_path, monkeypatch):
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    ledger = _ledger()
+    ladder = {(lab, None, None): runs for lab, runs in BASE.items()}
+    for T in (10, 30):
+        for method in ("FedDM", "FedRD"):
+            ladder[(method, T, "real")] = _runs([85, 86, 84])
+            ladder[(method, T, "random")] = None  # not shipped yet
+    claims.record(ladder, (10, 30), ledger)
+    assert all("ladder" in row.where for row in ledger.rows) and {row.scale for row in ledger.rows} == {"reduced"}
+    unjudged = [row for row in ledger.rows if row.note.startswith("not judged here")]
+    assert len(unjudged) == len(claims.NOT_JUDGED) and all(row.verdict == rules.MISSING for row in unjudged)
+    saved = ledger.save()
+    assert saved.name == "07_test_reduced.csv"
+    collected = rules.collect(saved.parent)
+    assert {r["scale"] for r in collected} == {"reduced"}
+    assert any(r["note"].startswith("not judged here: SVHN") for r in collected)  # the reason survives collecting
