@@ -58,9 +58,11 @@ def _value(text: str):
     back from its CSV formats them as it formats fresh ones."""
     for kind in (int, float):
         try:
-            return kind(text)
+            value = kind(text)
         except ValueError:
-            pass
+            continue
+        if str(value) == text:  # only where writing it back gives the same text ("86.30" stays text)
+            return value
     return text
 
 
@@ -263,7 +265,7 @@ def dp_accuracy(panels: dict[str, dict], title: str):
                 ax.fill_between(s["eps"], mean - se, mean + se, color=s["color"], alpha=0.12, lw=0)
         ax.set_xscale("log")
         ax.set_xlabel("privacy budget ε")
-        ax.set_ylabel("mean client accuracy")
+        ax.set_ylabel("mean client accuracy (%)")
         ax.set_title(name, fontsize=10)
         ax.legend(fontsize=7, handlelength=3.2, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)  # below: never on the data
     fig.suptitle(title, fontsize=11)

@@ -114,16 +114,16 @@ for name, s in runs.items():
             if (name, mode, acct, s["eps"][0]) in final:
                 ms = [stats.mean_se(final[(name, mode, acct, e)]) for e in s["eps"]]
                 series[f"{mode} DP, {'Thm. 7' if acct == 'thm7' else 'RDP accountant'}"] = dict(
-                    eps=s["eps"], mean=[m for m, _ in ms], se=[v for _, v in ms], seeds=len(s["seeds"]), color=color,
+                    eps=s["eps"], mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms], seeds=len(s["seeds"]), color=color,
                     ls=ls, marker=marker)
     if s.get("formal"):
         f = s["formal"]
         ms = [stats.mean_se(final[(name, "formal", "rdp-sgd", e)]) for e in f["eps"]]
         series[f"formal: DP-SGD (z={f['z']}, C={f['clip']}) + local DP"] = dict(
-            eps=f["eps"], mean=[m for m, _ in ms], se=[v for _, v in ms], seeds=len(f["seeds"]), color="tab:green",
+            eps=f["eps"], mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms], seeds=len(f["seeds"]), color="tab:green",
             ls="-.", marker="s")
     panels[f"{name}, {plots.count(s['rounds'], 'round')}, {plots.count(len(s['seeds']), 'seed')}"] = dict(
-        no_dp=float(np.mean(final[(name, "none", "-", np.inf)])), series=series)
+        no_dp=100 * float(np.mean(final[(name, "none", "-", np.inf)])), series=series)  # percent, as every figure
 fig = plots.dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
 plots.caption(fig, profile, " / ".join(plots.count(len(s["seeds"]), "seed") for s in runs.values()),
               " / ".join(plots.count(s["rounds"], "round") for s in runs.values()), note=f"δ = {DELTA}, b = {B}")
@@ -137,13 +137,13 @@ for name, s in runs.items():
         row = {"dataset": name, "epsilon": e, "delta": DELTA, "m": M[name], "b": B, "k": k,
                "sigma_thm7": privacy.sigma_thm7(e, DELTA, M[name], B, k),
                "sigma_tight": privacy.sigma_tight(e, DELTA, M[name], B, k),
-               "acc_no_dp": float(np.mean(final[(name, "none", "-", np.inf)]))}
+               "acc_no_dp": 100 * float(np.mean(final[(name, "none", "-", np.inf)]))}  # accuracies in %
         for mode in ("central", "local"):
             for acct in ("thm7", "rdp"):
                 vals = final.get((name, mode, acct, e))
-                row[f"acc_{mode}_{acct}"] = float(np.mean(vals)) if vals else float("nan")
+                row[f"acc_{mode}_{acct}"] = 100 * float(np.mean(vals)) if vals else float("nan")
         vals = final.get((name, "formal", "rdp-sgd", e))
-        row["acc_formal"] = float(np.mean(vals)) if vals else float("nan")
+        row["acc_formal"] = 100 * float(np.mean(vals)) if vals else float("nan")
         rows.append(row)
 plots.save_table(rows, "dp_sigma")
 

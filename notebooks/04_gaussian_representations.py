@@ -169,7 +169,7 @@ fig.tight_layout()
 plots.caption(fig, profile, len(SETTINGS["seeds"]), SETTINGS["rounds"])
 plots.save_figure(fig, "figA2_hz_pvalues")
 rows = [{"alpha": a, "p_pooled_mean": float(pooled[:, j].mean()), "p_per_client_mean": float(per_client[:, j].mean()),
-         "test_accuracy_mean": float(abl["test_acc"][:, j].mean())} for j, a in enumerate(alphas)]
+         "test_accuracy_mean": 100 * float(abl["test_acc"][:, j].mean())} for j, a in enumerate(alphas)]  # in %
 plots.save_table(rows, "figA2_hz_pvalues")
 
 # %% [markdown]

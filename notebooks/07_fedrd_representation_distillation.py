@@ -76,16 +76,7 @@ print("baselines' searched settings:", fedrd.SEARCHED or "none yet (run scripts/
 SWEEP_ROUNDS = S["sweep_rounds"] or SCALE["rounds"]
 
 
-def fedrd_config(d, label, seed, side=None, depth=2, rounds=None, **options):
-    """One run of FedRD's protocol at this profile's scale; FedRD's representation side (sqrt d') and projection
-    depth, the rounds, and FedDM's or FedRD's options (dpc, init), override."""
-    model = None
-    if label == "FedRD" and (side or depth != 2):
-        model = f"fedrd_proj{depth}" + (f"_d{side}" if side else "") + f"_convnet{SCALE['width']}"
-    return fedrd.scaled(d, label, profile, seed=seed, options=options or None, model=model, rounds=rounds)
-
-
-variant = lambda d, label, seed, **change: fedrd_config(d, label, seed, rounds=SWEEP_ROUNDS, **change)  # noqa: E731 (C-F)
+variant = lambda d, label, seed, **change: fedrd.notebook_run(profile, d, label, seed, rounds=SWEEP_ROUNDS, **change)  # noqa: E731 (C-F)
 last_acc = lambda r: 100 * r.last()  # noqa: E731  (FedRD's protocol has no fine-tune)
 
 
@@ -100,7 +91,7 @@ d0 = datasets[0]  # FashionMNIST: parts C-F
 # come from the cache.
 
 # %%
-table1 = {(d, lab): [fedrd_config(d, lab, sd) for sd in S["seeds"]] for d in datasets for lab in LABELS}
+table1 = {(d, lab): [fedrd.notebook_run(profile, d, lab, sd) for sd in S["seeds"]] for d in datasets for lab in LABELS}
 inits = {(d, lab, init): table1[(d, lab)] if init == "real" else [variant(d, lab, sd, init=init) for sd in S["seeds"]]
          for d in S["init_sets"] if d in datasets for lab in ("FedDM", "FedRD") for init in ("real", "random")}
 dpcs = {("FedDM", k): [variant(d0, "FedDM", sd, dpc=k) for sd in S["seeds"]] for k in S["dpc_dm"]}
@@ -232,10 +223,7 @@ else:
 # %%
 ladder_runs = fedrd.ladder_runs()
 ladder = sweep.Runs([c for cfgs in ladder_runs.values() for c in cfgs], "paper", "scripts/paper_runs.py fedrd_ladder")
-ladder_ledger = claims.ClaimsLedger("07_fedrd_representation_distillation", profile, scale="reduced")
-fedrd.claims.record(fedrd.shipped(ladder, ladder_runs), fedrd.LADDER["steps"], ladder_ledger,
-                    rounds=f"{fedrd.LADDER['dd_rounds']} (averaging: {fedrd.LADDER['baseline_rounds']})")
-ladder_ledger.save()
+ladder_ledger = fedrd.claims.record_ladder(fedrd.shipped(ladder, ladder_runs), profile)
 
 # %% [markdown]
 # ## H. FedNova's objective inconsistency (its Sec. 4 toy)

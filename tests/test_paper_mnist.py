@@ -14,3 +14,12 @@ def test_the_paper_setting_is_table_a3s():
     cfg = fedlog.paper_config("mnist", "fedlog")
     assert (cfg.n_clients, cfg.classes_per_client, cfg.train_fraction, cfg.rounds, cfg.local_epochs, cfg.batch_size,
             cfg.lr, cfg.optimizer) == (50, 2, 0.05, 100, 5, 10, 1e-3, "adam")
+
+
+def test_table1s_standard_errors_are_the_papers_text():
+    """fedlog.TABLE1_SE, typed from Table 1's "mean +- SE" (10 seeds): spot checks against the paper's text."""
+    from fedlib.papers import fedlog
+
+    assert fedlog.TABLE1_SE["mnist"]["FedLog"] == 0.05 and fedlog.TABLE1_SE["mnist"]["FedLog-C"] == 0.07
+    assert fedlog.TABLE1_SE["cifar10"]["CS-FL"] == 1.08 and fedlog.TABLE1_SE["cifar100"]["FedDBE"] == 0.85
+    assert all(set(fedlog.TABLE1_SE[d]) == set(fedlog.TABLE1[d]) for d in fedlog.TABLE1)

@@ -80,3 +80,10 @@ def test_no_file_under_papers_enters_the_fingerprint_at_any_depth():
     modules = provenance.numeric_modules()
     assert modules and not any("papers" in p.relative_to(provenance.PACKAGE).parts for p in modules)
     assert any(p.name == "engine.py" for p in modules)
+
+
+def test_a_cell_read_back_as_a_number_only_where_it_writes_back_the_same():
+    from fedlib import plots
+
+    assert plots._value("98.123456") == 98.123456 and plots._value("5") == 5 and plots._value("nan") != "nan"
+    assert plots._value("86.30") == "86.30" and plots._value("1e-05") == 1e-05 and plots._value("FedLog") == "FedLog"

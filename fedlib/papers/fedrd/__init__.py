@@ -172,6 +172,16 @@ def search_configs(dataset: str, profile: str = "quick", prox_at: dict | None = 
     return out
 
 
+def notebook_run(profile: str, dataset: str, label: str, seed: int, side: int | None = None, depth: int = 2,
+                 rounds: int | None = None, **options):
+    """One run of notebook 07 at `profile`'s scale (SCALES): FedRD's representation side (sqrt d') and projection
+    depth, the rounds, and FedDM's or FedRD's options (dpc, init), override."""
+    model = None
+    if label == "FedRD" and (side or depth != 2):
+        model = f"fedrd_proj{depth}" + (f"_d{side}" if side else "") + f"_convnet{SCALES[profile]['width']}"
+    return scaled(dataset, label, profile, seed=seed, options=options or None, model=model, rounds=rounds)
+
+
 def ladder_runs(seeds=None) -> dict:
     """Every ladder run: (label, T, init) -> one Config per seed; the averaging baselines under (label, None, None)."""
     seeds = LADDER["seeds"] if seeds is None else seeds

@@ -121,3 +121,15 @@ def record(ladder: dict, steps: tuple[int, ...], ledger, rounds: str = "") -> No
     record_not_judged(ledger)
 
 
+
+
+def record_ladder(ladder: dict, profile: str):
+    """Notebook 07's ladder ledger (scale "reduced"): every ladder claim from `ladder` ((label, T, init) -> Results
+    or None), saved; returns it."""
+    from ... import claims as rules
+    from . import LADDER
+
+    ledger = rules.ClaimsLedger("07_fedrd_representation_distillation", profile, scale="reduced")
+    record(ladder, LADDER["steps"], ledger, rounds=f"{LADDER['dd_rounds']} (averaging: {LADDER['baseline_rounds']})")
+    ledger.save()
+    return ledger
