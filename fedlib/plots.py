@@ -56,6 +56,8 @@ def _cell(v) -> str:
 def _value(text: str):
     """A CSV cell as the number it was written from (int or float), else the text: a table merged with rows read
     back from its CSV formats them as it formats fresh ones."""
+    if not isinstance(text, str):  # a short row's missing cell (None) stays as it is
+        return text
     for kind in (int, float):
         try:
             value = kind(text)

@@ -32,14 +32,14 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import claims, papers, paths, plots, synthetic
+from fedlib import papers, paths, plots, synthetic
 from fedlib.data import circle_federation
 from fedlib.papers import fedlog
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 SETTINGS = papers.settings(fedlog.SYNTHETIC_PROFILES, profile)
-METHODS = ["fedlog", "lg_fedavg", "fedproto"]
+METHODS = fedlog.fig1.METHODS
 plots.style()
 print(profile, SETTINGS)
 
@@ -66,13 +66,7 @@ plots.caption(fig, profile, len(SETTINGS["seeds"]), 1, note=f"{len(SETTINGS['ite
 plots.save_figure(fig, "fig1_synthetic")
 
 # %%
-rows = []
-for m in METHODS:
-    for j, e in enumerate(SETTINGS["iters"]):
-        rows.append({"method": plots.LABELS[m], "local_iterations": e,
-                     "train_mean": float(acc[m]["train"][:, j].mean()), "train_std": float(acc[m]["train"][:, j].std()),
-                     "test_mean": float(acc[m]["test"][:, j].mean()), "test_std": float(acc[m]["test"][:, j].std())})
-plots.save_table(rows, "fig1_accuracy")
+fedlog.fig1.table(acc, SETTINGS["iters"])
 
 # %% [markdown]
 # ## What the numbers say
@@ -80,26 +74,5 @@ plots.save_table(rows, "fig1_accuracy")
 # (ii) it overfits less (small train-test gap). The cell below states what our runs show.
 
 # %%
-last = len(SETTINGS["iters"]) - 1
-for m in METHODS:
-    tr, te = acc[m]["train"][:, last].mean(), acc[m]["test"][:, last].mean()
-    area = acc[m]["test"].mean()
-    print(f"{plots.LABELS[m]:10s} after {SETTINGS['iters'][last]:2d} iterations: train {tr:.3f}, test {te:.3f}, "
-          f"gap {tr - te:+.3f}; test accuracy averaged over all iteration counts {area:.3f}")
-best = max(METHODS, key=lambda m: acc[m]["test"].mean())
-print(f"highest mean test accuracy over the iteration range: {plots.LABELS[best]}")
-
-# the claims ledger: each verdict computed from the numbers above (figures/claims.csv)
-ledger = claims.ClaimsLedger("01_synthetic_separators", profile)
-others = [m for m in METHODS if m != "fedlog"]
-per_seed_test = {m: [float(v) for v in acc[m]["test"].mean(1)] for m in METHODS}  # one number per seed
-per_seed_gap = {m: [float(v) for v in acc[m]["train"][:, last] - acc[m]["test"][:, last]] for m in METHODS}
-rival = max(others, key=lambda m: sum(per_seed_test[m]))
-ledger.compare("FedLog", "Fig. 1", "after one round FedLog's test accuracy (mean over the local-iteration range) is "
-               f"the highest of FedLog, LG-FedAvg and FedProto (against {plots.LABELS[rival]})", per_seed_test["fedlog"],
-               per_seed_test[rival], ">", rounds=1)
-rival = min(others, key=lambda m: sum(per_seed_gap[m]))
-ledger.compare("FedLog", "Fig. 1", f"FedLog overfits least: the smallest train-test gap after "
-               f"{SETTINGS['iters'][last]} local iterations (against {plots.LABELS[rival]})", per_seed_gap["fedlog"],
-               per_seed_gap[rival], "<", rounds=1)
-ledger.save()
+print(fedlog.fig1.summary(acc, SETTINGS["iters"]))
+ledger = fedlog.fig1.record(acc, SETTINGS["iters"], profile)  # each claim a function in fedlib/papers/fedlog/fig1.py

@@ -223,7 +223,7 @@ else:
 # %%
 ladder_runs = fedrd.ladder_runs()
 ladder = sweep.Runs([c for cfgs in ladder_runs.values() for c in cfgs], "paper", "scripts/paper_runs.py fedrd_ladder")
-ladder_ledger = fedrd.claims.record_ladder(fedrd.shipped(ladder, ladder_runs), profile)
+ladder_ledger = fedrd.claims.record_ladder(fedrd.shipped(ladder, ladder_runs), profile, fedrd.LADDER)
 
 # %% [markdown]
 # ## H. FedNova's objective inconsistency (its Sec. 4 toy)

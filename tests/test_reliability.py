@@ -231,7 +231,8 @@ def _git(folder, *args):
     subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
 
 
-def test_a_pair_edited_on_both_sides_is_refused(tmp_path):
+def _committed_pair(tmp_path):
+    """A git checkout holding one notebook pair, committed; returns its notebooks folder."""
     import jupytext
 
     nb = tmp_path / "notebooks"
@@ -241,6 +242,13 @@ def test_a_pair_edited_on_both_sides_is_refused(tmp_path):
     _git(tmp_path, "init", "-q")
     _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
     _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pair")
+    return nb
+
+
+def test_a_pair_edited_on_both_sides_is_refused(tmp_path):
+    import jupytext
+
+    nb = _committed_pair(tmp_path)
     check = lambda: subprocess.run([sys.executable, str(ROOT / "scripts" / "check_notebook_pairs.py"), str(nb)],  # noqa
                                    capture_output=True, text=True)
     edited = jupytext.read(nb / "01_x.ipynb")
@@ -256,16 +264,9 @@ def test_a_pair_edited_on_both_sides_is_refused(tmp_path):
 def test_outputs_kept_in_the_committed_notebook_are_not_an_edit_of_the_pair(tmp_path):
     """run_all.sh writes a run's outputs into the committed .ipynb; editing the .py afterwards must still sync (before,
     the .ipynb counted as edited and the pair was refused)."""
-    import jupytext
     import nbformat
 
-    nb = tmp_path / "notebooks"
-    nb.mkdir()
-    (nb / "01_x.py").write_text("# %% [markdown]\n# title\n\n# %%\nx = 1\n")
-    jupytext.write(jupytext.read(nb / "01_x.py"), nb / "01_x.ipynb")
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
-    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pair")
+    nb = _committed_pair(tmp_path)
     ran = nbformat.read(nb / "01_x.ipynb", as_version=4)
     ran.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
     nbformat.write(ran, nb / "01_x.ipynb")

@@ -87,8 +87,12 @@ def test_a_paper_package_has_the_roles_and_its_notebook_reads_draws_and_says():
 
     package = FEDLIB / "papers" / "fedprof"
     assert {p.stem for p in package.glob("*.py")} >= {"reported", "protocol", "plans", "figures", "analysis", "claims"}
-    notebook = FEDLIB.parent / "notebooks" / "08_fedprof_client_selection.py"
-    code = [line for line in notebook.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    assert len(code) <= 100 and not any(re.search(r"\bdef\b|\blambda\b", line) for line in code)
-    tree = ast.parse(notebook.read_text())
-    assert not any(isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef)) for n in ast.walk(tree))
+    for name in THIN_NOTEBOOKS:  # the notebooks moved so far (issue 46 moves the others in turn)
+        notebook = FEDLIB.parent / "notebooks" / f"{name}.py"
+        code = [line for line in notebook.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        assert len(code) <= 100 and not any(re.search(r"\bdef\b|\blambda\b", line) for line in code), name
+        tree = ast.parse(notebook.read_text())
+        assert not any(isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef)) for n in ast.walk(tree)), name
+
+
+THIN_NOTEBOOKS = ["01_synthetic_separators", "08_fedprof_client_selection"]

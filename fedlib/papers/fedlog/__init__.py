@@ -399,3 +399,5 @@ def _run_sets():
 
 
 RUN_SETS = _run_sets()
+
+from . import fig1  # noqa: E402, F401  (notebook 01: its table and claims, as functions)

@@ -123,13 +123,13 @@ def record(ladder: dict, steps: tuple[int, ...], ledger, rounds: str = "") -> No
 
 
 
-def record_ladder(ladder: dict, profile: str):
+def record_ladder(ladder: dict, profile: str, settings: dict):
     """Notebook 07's ladder ledger (scale "reduced"): every ladder claim from `ladder` ((label, T, init) -> Results
-    or None), saved; returns it."""
+    or None) at the rungs of `settings` (fedrd.LADDER), saved; returns it."""
     from ... import claims as rules
-    from . import LADDER
 
     ledger = rules.ClaimsLedger("07_fedrd_representation_distillation", profile, scale="reduced")
-    record(ladder, LADDER["steps"], ledger, rounds=f"{LADDER['dd_rounds']} (averaging: {LADDER['baseline_rounds']})")
+    record(ladder, settings["steps"], ledger,
+           rounds=f"{settings['dd_rounds']} (averaging: {settings['baseline_rounds']})")
     ledger.save()
     return ledger
