@@ -39,3 +39,38 @@ def test_overfits_least_with_zero_spread_is_said():
 def test_the_summary_names_the_highest():
     acc = _acc({"fedlog": [0.95] * 3, "lg_fedavg": [0.9] * 3, "fedproto": [0.9] * 3})
     assert fig1.summary(acc, ITERS).splitlines()[-1].endswith("FedLog")
+
+
+# ----------------------------------------------------------------------------------------------- notebook 03 (DP)
+def _final(no_dp, central, local):
+    """Made-up final accuracies: (dataset, mode, accountant, epsilon) -> per-seed fractions on one dataset."""
+    eps = [0.5, 5.0, 50.0]
+    out = {("mnist", "none", "-", float("inf")): [no_dp, no_dp]}
+    for mode, accs in (("central", central), ("local", local)):
+        for e, a in zip(eps, accs):
+            out[("mnist", mode, "thm7", e)] = [a, a]
+    return out, {"mnist": {"eps": eps, "seeds": [0, 1], "rounds": 5}}
+
+
+def test_dp_recovery_is_the_first_epsilon_from_which_every_larger_one_is_back():
+    from fedlib.papers.fedlog import dp
+
+    final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
+    recovered, said = dp.recovery(runs, final)
+    assert recovered[("mnist", "central", "thm7")] == 0.5 and recovered[("mnist", "local", "thm7")] == 50.0
+    ledger = rules.ClaimsLedger("03_test", "quick")
+    assert dp.recovers_like_the_paper(ledger, recovered, runs, "central", 0.5) == rules.HOLDS
+    assert dp.recovers_like_the_paper(ledger, recovered, runs, "local", 5.0) == rules.FAILS  # 50 > 5
+    never_final, _ = _final(0.97, central=[0.5, 0.6, 0.7], local=[0.1, 0.1, 0.1])
+    never, _ = dp.recovery(runs, never_final)
+    assert never[("mnist", "central", "thm7")] is None
+    assert dp.recovers_like_the_paper(rules.ClaimsLedger("03_test", "quick"), never, runs, "central", 0.5) == \
+        rules.FAILS  # no recovery counts as infinity
+
+
+def test_thm7s_sensitivity_fails_once_the_body_is_trained_on_the_records():
+    from fedlib.papers.fedlog import dp
+
+    ledger = rules.ClaimsLedger("03_test", "quick")
+    assert dp.sensitivity_holds(ledger, m=51, b=2.0, n_max=1) == rules.HOLDS  # a fixed body: Thm. 7's bound
+    assert dp.sensitivity_holds(ledger, m=51, b=2.0, n_max=600) == rules.FAILS

@@ -384,15 +384,16 @@ def _kappa_runs(seeds):  # seed 0 only: a probe of FedDBE's kappa in Table 1's A
 def _run_sets():
     from ..runset import RunSet
 
-    comm, dp, conv = "02_communication_cost", "03_differential_privacy", "05_convergence"
+    comm, private, conv = "02_communication_cost", "03_differential_privacy", "05_convergence"
     return [RunSet("table1", comm, _table1_runs, seeds=tuple(range(5)), where=("Table 1",), archive="table1_mnist_paper",
                    deviations="MNIST only (CIFAR-10/100 not to be had here)"),
             RunSet("tableA1", comm, _table_a1_runs, where=("Table A.1",), deviations="MNIST only"),
             RunSet("augment", comm, lambda seeds: _table1_runs(seeds, augment=True), seeds=tuple(range(5)),
                    where=("Table 1 (augmentation)",), archive="augment_mnist_paper"),
-            RunSet("dp", dp, lambda seeds: _dp_runs("mnist", seeds), where=("Fig. 4",)),
-            RunSet("dp_fashion_mnist", dp, lambda seeds: _dp_runs("fashion_mnist", seeds), where=("Fig. 4",)),
-            RunSet("fig3_left", conv, lambda seeds: _convergence_runs("fig3_left", seeds), where=("Fig. 3",),
+            RunSet("dp", private, lambda seeds: _dp_runs("mnist", seeds), where=("Fig. 3 right", "Thm. 7")),
+            RunSet("dp_fashion_mnist", private, lambda seeds: _dp_runs("fashion_mnist", seeds),
+                   where=("Fig. 3 right", "Thm. 7")),
+            RunSet("fig3_left", conv, lambda seeds: _convergence_runs("fig3_left", seeds), where=("Fig. 3 left",),
                    deviations="MNIST and FashionMNIST for CIFAR-100"),
             RunSet("fig2", conv, lambda seeds: _convergence_runs("fig2", seeds), where=("Fig. 2",)),
             RunSet("feddbe_kappa", comm, _kappa_runs, seeds=(0,), where=("Table 1 (FedDBE's kappa)",))]
@@ -401,3 +402,4 @@ def _run_sets():
 RUN_SETS = _run_sets()
 
 from . import fig1  # noqa: E402, F401  (notebook 01: its table and claims, as functions)
+from . import dp  # noqa: E402, F401  (notebook 03: its computation, figures and claims, as functions)
