@@ -74,3 +74,39 @@ def test_thm7s_sensitivity_fails_once_the_body_is_trained_on_the_records():
     ledger = rules.ClaimsLedger("03_test", "quick")
     assert dp.sensitivity_holds(ledger, m=51, b=2.0, n_max=1) == rules.HOLDS  # a fixed body: Thm. 7's bound
     assert dp.sensitivity_holds(ledger, m=51, b=2.0, n_max=600) == rules.FAILS
+
+
+# ----------------------------------------------------------------------------------------------- notebook 05
+def _curves(per_seed):
+    """One made-up Result per seed from its accuracy curve (fractions)."""
+    from fedlib.result import Result
+
+    return [Result({"config": {"method": "x", "n_clients": 2}, "rounds": {"acc_mean": list(c), "up_bits": [1] * len(c),
+                                                                       "down_bits": [1] * len(c)}}) for c in per_seed]
+
+
+def test_converges_faster_pairs_the_lower_of_ours_with_the_higher_of_theirs():
+    from fedlib.papers.fedlog import convergence as conv
+
+    fast, slow = [[0.8, 0.9], [0.82, 0.9], [0.79, 0.91]], [[0.5, 0.8], [0.52, 0.8], [0.49, 0.82]]
+    by_label = {"FedLog": _curves(fast), "FedLog-C": _curves(fast), "LG-FedAvg 1": _curves(slow),
+                "FedProto": _curves(slow)}
+    ledger = rules.ClaimsLedger("05_test", "quick")
+    assert conv.converges_faster(ledger, by_label, "mnist", 2) == rules.HOLDS
+    swapped = {"FedLog": _curves(slow), "FedLog-C": _curves(fast), "LG-FedAvg 1": _curves(fast),
+               "FedProto": _curves(slow)}
+    assert conv.converges_faster(rules.ClaimsLedger("05_test", "quick"), swapped, "mnist", 2) == rules.FAILS
+
+
+def test_the_flexible_order_is_two_rows_and_thm4_takes_the_lowest_inside_the_bound():
+    from fedlib.papers.fedlog import convergence as conv
+
+    by_label = {"FedLog-C": _curves([[0.9, 0.97]] * 3), "FedProto": _curves([[0.9, 0.95], [0.9, 0.955], [0.9, 0.945]]),
+                "LG-FedAvg 1": _curves([[0.9, 0.95], [0.9, 0.94], [0.9, 0.96]])}
+    ledger = rules.ClaimsLedger("05_test", "quick")
+    assert conv.flexible_order(ledger, by_label, "mnist", 2) == [rules.HOLDS, rules.WITHIN]
+    rows = [{"inside_bound": 1.0, "loss_decreased": 0.93}, {"inside_bound": 1.0, "loss_decreased": 1.0},
+            {"inside_bound": 0.4, "loss_decreased": 0.2}]
+    assert conv.loss_decreases_inside_the_bound(ledger, rows, 4) == rules.FAILS and ledger.rows[-1].ours == 0.93
+    assert conv.loss_decreases_inside_the_bound(ledger, rows[1:], 4) == rules.HOLDS
+    assert conv.loss_decreases_inside_the_bound(ledger, rows[2:], 4) == rules.MISSING  # none inside the bound

@@ -403,3 +403,4 @@ RUN_SETS = _run_sets()
 
 from . import fig1  # noqa: E402, F401  (notebook 01: its table and claims, as functions)
 from . import dp  # noqa: E402, F401  (notebook 03: its computation, figures and claims, as functions)
+from . import convergence  # noqa: E402, F401  (notebook 05: its figures, tables and claims)

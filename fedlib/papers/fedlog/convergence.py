@@ -1,0 +1,154 @@
+"""Notebook 05 (FedLog's Fig. 2, Fig. 3 left and Thms. 3-5): its runs' curves and summaries, its figures and tables,
+and its claims as functions of Results (one per seed) and of the step-size study's rows (tested on made-up numbers in
+tests/test_fedlog_claims.py). Accuracies in percent."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import claims as rules
+from ... import convergence, plots, stats
+
+NOTEBOOK = "05_convergence"
+
+
+def curves(results) -> np.ndarray:
+    """[seeds, rounds] accuracy in percent."""
+    return np.array([r.curve() for r in results]) * 100
+
+
+def faster(title: str, by_label: dict) -> tuple[float, float, list[str]]:
+    """Convergence speed from the mean curves over seeds: accuracy after round 1, the mean over all rounds (higher:
+    high accuracy in fewer rounds) and the first round within one point of the best final accuracy of any method.
+    Returns the lower of FedLog's and FedLog-C's mean over rounds, the higher of the others', and what to print."""
+    mean = {lab: curves(rs).mean(0) for lab, rs in by_label.items()}
+    best = max(m[-1] for m in mean.values())
+    lines = []
+    for lab, m in mean.items():
+        first = stats.first_round_reaching(m, best - 1)
+        lines.append(f"  {title} {lab:12s} round 1: {m[0]:5.2f}%  mean over rounds: {m.mean():5.2f}%  first round "
+                     f"within 1 point of {best:.2f}%: {'never' if first is None else first}")
+    auc = {lab: m.mean() for lab, m in mean.items()}
+    ours = [auc[k] for k in auc if k.startswith("FedLog")]
+    theirs = [auc[k] for k in auc if not k.startswith("FedLog")]
+    said = "yes" if min(ours) > max(theirs) else ("no" if max(ours) < min(theirs) else "partly")
+    lines.append(f"  {title}: FedLog and FedLog-C both above LG-FedAvg 1 and FedProto in mean accuracy over rounds: "
+                 f"{said}")
+    return min(ours), max(theirs), lines
+
+
+def draw(by_dataset: dict, methods: dict, name: str, title: str, spread: str, profile: str, verdict: str = ""):
+    """Accuracy against rounds and against bits, per dataset; saved as `name`."""
+    shown = {d: {lab: {"method": methods[lab][0], "acc": curves(rs), "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down)}
+                 for lab, rs in by_label.items()} for d, by_label in by_dataset.items()}
+    fig = plots.rounds_and_bits(shown, title, spread, verdict)
+    any_runs = next(iter(next(iter(by_dataset.values())).values()))
+    plots.caption(fig, profile, len(any_runs), any_runs[0].n_rounds)
+    plots.save_figure(fig, name)
+    return fig
+
+
+def summary_rows(by_dataset: dict, experiment: str) -> list[dict]:
+    rows = []
+    for d, by_label in by_dataset.items():
+        for lab, rs in by_label.items():
+            best, final = [100 * r.best() for r in rs], [100 * r.last() for r in rs]
+            rows.append({"experiment": experiment, "dataset": d, "method": lab, "seeds": len(rs),
+                         "rounds": rs[0].n_rounds, "final_accuracy_mean": float(np.mean(final)),
+                         "final_accuracy_std": float(np.std(final, ddof=1)) if len(rs) > 1 else 0.0,
+                         "best_accuracy_mean": float(np.mean(best)), "total_bits": rs[0].total_bits()})
+    return rows
+
+
+def fig3_order(by_dataset: dict, paper: dict) -> list[str]:
+    """Each dataset's best-round accuracies in order, beside the paper's order on CIFAR-100."""
+    lines = []
+    for d, by_label in by_dataset.items():
+        best = {lab: stats.mean_se([100 * r.best() for r in rs]) for lab, rs in by_label.items()}
+        order = sorted(best, key=lambda k: -best[k][0])
+        holds = best["FedLog-C"][0] > best["FedProto"][0] > best["LG-FedAvg 1"][0]
+        lines.append(f"  {d}: best-round accuracy " + ", ".join(f"{k} {best[k][0]:.2f}±{best[k][1]:.2f}" for k in order)
+                     + f". The paper's order on CIFAR-100 ({' > '.join(f'{k} {v}' for k, v in paper.items())}) "
+                     + ("holds in direction here" if holds else "does not hold here")
+                     + "; the claims below decide it over seeds")
+    return lines
+
+
+def step_size_rows(study: dict) -> list[dict]:
+    """Thms. 3-5 measured, per step size: how often it was inside 2/L1, and how often the local loss decreased."""
+    rows = []
+    for zeta, tr in study.items():
+        rows.append({"step_size": zeta, "inside_bound": convergence.inside_bound(tr, zeta),
+                     "loss_decreased": convergence.fraction_decreased(tr),
+                     "local_training_decreased": convergence.fraction_decreased(tr, "loss_before", "loss_local"),
+                     "head_step_decreased": convergence.fraction_decreased(tr, "loss_local", "loss_after"),
+                     "rounds_run": len(tr["loss_after"]), "diverged_round": tr.get("diverged_round", "-"),
+                     "final_accuracy": 100 * tr["acc_mean"][-1] if tr["acc_mean"] else float("nan")})
+    return rows
+
+
+def step_size_lines(rows: list[dict]) -> list[str]:
+    lines = []
+    for r in rows:
+        lines.append(f"zeta {r['step_size']:<6g} inside 2/L1 in {r['inside_bound']:.0%} of client-rounds; "
+                     + (f"diverged in round {r['diverged_round']}; " if r["diverged_round"] != "-" else "")
+                     + (f"local loss decreased in {r['loss_decreased']:.0%} of {r['rounds_run']} x clients rounds "
+                        f"(by local training in {r['local_training_decreased']:.0%}, by the new head in "
+                        f"{r['head_step_decreased']:.0%}), accuracy {r['final_accuracy']:.1f}%" if r["rounds_run"]
+                        else "before any round finished"))
+    return lines
+
+
+def _seedwise(results, f) -> list[float]:
+    return [f(100 * r.curve()) for r in results]
+
+
+def converges_faster(ledger, by_label: dict, dataset: str, rounds) -> str:
+    """Fig. 2: FedLog and FedLog-C converge faster than LG-FedAvg 1 and FedProto: per seed, the lower of ours
+    against the higher of theirs in mean accuracy over rounds."""
+    area = {lab: _seedwise(rs, np.mean) for lab, rs in by_label.items()}
+    return ledger.compare("FedLog", "Fig. 2", f"trained to the local optimum before each aggregation, FedLog and "
+                          f"FedLog-C converge faster than LG-FedAvg 1 and FedProto ({dataset}; mean accuracy over "
+                          f"rounds, the lower of ours against the higher of theirs)",
+                          [min(a, b) for a, b in zip(area["FedLog"], area["FedLog-C"])],
+                          [max(a, b) for a, b in zip(area["LG-FedAvg 1"], area["FedProto"])], ">", rounds=rounds)
+
+
+def flexible_order(ledger, by_label: dict, dataset: str, rounds) -> list[str]:
+    """Fig. 3 left: with flexible architectures FedLog-C > FedProto > LG-FedAvg 1 in best-round accuracy, one row
+    per step of the order, seed by seed."""
+    best = {lab: _seedwise(rs, np.max) for lab, rs in by_label.items()}
+    return [ledger.compare("FedLog", "Fig. 3 left", f"with flexible architectures {upper} is more accurate than "
+                           f"{lower} ({dataset}, best round; the paper's order FedLog-C > FedProto > LG-FedAvg 1)",
+                           best[upper], best[lower], ">", rounds=rounds)
+            for upper, lower in (("FedLog-C", "FedProto"), ("FedProto", "LG-FedAvg 1"))]
+
+
+def loss_decreases_inside_the_bound(ledger, rows: list[dict], rounds) -> str:
+    """Thm. 4: with the body step size inside 2/L1, every client's local loss decreases in every round (the lowest
+    fraction of decreasing client-rounds over the step sizes inside the bound, against 1)."""
+    inside = [r for r in rows if r["inside_bound"] == 1.0]
+    return ledger.record("FedLog", "Thm. 4", "with the body step size inside 2/L1, every client's local loss decreases "
+                         "in every round (the fraction of client-rounds whose loss decreased, lowest over the step "
+                         "sizes inside the bound)", min((r["loss_decreased"] for r in inside), default=None), 1.0,
+                         "ours >= reference", rounds=rounds)
+
+
+def record(fig2: dict, fig3: dict, speed: dict, rows: list[dict], settings: dict, profile: str):
+    """Notebook 05's claims, saved; prints what it compares; returns the ledger."""
+    ledger = rules.ClaimsLedger(NOTEBOOK, profile)
+    for d, (ours, theirs) in speed.items():
+        print(f"Fig. 2 ({d}): mean accuracy over rounds, the lower of FedLog and FedLog-C {ours:.2f}% against the "
+              f"higher of LG-FedAvg 1 and FedProto {theirs:.2f}%")
+    for d, by_label in fig2.items():
+        converges_faster(ledger, by_label, d, settings["fig2"]["rounds"])
+    for d, by_label in fig3.items():
+        flexible_order(ledger, by_label, d, settings["fig3"]["rounds"])
+    inside = [r for r in rows if r["inside_bound"] == 1.0]
+    print("Thm. 4: with the step size inside 2/L1 for every client-round, the local loss decreased in "
+          + (", ".join(f"{r['loss_decreased']:.0%} (ζ={r['step_size']:g})" for r in inside) if inside else "no run")
+          + " of client-rounds; far outside the bound: "
+          + ", ".join(f"ζ={r['step_size']:g} diverged in round {r['diverged_round']}" for r in rows
+                      if r["diverged_round"] != "-"))
+    loss_decreases_inside_the_bound(ledger, rows, settings["thm"]["rounds"])
+    ledger.save()
+    return ledger
