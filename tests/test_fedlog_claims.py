@@ -110,3 +110,22 @@ def test_the_flexible_order_is_two_rows_and_thm4_takes_the_lowest_inside_the_bou
     assert conv.loss_decreases_inside_the_bound(ledger, rows, 4) == rules.FAILS and ledger.rows[-1].ours == 0.93
     assert conv.loss_decreases_inside_the_bound(ledger, rows[1:], 4) == rules.HOLDS
     assert conv.loss_decreases_inside_the_bound(ledger, rows[2:], 4) == rules.MISSING  # none inside the bound
+
+
+# ----------------------------------------------------------------------------------------------- notebook 04
+def test_gaussian_claims_on_made_up_numbers():
+    from fedlib.papers.fedlog import gaussian as g
+
+    ledger = rules.ClaimsLedger("04_test", "quick")
+    assert g.eq9_exact(ledger, 5e-14) == rules.HOLDS and g.eq9_exact(ledger, 1e-3) == rules.FAILS
+    assert g.thm2_same_head(ledger, 3e-16) == rules.HOLDS and g.thm2_same_head(ledger, 1e-4) == rules.FAILS
+    normality = [{"model": "trained", "layer": "dense fc1 (pre-activation)", "passing_within_class": p}
+                 for p in (0.8, 0.3)] + [{"model": "untrained", "layer": "dense fc1", "passing_within_class": 0.1}]
+    assert g.prop1_gaussian(ledger, normality) == rules.PARTLY  # one dataset passes, one does not
+    rows = [{"alpha": 0.0, "p_per_client_mean": 0.01}, {"alpha": 0.03, "p_per_client_mean": 0.2},
+            {"alpha": 0.1, "p_per_client_mean": 0.1}]
+    per_client = np.array([[0.01, 0.20, 0.10], [0.02, 0.25, 0.12], [0.00, 0.22, 0.08]])  # [seeds, alphas]
+    more, passes = g.more_gaussian(ledger, rows, per_client, 10)
+    assert (more, passes) == (rules.HOLDS, rules.HOLDS) and "best alpha (0.03)" in ledger.rows[-2].claim
+    flat = np.array([[0.01, 0.011, 0.0], [0.02, 0.019, 0.0], [0.00, 0.001, 0.0]])
+    assert g.more_gaussian(rules.ClaimsLedger("04_test", "quick"), rows, flat, 10)[1] == rules.FAILS
