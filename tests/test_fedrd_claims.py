@@ -74,3 +74,23 @@ def test_every_ladder_row_names_its_rung_and_the_unjudged_say_why(tmp_path, monk
     collected = rules.collect(saved.parent)
     assert {r["scale"] for r in collected} == {"reduced"}
     assert any(r["note"].startswith("not judged here: SVHN") for r in collected)  # the reason survives collecting
+
+
+# ----------------------------------------------------------------------------------------------- notebook 07's parts
+def test_the_parts_claims_on_made_up_numbers():
+    from fedlib.papers.fedrd import parts
+
+    p = {"seeds": [0], "sweep_rounds": 3}
+    ledger = rules.ClaimsLedger("07_test", "quick")
+    points = {("FedDM", 1): ((70.0, 0.0), 1.0), ("FedDM", 10): ((80.0, 0.0), 9.0), ("FedRD", 1): ((72.0, 0.0), 1.0),
+              ("FedRD", 10): ((83.0, 0.0), 9.0), ("FedRD d'=256", 30): ((84.0, 0.0), 9.0)}
+    parts.dpc_claims(ledger, points, p)
+    rises, equal = ledger.rows[-2:]
+    assert rises.ours == [10.0, 11.0] and rises.verdict == rules.HOLDS
+    assert equal.ours == [2.0, 3.0, 4.0] and equal.verdict == rules.HOLDS  # same dpc twice, then 3x dpc at d' = 256
+    parts.size_and_depth_claims(ledger, [{"sqrt_d": 8, "final_mean": 80.0}, {"sqrt_d": 28, "final_mean": 78.0}],
+                                {1: (80.0, 0.0), 3: (82.0, 0.0)}, p, {"accuracy": (50.0, 78.4)})
+    assert [r.verdict for r in ledger.rows[-2:]] == [rules.FAILS, rules.HOLDS]  # smaller d' better; deeper better
+    toy = {"lr": 0.05, "taus": [1, 5, 20], "rounds": 300}
+    assert parts.fednova_unbiased(ledger, {"FedNova": 0.1, "FedAvg": 2.0}, toy) == rules.HOLDS  # 1.0 between them
+    assert parts.fednova_unbiased(ledger, {"FedNova": 1.5, "FedAvg": 2.0}, toy) == rules.PARTLY

@@ -219,3 +219,4 @@ RUN_SETS = _run_sets()
 
 
 from . import claims  # noqa: E402, F401  (its claims on the ladder, as functions of Results)
+from . import parts  # noqa: E402, F401  (notebook 07's parts A-F and H, and their claims)

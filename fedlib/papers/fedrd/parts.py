@@ -1,0 +1,271 @@
+"""Notebook 07's parts A-F and H (FedRD's Table I, Figs. 2-5, Tables III-IV, FedNova's toy) at a profile's scale:
+its runs, tables and figures, and its claims as functions of Results and of the parts' numbers (tested on made-up
+numbers in tests/test_fedrd_claims.py). Accuracies in percent. Part G, the ladder, is `fedrd.claims`."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import analysis, plots, stats
+from ... import claims as rules
+from ... import experiments as ex
+from ...result import MB, Result, compare
+
+NOTEBOOK = "07_fedrd_representation_distillation"
+AVERAGING = ("FedAvg", "FedProx", "FedNova")
+CUT = "cut from the quick profile to fit its 10 minutes (a FedRD run costs about 4 minutes here); smoke and paper run it"
+
+
+def final(result) -> float:
+    """The last round's accuracy, in percent (FedRD's protocol has no fine-tune)."""
+    return 100 * result.last()
+
+
+def after_round_one(result) -> float:
+    return 100 * result.curve()[0]
+
+
+def plan(profile: str, scales: dict, sweeps: dict, methods: dict, notebook_run) -> dict:
+    """Every run notebook 07 reads at `profile` (`notebook_run`: fedrd.notebook_run), grouped by part, with what the
+    parts need to know: {"table1", "inits", "dpcs", "sides", "depths": {key: [Config per seed]}, "datasets",
+    "missing", "d0", "sweep_rounds", "dpc", "labels", "seeds", "rounds", "width"}."""
+    scale, S = scales[profile], sweeps[profile]
+    rounds = S["sweep_rounds"] or scale["rounds"]
+    datasets = [d for d in S["datasets"] if ex.dataset_available(d)]
+    d0, labels, seeds = datasets[0], list(methods), S["seeds"]
+    run = lambda d, lab, sd, **change: notebook_run(profile, d, lab, sd, rounds=rounds, **change)  # noqa: E731
+    table1 = {(d, lab): [notebook_run(profile, d, lab, sd) for sd in seeds] for d in datasets for lab in labels}
+    inits = {(d, lab, init): table1[(d, lab)] if init == "real" else [run(d, lab, sd, init=init) for sd in seeds]
+             for d in S["init_sets"] if d in datasets for lab in ("FedDM", "FedRD") for init in ("real", "random")}
+    dpcs = {("FedDM", k): [run(d0, "FedDM", sd, dpc=k) for sd in seeds] for k in S["dpc_dm"]}
+    dpcs |= {("FedRD", k): [run(d0, "FedRD", sd, dpc=k) for sd in seeds] for k in S["dpc_rd"]}
+    dpcs |= {("FedRD d'=256", k): [run(d0, "FedRD", sd, side=16, dpc=k) for sd in seeds] for k in S["equal_uplink"]}
+    if dpcs:  # part A's runs are the dpc-10 points
+        dpcs |= {(lab, scale["dm"]["dpc"]): table1[(d0, lab)] for lab in ("FedDM", "FedRD")}
+    sides = {s: [run(d0, "FedRD", sd, side=s) for sd in seeds] for s in S["sides"]}
+    sides |= {28: table1[(d0, "FedRD")]} if sides else {}
+    depths = {L: [run(d0, "FedRD", sd, depth=L) for sd in seeds] for L in S["depths"]}
+    depths |= {2: table1[(d0, "FedRD")]} if depths else {}
+    return dict(table1=table1, inits=inits, dpcs=dpcs, sides=sides, depths=depths, datasets=datasets, d0=d0,
+                missing=[d for d in S["datasets"] if d not in datasets] + ["svhn"],  # SVHN has no loader here
+                sweep_rounds=rounds, dpc=scale["dm"]["dpc"], labels=labels, seeds=seeds, rounds=scale["rounds"],
+                width=scale["width"])
+
+
+def configs(p: dict) -> list:
+    return [c for part in ("table1", "inits", "dpcs", "sides", "depths") for cs in p[part].values() for c in cs]
+
+
+def swept(results, p: dict, cfgs) -> list:
+    """Parts C-F read their runs' first `sweep_rounds` rounds (the real-initialised runs are part A's)."""
+    return [ex.first_rounds(r, p["sweep_rounds"]) for r in results(cfgs)]
+
+
+def table1(results, p: dict, reported: dict, shown: dict, paper_name: dict):
+    """Part A: Table I, final accuracy (mean +- SE) beside the paper's mean +- std, the uplink per client and the
+    ledger's total; the datasets not here named; saved as fedrd_table1."""
+    rows = []
+    for d in p["datasets"]:
+        by_label = {lab: results(p["table1"][(d, lab)]) for lab in p["labels"]}
+        for row in compare(by_label, reported.get(paper_name[d], {}), quantity=Result.last, keys=dict(dataset=shown[d])):
+            rs = by_label[row["method"]]
+            rows.append({**row, "uplink_MB_per_client": rs[0].uplink_mb()[-1],
+                         "ledger_MB_total": rs[0].total_bits() / MB})
+    rows += [{**row, "uplink_MB_per_client": float("nan"), "ledger_MB_total": float("nan")} for row in
+             compare({}, {}, with_std=True, missing=[dict(dataset=shown.get(d, d.upper())) for d in p["missing"]])]
+    return plots.save_table(rows, "fedrd_table1")
+
+
+def curve_figures(results, p: dict, methods: dict, shown: dict, profile: str) -> None:
+    """Part B: Fig. 2 (accuracy per round) and Fig. 3 (against the cumulative uplink per client)."""
+    curves = {d: {lab: results(p["table1"][(d, lab)]) for lab in p["labels"]} for d in p["datasets"]}
+    by_round = {shown[d]: {lab: {"method": methods[lab][0], "acc": np.array([r.curve() for r in rs]) * 100}
+                           for lab, rs in by_label.items()} for d, by_label in curves.items()}
+    fig = plots.accuracy_curves(by_round, "FedRD's Fig. 2: mean client accuracy per round (mean ± SE over seeds)")
+    plots.caption(fig, profile, len(p["seeds"]), p["rounds"], note=f"ConvNet-{p['width']}, dpc {p['dpc']}")
+    plots.save_figure(fig, "fedrd_curves_rounds")
+    by_mb = {name: {lab: dict(c, x=curves[d][lab][0].uplink_mb()) for lab, c in panel.items()}
+             for (d, (name, panel)) in zip(curves, by_round.items())}
+    fig = plots.accuracy_curves(by_mb, "FedRD's Fig. 3: accuracy against the uplink (MB per client, cumulative)",
+                                xlabel="uplink per client (MB, cumulative; log scale)", log=True)
+    plots.caption(fig, profile, len(p["seeds"]), p["rounds"], note="one marker per round; the ledger's up + down "
+                  "totals are in fedrd_table1")
+    plots.save_figure(fig, "fedrd_curves_uplink")
+
+
+def init_table(results, p: dict, table3: dict, shown: dict):
+    """Part C: Table III, real against random initialisation; saved as fedrd_table3_init (None where cut)."""
+    rows = []
+    for (d, lab, init), cfgs in p["inits"].items():
+        m, se = stats.mean_se([final(r) for r in swept(results, p, cfgs)])
+        paper_value = table3[f"{lab}({init})"][0] if d == "fashion_mnist" else float("nan")
+        rows.append({"dataset": shown[d], "method": lab, "init": init, "final_mean": m, "final_se": se,
+                     "paper_accuracy": paper_value, "seeds": len(cfgs), "rounds": p["sweep_rounds"]})
+    return plots.save_table(rows, "fedrd_table3_init") if rows else None
+
+
+def dpc_part(results, p: dict, profile: str) -> dict:
+    """Part D: accuracy against the uplink as dpc grows; (label, dpc) -> ((mean, se), uplink MB) (empty where cut)."""
+    points = {(lab, k): (stats.mean_se([final(r) for r in swept(results, p, cfgs)]),
+                         swept(results, p, cfgs)[0].uplink_mb()[-1]) for (lab, k), cfgs in p["dpcs"].items()}
+    if not points:
+        print("part D is", CUT)
+        return points
+    pts = {lab: sorted((up, m, se) for (ll, _), ((m, se), up) in points.items() if ll == lab) for lab, _ in p["dpcs"]}
+    series = {lab: ([u for u, _, _ in q], [m for _, m, _ in q], [s for *_, s in q] if len(p["seeds"]) > 1 else None)
+              for lab, q in pts.items()}
+    fig = plots.parameter_sweep({"FashionMNIST": series}, "uplink per client (MB, after the last round; log scale)",
+                                "FedRD's Fig. 4 stand-in: accuracy against uplink as dpc grows (labels: method)")
+    plots.caption(fig, profile, len(p["seeds"]), p["sweep_rounds"],
+                  note="dpc " + ", ".join(f"{lab} {sorted(k for ll, k in points if ll == lab)}" for lab in series))
+    plots.save_figure(fig, "fedrd_dpc")
+    plots.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
+                       "seeds": len(p["seeds"]), "rounds": p["sweep_rounds"]}
+                      for (lab, k), ((m, se), up) in points.items()], "fedrd_dpc")
+    return points
+
+
+def dim_rows(results, p: dict) -> list[dict]:
+    """Part E: FedRD's accuracy against the representation size; saved as fedrd_table4_dims (empty where cut)."""
+    rows = [{"sqrt_d": side, "d": side * side,
+             **dict(zip(("final_mean", "final_se"), stats.mean_se([final(r) for r in swept(results, p, cfgs)]))),
+             "uplink_MB_per_client": swept(results, p, cfgs)[0].uplink_mb()[-1], "seeds": len(cfgs),
+             "rounds": p["sweep_rounds"]} for side, cfgs in sorted(p["sides"].items())]
+    if rows:
+        plots.save_table(rows, "fedrd_table4_dims")
+    else:
+        print("part E is", CUT)
+    return rows
+
+
+def depth_part(results, p: dict, profile: str) -> dict:
+    """Part F: FedRD's accuracy against the projection's depth; depth -> (mean, se) (empty where cut)."""
+    if not p["depths"]:
+        print("part F is", CUT)
+        return {}
+    acc = {L: stats.mean_se([final(r) for r in swept(results, p, cfgs)]) for L, cfgs in sorted(p["depths"].items())}
+    fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(acc), [v[0] for v in acc.values()],
+                                                           [v[1] for v in acc.values()] if len(p["seeds"]) > 1
+                                                           else None)}},
+                                "projection depth (3 x 3 convolutions)", "FedRD's Fig. 5 stand-in: accuracy against the "
+                                "projection's depth", log=False)
+    plots.caption(fig, profile, len(p["seeds"]), p["sweep_rounds"], note=f"dpc {p['dpc']}, d' = 784")
+    plots.save_figure(fig, "fedrd_proj_depth")
+    return acc
+
+
+def toy(settings: dict, profile: str) -> dict:
+    """Part H: FedNova's toy; method -> its distance from the true minimiser at the end."""
+    centers, taus, lr, rounds = np.array(settings["centers"]), settings["taus"], settings["lr"], settings["rounds"]
+    paths, fixed = analysis.fednova_toy(centers, taus, lr, rounds)
+    gap = {lab: float(np.linalg.norm(path[-1] - centers.mean(0))) for lab, path in paths.items()}
+    print("distance from the true minimiser at the end:", {lab: round(g, 4) for lab, g in gap.items()})
+    fig = plots.objective_inconsistency(paths, fixed, centers, "FedNova's claim: normalised averaging removes the "
+                                        f"bias of unequal local steps (tau = {taus}, lr {lr})")
+    plots.caption(fig, profile, "none (deterministic)", rounds, note="exact gradients")
+    plots.save_figure(fig, "fednova_toy")
+    return gap
+
+
+def _per_seed(results, cfgs, f=final) -> list[float]:
+    return [f(r) for r in results(cfgs)]
+
+
+def _best_averaging(results, p: dict, f=final) -> list[float]:
+    return [max(v) for v in zip(*(_per_seed(results, p["table1"][("fashion_mnist", lab)], f) for lab in AVERAGING))]
+
+
+def table1_claims(ledger, results, p: dict, reported: dict) -> None:
+    """Table I on FashionMNIST: FedRD beats FedDM, and FedDM the best averaging method, seed by seed; Fig. 2: after
+    one round FedRD is ahead of every averaging method, and (beyond 5 rounds) it converges within about 5."""
+    if ("fashion_mnist", "FedRD") not in p["table1"]:
+        return
+    paper = {lab: reported["fashion_mnist"][lab][0] for lab in p["labels"]}
+    of = lambda lab, f=final: _per_seed(results, p["table1"][("fashion_mnist", lab)], f)  # noqa: E731
+    ledger.compare("FedRD", "Table I", "FashionMNIST: FedRD is more accurate than FedDM", of("FedRD"), of("FedDM"), ">",
+                   paper_value=round(paper["FedRD"] - paper["FedDM"], 2), rounds=p["rounds"])
+    ledger.compare("FedRD", "Table I", "FashionMNIST: FedDM is more accurate than the best of FedAvg, FedProx and "
+                   "FedNova", of("FedDM"), _best_averaging(results, p), ">",
+                   paper_value=round(paper["FedDM"] - max(paper[lab] for lab in AVERAGING), 2), rounds=p["rounds"])
+    tail = {lab: 100 * np.mean([r.curve() for r in results(p["table1"][("fashion_mnist", lab)])], 0)[-3:]
+            for lab in ("FedDM", "FedRD")}
+    print("how firm: the mean accuracy over the last 3 rounds", {lab: v.round(2).tolist() for lab, v in tail.items()})
+    ledger.compare("FedRD", "Fig. 2", "after one round FedRD is ahead of every model-averaging method (FashionMNIST; "
+                   "the paper: CIFAR-10, 65% against < 30%)", of("FedRD", after_round_one),
+                   _best_averaging(results, p, after_round_one), ">", rounds=1)
+    if p["rounds"] > 5:
+        curve = np.mean([r.curve() for r in results(p["table1"][("fashion_mnist", "FedRD")])], 0) * 100
+        ledger.record("FedRD", "Fig. 2", "FedRD converges within about 5 rounds (its best later round minus round 5, "
+                      "FashionMNIST)", float(curve[5:].max() - curve[4]), 1.0, "ours <= reference",
+                      seeds=len(p["seeds"]), rounds=p["rounds"])
+
+
+def real_over_random(ledger, results, p: dict, table3: dict) -> None:
+    """Table III: initialising from real samples beats noise, for FedDM and FedRD, seed by seed."""
+    if not p["inits"]:
+        return
+    for lab in ("FedDM", "FedRD"):
+        ledger.compare("FedRD", "Table III", f"initialising from real samples beats noise ({lab}, FashionMNIST)",
+                       [final(r) for r in swept(results, p, p["inits"][(p["d0"], lab, "real")])],
+                       [final(r) for r in swept(results, p, p["inits"][(p["d0"], lab, "random")])], ">",
+                       paper_value=round(table3[f"{lab}(real)"][0] - table3[f"{lab}(random)"][0], 2),
+                       rounds=p["sweep_rounds"])
+
+
+def dpc_claims(ledger, points: dict, p: dict) -> None:
+    """Fig. 4: accuracy rises with the samples per class; at equal uplink FedRD beats FedDM (the same dpc at
+    d' = 784, three times the dpc at d' = 256)."""
+    dm = {k: v[0][0] for (lab, k), v in points.items() if lab == "FedDM"}
+    rd = {k: v[0][0] for (lab, k), v in points.items() if lab == "FedRD"}
+    if len(dm) > 1 and len(rd) > 1:
+        rises = [dm[max(dm)] - dm[min(dm)], rd[max(rd)] - rd[min(rd)]]
+        print(f"(4a) the largest dpc minus the smallest: FedDM {rises[0]:+.2f}, FedRD {rises[1]:+.2f}")
+        ledger.record("FedRD", "Fig. 4", f"accuracy rises with the samples per class (dpc {min(dm)} -> {max(dm)}, "
+                      "FedDM and FedRD, FashionMNIST)", rises, 0.0, "ours > reference", seeds=len(p["seeds"]),
+                      rounds=p["sweep_rounds"])
+    same = [rd[k] - dm[k] for k in sorted(set(dm) & set(rd))]
+    small = {k: v[0][0] for (lab, k), v in points.items() if lab == "FedRD d'=256"}
+    equal = [small[3 * k] - dm[k] for k in sorted(dm) if 3 * k in small]
+    if same + equal:
+        print(f"(4b) FedRD minus FedDM at the same dpc and uplink: {[round(x, 2) for x in same]}; FedRD (d' = 256, "
+              f"3x dpc) minus FedDM at about equal uplink: {[round(x, 2) for x in equal]}")
+        ledger.record("FedRD", "Fig. 4", "at equal uplink FedRD beats FedDM (FashionMNIST: the same dpc at d' = 784, "
+                      "and three times the dpc at d' = 256)", same + equal, 0.0, "ours > reference",
+                      seeds=len(p["seeds"]), rounds=p["sweep_rounds"])
+
+
+def size_and_depth_claims(ledger, dims: list[dict], depth_acc: dict, p: dict, table4: dict) -> None:
+    """Table IV: accuracy rises with the representation size; Fig. 5: a deeper projection is more accurate."""
+    if dims:
+        by_side = {r["sqrt_d"]: r["final_mean"] for r in dims}
+        ledger.record("FedRD", "Table IV", f"accuracy rises with the representation size (FashionMNIST, d' = "
+                      f"{min(by_side) ** 2} -> {max(by_side) ** 2}; the paper: CIFAR-10, 64 -> 2304, +28.4 points)",
+                      by_side[max(by_side)] - by_side[min(by_side)], 0.0, "ours > reference",
+                      paper_value=round(table4["accuracy"][-1] - table4["accuracy"][0], 2),
+                      seeds=len(p["seeds"]), rounds=p["sweep_rounds"])
+    if depth_acc:
+        gain = depth_acc[max(depth_acc)][0] - depth_acc[min(depth_acc)][0]
+        ledger.record("FedRD", "Fig. 5", f"a deeper projection is more accurate (FashionMNIST, depth {min(depth_acc)} "
+                      f"-> {max(depth_acc)})", gain, 0.0, "ours > reference", seeds=len(p["seeds"]),
+                      rounds=p["sweep_rounds"])
+
+
+def fednova_unbiased(ledger, gap: dict, settings: dict) -> str:
+    """FedNova's Sec. 4 toy: its distance to the minimiser is below lr x max tau, FedAvg's above it."""
+    bound = settings["lr"] * max(settings["taus"])
+    return ledger.record("FedNova", "Sec. 4 (toy)", "with unequal local steps FedAvg's fixed point is biased and "
+                         "FedNova's is not, to first order in lr (FedNova's distance to the minimiser is below lr x max "
+                         "tau and FedAvg's is above it)", [bound - gap["FedNova"], gap["FedAvg"] - bound], 0.0,
+                         "ours > reference", seeds=1, rounds=settings["rounds"])
+
+
+def record(results, p: dict, numbers: dict, paper, profile: str):
+    """Notebook 07's claims (parts A-F, H), saved; `numbers`: what the parts returned ({"dpc_points", "dims",
+    "depth_acc", "toy_gap"}); `paper`: the fedrd package (its TABLE1, TABLE3, TABLE4 and TOY). Returns the ledger."""
+    ledger = rules.ClaimsLedger(NOTEBOOK, profile)
+    table1_claims(ledger, results, p, paper.TABLE1)
+    real_over_random(ledger, results, p, paper.TABLE3)
+    dpc_claims(ledger, numbers["dpc_points"], p)
+    size_and_depth_claims(ledger, numbers["dims"], numbers["depth_acc"], p, paper.TABLE4)
+    fednova_unbiased(ledger, numbers["toy_gap"], paper.TOY)
+    ledger.save()
+    return ledger
