@@ -96,4 +96,5 @@ def test_a_paper_package_has_the_roles_and_its_notebook_reads_draws_and_says():
 
 
 THIN_NOTEBOOKS = ["01_synthetic_separators", "03_differential_privacy", "04_gaussian_representations", "05_convergence",
-                  "07_fedrd_representation_distillation", "08_fedprof_client_selection"]
+                  "06_fedcr_common_representation", "07_fedrd_representation_distillation",
+                  "08_fedprof_client_selection"]

@@ -90,7 +90,7 @@ def config(dataset: str, label: str, partition: str, *, seed: int, rounds: int, 
     the authors' CNN; MNIST: the EMNIST-L MLP; CIFAR: Tables 5-6's CNN) ending, for FedCR, in a Gaussian layer of
     dimension `dim`; `lr` defaults to the authors' rate for the label (LR). `options` join the label's; `over`
     overrides Config fields."""
-    from ..config import Config
+    from ...config import Config
 
     if label not in METHODS:
         raise ValueError(f"unknown FedCR-protocol label {label!r}; choose from {', '.join(METHODS)}")
@@ -174,7 +174,7 @@ def run(profile: str, dataset: str, label: str, part: str, seed: int, dim: int |
 def table1_run(profile: str, method: str, seed: int):
     """Notebook 06's part G: FedCR or FedCR-NA in FedLog's MNIST Table 1 setting, Table A.2's CNN with a Gaussian
     layer."""
-    from .fedlog import paper_config
+    from ..fedlog import paper_config
 
     S = PROFILES[profile]
     g = S["table1"]
@@ -200,7 +200,7 @@ def _table9_runs(seeds):
 def _run_sets():
     from functools import partial
 
-    from .runset import RunSet
+    from ..runset import RunSet
 
     nb = "06_fedcr_common_representation"
     return [RunSet(f"fedcr_table2_{part}", nb, partial(_table2_runs, part), where=("Table 2",),
@@ -209,3 +209,6 @@ def _run_sets():
 
 
 RUN_SETS = _run_sets()
+
+
+from . import parts  # noqa: E402, F401  (notebook 06: its runs, tables, figures and claims)

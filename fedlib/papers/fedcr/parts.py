@@ -1,0 +1,286 @@
+"""Notebook 06's parts A-G (FedCR's Table 2, Figs. 2-3, Tables 3 and 9, and FedCR in FedLog's MNIST Table 1
+setting): its runs, tables and figures, and its claims as functions of Results and of the parts' numbers (tested on
+made-up numbers in tests/test_fedcr_claims.py). Accuracies in percent. `paper` is the fedcr package (its tables and
+Config builders), passed in so that this module does not import its own package."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import analysis, plots, stats, sweep
+from ... import claims as rules
+from ... import experiments as ex
+from ...result import Result, compare
+
+NOTEBOOK = "06_fedcr_common_representation"
+
+
+def final(result) -> float:
+    """After the fine-tune where the method has one (Table 2's quantity), in percent."""
+    return 100 * result.final()
+
+
+def plan(profile: str, S: dict, paper) -> dict:
+    """What notebook 06 runs at `profile`: its columns (those whose data are here), the sweeps' datasets, the rounds'
+    label, and every run known before Ditto's lambda is chosen ("upfront")."""
+    run = lambda d, lab, p, sd, **change: paper.run(profile, d, lab, p, sd, **change)  # noqa: E731
+    columns = [(d, p) for d, p in S["columns"] if ex.dataset_available(d)]
+    labels = paper.BASELINES + ["FedCR"]
+    dim_sets = [d for d, p in columns if p == "n1"][:None if profile == "paper" else 1]  # quick: FashionMNIST only
+    beta_sets = [d for d in S["beta_sets"] if (d, "n1") in columns]
+    nonagg_set = "fashion_mnist" if ex.dataset_available("fashion_mnist") else None
+    d0, p0 = columns[0]
+    upfront = [run(d0, "Ditto", p0, S["seeds"][0], lam=lam) for lam in S["ditto_grid"]]
+    upfront += [run(d, lab, p, sd) for d, p in columns for lab in labels if lab != "Ditto" for sd in S["seeds"]]
+    upfront += [run(d, "FedCR", "n1", sd, dim=V) for d in dim_sets for V in S["dims"] for sd in S["seeds"]]
+    upfront += [run(d, "FedCR", "n1", sd, beta=b) for d in beta_sets for b in S["betas"] for sd in S["seeds"]]
+    if nonagg_set:
+        upfront += [run(nonagg_set, lab, "n1", sd, classes=k, rounds=S["table9"]["rounds"])
+                    for k in S["table9"]["ks"] for lab in paper.NONAGGREGATE for sd in S["seeds"]]
+    if ex.dataset_available("mnist"):
+        upfront += [paper.table1_run(profile, m, sd) for m in ("fedcr", "fedcr_na") for sd in S["table1"]["seeds"]]
+    return dict(profile=profile, S=S, run=run, columns=columns, labels=labels, dim_sets=dim_sets,
+                beta_sets=beta_sets, nonagg_set=nonagg_set, d0=d0, p0=p0, upfront=upfront,
+                missing=[(d, p) for d, p in S["columns"] if (d, p) not in columns],
+                rounds=paper.rounds_label(profile, sorted({d for d, _ in columns})))  # the paper's differ by dataset
+
+
+def ditto_lambda(p: dict, paper) -> tuple[float | None, str]:
+    """The quick profile chooses Ditto's lambda on seed 0 of the first column from the paper's grid, by final
+    accuracy; the paper profile takes the paper's per column (None). Returns it and what to print."""
+    S = p["S"]
+    grid = {lam: sweep.run_many([p["run"](p["d0"], "Ditto", p["p0"], S["seeds"][0], lam=lam)])[0]
+            for lam in S["ditto_grid"]}
+    if not grid:
+        return None, f"lambda per column, the paper's: {dict((f'{d} {q}', paper.DITTO_LAM[(d, q)]) for d, q in p['columns'])}"
+    lam = max(grid, key=lambda v: final(grid[v]))
+    return lam, (f"lambda = {lam:g} for every Ditto run below; final accuracy by lambda: "
+                 f"{ {v: round(final(r), 2) for v, r in grid.items()} }")
+
+
+def table2(p: dict, lam, paper) -> dict:
+    """Part A: Table 2, FedAvg before the fine-tune and FedAvg-FT (the same runs) after it, the paper beside; saved
+    as fedcr_table2. Returns (dataset, partition) -> label -> Results."""
+    S, run = p["S"], p["run"]
+    sweep.run_many([run(d, "Ditto", q, sd, lam=lam) for d, q in p["columns"] for sd in S["seeds"]])
+    table = {(d, q): {lab: sweep.run_many([run(d, lab, q, sd, lam=lam) for sd in S["seeds"]]) for lab in p["labels"]}
+             for d, q in p["columns"]}
+    rows = []
+    for (d, q), by_label in table.items():
+        keys, reported = dict(dataset=paper.SHOWN[d], partition=q), paper.TABLE2.get((paper.PAPER_NAME[d], q), {})
+        name = lambda lab: "FedBABU" if lab.startswith("FedBabu") else lab  # noqa: E731
+        rows += compare({"FedAvg": by_label["FedAvg"]}, reported, quantity=Result.last, keys=keys)
+        rows += compare({"FedAvg-FT": by_label["FedAvg"], **{lab: rs for lab, rs in by_label.items() if lab != "FedAvg"}},
+                        reported, keys=keys, paper_name=name)
+    rows += compare({}, {}, missing=[dict(dataset=paper.SHOWN[d], partition=q) for d, q in p["missing"]])
+    plots.save_table(rows, "fedcr_table2")
+    return table
+
+
+def curves_figure(table: dict, p: dict, lam, paper) -> None:
+    """Part B: Fig. 3(a-c), accuracy per round before the final fine-tune."""
+    S = p["S"]
+    panels = {f"{paper.SHOWN[d]} {q}": {lab: {"method": paper.METHODS[lab][0],
+                                              "acc": np.array([r.curve() for r in rs]) * 100}
+                                        for lab, rs in by_label.items()} for (d, q), by_label in table.items()}
+    fig = plots.accuracy_curves(panels, "FedCR's Fig. 3: mean client accuracy per round, before the final fine-tune "
+                                        "(mean ± SE over seeds)")
+    plots.caption(fig, p["profile"], len(S["seeds"]), p["rounds"],
+                  note=f"width {S['model']['width']}, V = {S['model']['dim']}, Ditto lambda {lam:g}")
+    plots.save_figure(fig, "fedcr_curves")
+
+
+def sweeps(p: dict) -> dict:
+    """Parts C and D: FedCR's final accuracy on n1, seed by seed, at each V and each beta: (name, dataset, value) ->
+    [per seed]."""
+    S, run = p["S"], p["run"]
+    return {(name, d, v): [final(r) for r in sweep.run_many([run(d, "FedCR", "n1", sd, **{name: v}) for sd in S["seeds"]])]
+            for name, sets, values in (("dim", p["dim_sets"], S["dims"]), ("beta", p["beta_sets"], S["betas"]))
+            for d in sets for v in values}
+
+
+def _series(table: dict, d: str):
+    return tuple(zip(*[(v, *table[(dd, v)]) for dd, v in table if dd == d]))
+
+
+def dims_part(per_seed: dict, p: dict, paper):
+    """Part C: Table 3, FedCR's final accuracy against V (n1); saved as fedcr_table3_dims and fedcr_dims. Returns
+    the table (None where no V was run)."""
+    S = p["S"]
+    dims = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "dim"}
+    rows = [{"dataset": paper.SHOWN[d], "V": V, "final_mean": m, "final_se": se,
+             "paper_accuracy": paper.TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
+             "seeds": len(S["seeds"]), "rounds": p["rounds"]} for (d, V), (m, se) in dims.items()]
+    table = plots.save_table(rows, "fedcr_table3_dims") if rows else None
+    fig = plots.parameter_sweep(
+        {paper.SHOWN[d]: {"ours": _series(dims, d),
+                          "paper": (list(paper.TABLE3), [v[0 if d == "mnist" else 1] for v in paper.TABLE3.values()],
+                                    None)}
+         for d in sorted({d for d, _ in dims})}, "Gaussian dimension V", "FedCR's Table 3: final accuracy against V (n1)")
+    plots.caption(fig, p["profile"], len(S["seeds"]), p["rounds"], note=f"width {S['model']['width']}")
+    plots.save_figure(fig, "fedcr_dims")
+    return table
+
+
+def betas_part(per_seed: dict, p: dict, paper):
+    """Part D: Fig. 3(d), FedCR's final accuracy against beta (n1); saved as fedcr_beta. Returns the table."""
+    S = p["S"]
+    betas = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
+    rows = [{"dataset": paper.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S["seeds"]),
+             "rounds": p["rounds"]} for (d, b), (m, se) in betas.items()]
+    table = plots.save_table(rows, "fedcr_beta") if rows else None
+    fig = plots.parameter_sweep({paper.SHOWN[d]: {"ours": _series(betas, d)} for d in sorted({d for d, _ in betas})},
+                                "beta (weight of the KL term)",
+                                "FedCR's Fig. 3(d): final accuracy against beta (n1; the paper gives no numbers)")
+    plots.caption(fig, p["profile"], len(S["seeds"]), p["rounds"], note=f"V = {S['model']['dim']}")
+    plots.save_figure(fig, "fedcr_beta")
+    return table
+
+
+def fig2(p: dict) -> dict:
+    """Part E: the 2-D Gaussian means of one client's MNIST test images, beta = 0 against 5e-4, n1 and n2; returns
+    (partition, beta) -> the silhouette of the means by class."""
+    f2 = p["S"]["fig2"]
+    scatter, silhouettes = {}, {}
+    if not ex.dataset_available("mnist"):
+        return silhouettes
+    cases = [(q, beta) for q in ("n1", "n2") for beta in (0.0, 5e-4)]
+    cfgs = [p["run"]("mnist", "FedCR", q, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"]) for q, beta in cases]
+    views = sweep.call_many(analysis.fedcr_fig2_view, [(cfg, f2["epochs"], f2["points"]) for cfg in cfgs])  # workers
+    for (q, beta), v in zip(cases, views):
+        silhouettes[(q, beta)] = stats.silhouette(v["mu"], v["y"])
+        scatter[f"{q}, beta = {beta:g} (client {v['client']}, {v['classes']} classes)"] = (
+            v["mu"], v["y"], silhouettes[(q, beta)])
+        print(f"Fig. 2 {q} beta={beta:g}: silhouette {silhouettes[(q, beta)]:.3f} over {len(v['y'])} test images")
+    fig = plots.feature_scatter(scatter, "FedCR's Fig. 2: Gaussian means (V = 2) of one client's MNIST test images")
+    plots.caption(fig, p["profile"], 1, f2["rounds"], note=f"then {f2['epochs']} local epochs at the client shown")
+    plots.save_figure(fig, "fedcr_fig2_features")
+    return silhouettes
+
+
+def table9(p: dict, paper) -> dict:
+    """Part F: no model aggregation on FashionMNIST with k classes per client; (k, label) -> Results; saved as
+    fedcr_table9_nonaggregate."""
+    S, t9 = p["S"], p["S"]["table9"]
+    if not p["nonagg_set"]:
+        return {}
+    table = {(k, lab): sweep.run_many([p["run"](p["nonagg_set"], lab, "n1", sd, classes=k, rounds=t9["rounds"])
+                                       for sd in S["seeds"]]) for k in t9["ks"] for lab in paper.NONAGGREGATE}
+    rows = [{"classes_per_client": k, "method": lab, **dict(zip(("final_mean", "final_se"),
+                                                                stats.mean_se([final(r) for r in rs]))),
+             "total_bits": rs[0].total_bits(), "seeds": len(S["seeds"]), "rounds": t9["rounds"]}
+            for (k, lab), rs in table.items()]
+    if rows:
+        plots.save_table(rows, "fedcr_table9_nonaggregate")
+    return table
+
+
+def seed_systems_table1(p: dict, paper, fedlog) -> dict:
+    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting beside FedAvg, FedPer, FedProto and FedLog-C
+    (their shipped paper-setting runs, read for their first rounds); label -> Results; saved."""
+    g, t1 = p["S"]["table1"], {}
+    if not ex.dataset_available("mnist"):
+        return t1
+    for lab in ["FedAvg", "FedPer", "FedProto", "FedLog-C"]:
+        if g["over"]:  # the smoke profile's own small setting
+            t1[lab] = sweep.run_many([fedlog.table1_config("mnist", lab, seed=sd, rounds=g["rounds"], **g["over"])
+                                      for sd in g["seeds"]])
+        else:
+            t1[lab] = [ex.first_rounds(r, g["rounds"]) for r in
+                       sweep.run_many([fedlog.table1_config("mnist", lab, seed=sd) for sd in g["seeds"]])]
+    for lab, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]:
+        t1[lab] = sweep.run_many([paper.table1_run(p["profile"], method, sd) for sd in g["seeds"]])
+    rows = [{**r, "seeds": len(g["seeds"]), "rounds": g["rounds"]}
+            for r in stats.table_rows(t1, fedlog.THRESHOLD["mnist"], reference="FedLog-C")]
+    plots.save_table(rows, "table1_mnist_seed_systems_fedcr")
+    return t1
+
+
+# ----------------------------------------------------------------------------------------------- the claims
+def beats_the_strongest_baseline(ledger, by_label: dict, partition: str, baselines: list, reported: dict, rounds):
+    """Table 2 (FashionMNIST): FedCR beats the strongest implemented baseline (by mean final accuracy), seed by seed;
+    on n1 also FedAvg-FT and FedRep, the paper's margins beside."""
+    finals = {lab: [final(r) for r in rs] for lab, rs in by_label.items()}
+    strongest = max(baselines, key=lambda lab: np.mean(finals[lab]))  # FedAvg's final is FedAvg-FT's
+    out = [ledger.compare("FedCR", "Table 2", f"FedCR is more accurate than the strongest implemented baseline on "
+                          f"FashionMNIST {partition} ({strongest}; final accuracy after the fine-tune)", finals["FedCR"],
+                          finals[strongest], ">", paper_value=reported["FedCR"], rounds=rounds)]
+    if partition == "n1":
+        for lab, shown in (("FedAvg", "FedAvg-FT"), ("FedRep", "FedRep")):
+            out.append(ledger.compare("FedCR", "Table 2", f"FedCR is more accurate than {shown} on FashionMNIST n1",
+                                      finals["FedCR"], finals[lab], ">",
+                                      paper_value=round(reported["FedCR"] - reported[shown], 2), rounds=rounds))
+    return out
+
+
+def drops_only_at_small_v(ledger, per_seed: dict, dataset: str, shown: str, dims: list, table3: dict, rounds):
+    """Table 3: accuracy drops only at V <= 4: the lowest at V >= 8 against the highest at V <= 4, seed by seed."""
+    high, low = [V for V in dims if V >= 8], [V for V in dims if V <= 4]
+    if not (high and low):
+        return None
+    worst_high = [min(v) for v in zip(*(per_seed[("dim", dataset, V)] for V in high))]
+    best_low = [max(v) for v in zip(*(per_seed[("dim", dataset, V)] for V in low))]
+    return ledger.compare("FedCR", "Table 3", f"accuracy drops only at V <= 4 ({shown}: the lowest accuracy at V >= 8 "
+                          "against the highest at V <= 4)", worst_high, best_low, ">",
+                          paper_value=round(min(table3[V][1] for V in (8, 16, 32, 64)) - table3[4][1], 2),
+                          rounds=rounds)
+
+
+def beta_claims(ledger, per_seed: dict, dataset: str, shown: str, rounds) -> list:
+    """Fig. 3(d): beta = 0 is worse than the best beta > 0; too large a beta degrades accuracy (seed by seed)."""
+    positive = [b for name, d, b in per_seed if name == "beta" and d == dataset and b > 0]
+    best_b = max(positive, key=lambda b: np.mean(per_seed[("beta", dataset, b)]))
+    out = [ledger.compare("FedCR", "Fig. 3(d)", f"beta = 0 is worse than the best beta > 0 ({shown}, beta {best_b:g})",
+                          per_seed[("beta", dataset, best_b)], per_seed[("beta", dataset, 0.0)], ">", rounds=rounds)]
+    if len(positive) > 1 and best_b != max(positive):
+        out.append(ledger.compare("FedCR", "Fig. 3(d)", f"too large a beta degrades accuracy ({shown}: beta "
+                                  f"{best_b:g} against {max(positive):g})", per_seed[("beta", dataset, best_b)],
+                                  per_seed[("beta", dataset, max(positive))], ">", rounds=rounds))
+    return out
+
+
+def kl_separates(ledger, silhouettes: dict, partition: str, rounds) -> str:
+    """Fig. 2: with the KL term the class clusters of the Gaussian means are more separated (silhouette, seed 0)."""
+    return ledger.compare("FedCR", "Fig. 2", f"with the KL term (beta = 5e-4) the class clusters of the Gaussian means "
+                          f"are more separated than with beta = 0 (silhouette, {partition}; seed 0)",
+                          [silhouettes[(partition, 5e-4)]], [silhouettes[(partition, 0.0)]], ">", rounds=rounds)
+
+
+def na_beats_local(ledger, table: dict, k: int, table9_paper: dict, rounds) -> str:
+    """Table 9: FedCR-NA beats local training with k classes per client, seed by seed."""
+    return ledger.compare("FedCR", "Table 9", f"FedCR-NA beats local training (FashionMNIST, k = {k} classes per "
+                          "client)", [final(r) for r in table[(k, "FedCR-NA")]], [final(r) for r in table[(k, "Local")]],
+                          ">", rounds=rounds, paper_value={kk: round(table9_paper[kk]["FedCR-NA"]
+                                                                     - table9_paper[kk]["Local"], 2)
+                                                           for kk in table9_paper})
+
+
+def fedlog_beats(ledger, t1: dict, other: str, rounds) -> str:
+    """FedLog's Table 1 setting: FedLog-C is more accurate than FedCR (or FedCR-NA), best round, seed by seed."""
+    best = lambda lab: [100 * r.best() for r in t1[lab]]  # noqa: E731
+    return ledger.compare("FedLog", "Table 1 (seed systems)", f"FedLog-C is more accurate than {other} in FedLog's "
+                          "MNIST setting (best round)", best("FedLog-C"), best(other), ">", rounds=rounds)
+
+
+def record(p: dict, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1: dict, paper):
+    """Notebook 06's claims, saved; returns the ledger."""
+    S, rounds = p["S"], p["rounds"]
+    ledger = rules.ClaimsLedger(NOTEBOOK, p["profile"])
+    for (d, q), by_label in table.items():
+        if d == "fashion_mnist":
+            beats_the_strongest_baseline(ledger, by_label, q, paper.BASELINES, paper.TABLE2[("fashion_mnist", q)],
+                                         rounds)
+    dims = sorted({d for name, d, _ in per_seed if name == "dim"})
+    if dims:
+        drops_only_at_small_v(ledger, per_seed, dims[0], paper.SHOWN[dims[0]], S["dims"], paper.TABLE3, rounds)
+    for d in sorted({d for name, d, _ in per_seed if name == "beta"}):
+        beta_claims(ledger, per_seed, d, paper.SHOWN[d], rounds)
+    for q in ("n1", "n2"):
+        if (q, 0.0) in silhouettes:
+            kl_separates(ledger, silhouettes, q, S["fig2"]["rounds"])
+    for k in S["table9"]["ks"] if t9 else []:
+        na_beats_local(ledger, t9, k, paper.TABLE9, S["table9"]["rounds"])
+    if t1:
+        for other in ("FedCR", "FedCR-NA"):
+            fedlog_beats(ledger, t1, other, S["table1"]["rounds"])
+    ledger.save()
+    return ledger

@@ -1,0 +1,50 @@
+"""FedCR's claims (fedlib/papers/fedcr/parts.py) on made-up Results and numbers: holding, failing, within noise;
+the strongest baseline chosen by mean final accuracy; beta's best and too-large rows; the seed-systems rows."""
+import pytest
+
+from fedlib import claims as rules
+from fedlib.papers import fedcr
+from fedlib.papers.fedcr import parts
+from fedlib.result import Result
+
+
+def _runs(finals, best=None):
+    """One made-up Result per seed with its final accuracy (%, after a fine-tune) and best round."""
+    return [Result({"config": {"method": "x", "n_clients": 2}, "final": {"acc_mean": f / 100},
+                    "rounds": {"acc_mean": [(best or f) / 100, f / 100]}}) for f in finals]
+
+
+def _ledger():
+    return rules.ClaimsLedger("06_test", "quick")
+
+
+@pytest.mark.parametrize("ours, verdict", [([90, 91, 92], rules.HOLDS), ([70, 71, 72], rules.FAILS),
+                                           ([86, 84, 85], rules.WITHIN)])
+def test_fedcr_against_the_strongest_baseline(ours, verdict):
+    by_label = {"FedCR": _runs(ours), "FedAvg": _runs([80, 81, 79]), "FedRep": _runs([85, 84, 86]),
+                "Ditto": _runs([60, 61, 62])}
+    ledger = _ledger()
+    found = parts.beats_the_strongest_baseline(ledger, by_label, "n1", ["FedAvg", "FedRep", "Ditto"],
+                                               fedcr.TABLE2[("fashion_mnist", "n1")], 250)
+    assert found[0] == verdict and "(FedRep;" in ledger.rows[0].claim and len(found) == 3  # n1: + FedAvg-FT, FedRep
+
+
+def test_v_and_beta_claims():
+    per_seed = {("dim", "mnist", 2): [60.0, 61.0, 59.0], ("dim", "mnist", 4): [70.0, 71.0, 69.0],
+                ("dim", "mnist", 8): [80.0, 81.0, 79.5], ("dim", "mnist", 16): [82.0, 80.0, 81.0],
+                ("beta", "mnist", 0.0): [78.0, 77.0, 79.0], ("beta", "mnist", 5e-4): [82.0, 81.0, 83.0],
+                ("beta", "mnist", 1e-2): [70.0, 69.0, 71.0]}
+    ledger = _ledger()
+    assert parts.drops_only_at_small_v(ledger, per_seed, "mnist", "MNIST", [2, 4, 8, 16], fedcr.TABLE3, 20) == \
+        rules.HOLDS and ledger.rows[-1].ours == [80.0, 80.0, 79.5]
+    assert parts.beta_claims(ledger, per_seed, "mnist", "MNIST", 20) == [rules.HOLDS, rules.HOLDS]
+    assert "beta 0.0005" in ledger.rows[-2].claim and "against 0.01" in ledger.rows[-1].claim
+
+
+def test_table9_and_the_seed_systems_rows():
+    ledger = _ledger()
+    t9 = {(5, "FedCR-NA"): _runs([80, 81, 82]), (5, "Local"): _runs([70, 72, 71])}
+    assert parts.na_beats_local(ledger, t9, 5, fedcr.TABLE9, 30) == rules.HOLDS
+    t1 = {"FedLog-C": _runs([98, 98, 98], best=98.4), "FedCR": _runs([97, 97, 97], best=97.0)}
+    assert parts.fedlog_beats(ledger, t1, "FedCR", 100) == rules.HOLDS
+    assert parts.kl_separates(ledger, {("n1", 0.0): 0.1, ("n1", 5e-4): 0.3}, "n1", 20).startswith("indicative")
