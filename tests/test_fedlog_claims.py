@@ -129,3 +129,31 @@ def test_gaussian_claims_on_made_up_numbers():
     assert (more, passes) == (rules.HOLDS, rules.HOLDS) and "best alpha (0.03)" in ledger.rows[-2].claim
     flat = np.array([[0.01, 0.011, 0.0], [0.02, 0.019, 0.0], [0.00, 0.001, 0.0]])
     assert g.more_gaussian(rules.ClaimsLedger("04_test", "quick"), rows, flat, 10)[1] == rules.FAILS
+
+
+# ----------------------------------------------------------------------------------------------- notebook 02
+def _seeds(best, last=None):
+    from fedlib.result import Result
+
+    return [Result({"config": {"method": "x", "n_clients": 2},
+                    "rounds": {"acc_mean": [b / 100, (last or b) / 100], "up_bits": [10, 10], "down_bits": [10, 10]}})
+            for b in best]
+
+
+def test_table1_claims_pick_their_rivals_and_reproduce_at_two_precisions():
+    from fedlib.papers.fedlog import table1 as t
+
+    rows = {"FedLog-C": {"accuracy_mean": 98.4, "final_accuracy_mean": 98.3, "bits_to_threshold": 3e6, "accuracy_se": 0.05},
+            "FedProto": {"accuracy_mean": 98.2, "final_accuracy_mean": 98.35, "bits_to_threshold": 2e6},
+            "FedAvg": {"accuracy_mean": 89.0, "final_accuracy_mean": 89.0, "bits_to_threshold": 3e9}}
+    runs = {"FedLog-C": _seeds([98.6, 98.7, 98.5], last=98.0), "FedProto": _seeds([98.1, 98.2, 98.2], last=98.3),
+            "FedAvg": _seeds([89.0, 89.1, 88.9])}
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    best, last = t.best_accuracy(ledger, "mnist", rows, runs, 100)
+    assert "FedProto" in ledger.rows[0].claim and best == rules.HOLDS and last == rules.FAILS
+    assert t.best_with_least(ledger, "mnist", rows, 3, 100) == rules.FAILS  # second by bits
+    coarse, fine = t.reproduced(ledger, "mnist", "FedLog-C", rows["FedLog-C"], 98.41, 0.07, 3, 100)
+    assert coarse == rules.HOLDS and fine == rules.HOLDS and "= 0.17" in ledger.rows[-1].claim
+    assert len(t.reproduced(ledger, "mnist", "FedLog-C", rows["FedLog-C"], 98.41, 0.07, 1, 40)) == 1  # no SE: coarse
+    assert t.reproduced(ledger, "mnist", "FedLog-C", {**rows["FedLog-C"], "accuracy_mean": 97.8}, 98.41, 0.07, 3,
+                        100)[1] == rules.FAILS

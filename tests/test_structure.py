@@ -81,13 +81,14 @@ def test_generic_modules_know_no_paper():
 
 
 def test_a_paper_package_has_the_roles_and_its_notebook_reads_draws_and_says():
-    """FedProf's package has every role's module; its notebook defines nothing and stays short (the claims cell one
-    call). Each paper moves into such a package in turn (issue 46); the others are single modules still."""
+    """FedProf's package has every role's module; every notebook defines nothing and stays short (at most 100 code
+    lines, its claims one call): what is not reading, drawing or saying lives in its paper's package."""
     import re
 
     package = FEDLIB / "papers" / "fedprof"
     assert {p.stem for p in package.glob("*.py")} >= {"reported", "protocol", "plans", "figures", "analysis", "claims"}
-    for name in THIN_NOTEBOOKS:  # the notebooks moved so far (issue 46 moves the others in turn)
+    assert len(THIN_NOTEBOOKS) == 8
+    for name in THIN_NOTEBOOKS:
         notebook = FEDLIB.parent / "notebooks" / f"{name}.py"
         code = [line for line in notebook.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")]
         assert len(code) <= 100 and not any(re.search(r"\bdef\b|\blambda\b", line) for line in code), name
@@ -95,6 +96,4 @@ def test_a_paper_package_has_the_roles_and_its_notebook_reads_draws_and_says():
         assert not any(isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef)) for n in ast.walk(tree)), name
 
 
-THIN_NOTEBOOKS = ["01_synthetic_separators", "03_differential_privacy", "04_gaussian_representations", "05_convergence",
-                  "06_fedcr_common_representation", "07_fedrd_representation_distillation",
-                  "08_fedprof_client_selection"]
+THIN_NOTEBOOKS = sorted(p.stem for p in (FEDLIB.parent / "notebooks").glob("[0-9]*.py"))  # every notebook

@@ -1,0 +1,272 @@
+"""Notebook 02 (FedLog's Table 1 and Table A.1, the augmentation and beta ablations, FedDBE against its authors'
+code): its runs, tables and figures, and its claims as functions of Results and of the tables' rows (tested on
+made-up numbers in tests/test_fedlog_claims.py). Accuracies in percent. `fedlog` is the package, passed in so that
+this module does not import its own package."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import analysis, plots, stats
+from ... import claims as rules
+from ... import experiments as ex
+from . import tables
+
+NOTEBOOK = "02_communication_cost"
+
+
+def plan(profile: str, fedlog) -> dict:
+    """Every run notebook 02 reads at `profile`, narrowed by the knobs (FEDLIB_DATASETS, _SEEDS, _PARTS, _METHODS):
+    {"settings", "table1" (available datasets), "chosen", "every_run", "t1": dataset -> label -> [Config]}."""
+    S = fedlog.table1_settings(profile)
+    table1 = {d: s for d, s in S["table1"].items() if ex.dataset_available(d)}
+    every = [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"])
+             for d, s in table1.items() for lab in s["methods"] for sd in s["seeds"]]
+    every += [c for (d, k), s in S["tableA1"].items() if ex.dataset_available(d)
+              for c in fedlog.table_a1_configs(d, k, s)]
+    every += [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
+              for d, s in S["augment"].items() if ex.dataset_available(d)
+              for lab in fedlog.AUGMENTED for aug in (False, True) for sd in s["seeds"]]
+    every += [fedlog.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options={"beta": b} if b else {},
+                                   **s["over"])
+              for d, s in S["beta"].items() if ex.dataset_available(d) for b in [0.0] + fedlog.BETAS
+              for sd in s["seeds"]]
+    t1 = {d: {lab: [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], **s["over"]) for sd in s["seeds"]]
+              for lab in s["methods"]} for d, s in table1.items()}
+    return dict(profile=profile, settings=S, table1=table1, chosen=fedlog.chosen_methods(), every_run=every, t1=t1,
+                paper_entries=list(fedlog.TABLE1_METHODS))
+
+
+def read(results, p: dict) -> tuple[dict, list[str]]:
+    """Table 1's Results that are there (dataset -> label -> [Result]) and the rows that are not."""
+    runs = {d: {lab: results(cfgs) for lab, cfgs in by.items() if results.has(cfgs)} for d, by in p["t1"].items()}
+    absent = [f"{d} {lab}" for d, by in p["t1"].items() for lab, cfgs in by.items() if not results.has(cfgs)]
+    if absent:  # the table draws the rows that are shipped; the verdicts wait for every row (a rival may be missing)
+        print(results.missing_note(f"Table 1's rows {', '.join(absent)}") + "; the verdicts are not remade")
+    return runs, absent
+
+
+def table1(runs: dict, p: dict, fedlog) -> tuple[dict, list]:
+    """Table 1 per dataset (the numbers and the paper's layout, saved); returns dataset -> the paper's entries' rows,
+    for the claims, and the pretty tables to show."""
+    summary, shown = {}, []
+    for d, by_label in runs.items():
+        s = p["table1"][d]
+        numbers, pretty, rows = tables.table1(by_label, d, len(s["seeds"]), s["rounds"], p["profile"])
+        summary[d] = {r["method"]: r for r in rows if r["method"] in p["paper_entries"]}
+        print(f"{d}: threshold {fedlog.THRESHOLD[d]:.0%}")
+        keep = "method" if p["chosen"] else None  # a run for some methods keeps the other methods' rows
+        plots.save_table(numbers, f"table1_{d}", keep_other=keep)
+        shown.append(plots.save_table(pretty, f"table1_{d}_pretty", keep_other=keep))
+    return summary, shown
+
+
+def bits_per_round(runs: dict):
+    """The bits of one (the last) round, from the ledger; saved as comm_bits_per_round."""
+    rows = [{"dataset": d, "method": lab, "uplink_bits": rs[0].last("up_bits"), "downlink_bits": rs[0].last("down_bits")}
+            for d, by_label in runs.items() for lab, rs in by_label.items()]
+    return plots.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method")) if rows else None
+
+
+def accuracy_vs_bits(runs: dict, p: dict, fedlog) -> None:
+    """Accuracy against communicated bits and against rounds, per dataset."""
+    methods = {**fedlog.TABLE1_METHODS, **fedlog.EXTRA_METHODS}
+    for d, by_label in runs.items():
+        curves = {lab: {"method": methods[lab][0], "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down),
+                        "acc": np.array([r.curve() for r in rs]) * 100} for lab, rs in by_label.items()}
+        fig = plots.accuracy_vs_bits(curves, fedlog.THRESHOLD[d], f"{d}: mean client accuracy (mean ± SE over seeds)")
+        plots.caption(fig, p["profile"], len(p["table1"][d]["seeds"]), p["table1"][d]["rounds"])
+        plots.save_figure(fig, f"accuracy_vs_bits_{d}")  # the paper profile's name ends in _paper
+
+
+def table_a1(results, p: dict, fedlog) -> list:
+    """Table A.1 per (dataset, classes per client) whose runs are there; the tables to show."""
+    shown = []
+    for (d, k), s in p["settings"]["tableA1"].items():
+        cfgs = fedlog.table_a1_configs(d, k, s) if ex.dataset_available(d) else []
+        if cfgs and not results.has(cfgs):
+            print(results.missing_note(f"Table A.1 ({d}, {k} classes per client)"))
+        elif cfgs:
+            n = len(s["seeds"])
+            by_label = {lab: results(cfgs[i * n:(i + 1) * n]) for i, lab in enumerate(fedlog.TABLE_A1_METHODS)}
+            rows, threshold = tables.table_a1(by_label, d, k, len(s["seeds"]), s["rounds"])
+            print(f"{d}, {k} classes per client: threshold {threshold:.0%} (every method reaches it in every seed)")
+            shown.append(plots.save_table(rows, f"tableA1_{d}_{k}classes"))
+    return shown
+
+
+def augmentation(results, p: dict, fedlog):
+    """The augmentation ablation: with and without crop-and-flip, which lies nearer the paper; the table (or None)."""
+    rows = []
+    for d, s in p["settings"]["augment"].items():
+        wanted = {lab: {aug: [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
+                              for sd in s["seeds"]] for aug in (False, True)} for lab in fedlog.AUGMENTED}
+        if ex.dataset_available(d) and results.has([c for by in wanted.values() for cs in by.values() for c in cs]):
+            pairs = {lab: {aug: results(cs) for aug, cs in by.items()} for lab, by in wanted.items()}
+            rows += tables.augmentation(pairs, d, len(s["seeds"]), s["rounds"])
+        elif ex.dataset_available(d):
+            print(results.missing_note(f"the augmentation ablation ({d})"))
+    if not rows:
+        return None
+    every = all(r["nearer_the_paper"] == "with" for r in rows)
+    print("Table 1 " + ("should use augmentation: every method's paper number is nearer the augmented run" if every
+                        else "stays without augmentation: not every method's paper number is nearer the augmented run"))
+    return plots.save_table(rows, "augmentation_ablation", keep_other=("dataset", "method"))
+
+
+def beta_ablation(results, p: dict, fedlog):
+    """FedLog-C's second weight beta; the table (or None)."""
+    table = None
+    for d, s in p["settings"]["beta"].items():
+        wanted = {b: [fedlog.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"],
+                                           options={"beta": b} if b else {}, **s["over"]) for sd in s["seeds"]]
+                  for b in [0.0] + fedlog.BETAS}
+        if ex.dataset_available(d) and not results.has([c for cs in wanted.values() for c in cs]):
+            print(results.missing_note(f"the beta ablation ({d})"))
+        elif ex.dataset_available(d):
+            rows, what = tables.beta_ablation({b: results(cs) for b, cs in wanted.items()}, d, len(s["seeds"]),
+                                              s["rounds"])
+            print(what)
+            table = plots.save_table(rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
+    return table
+
+
+def crosscheck(path) -> None:
+    """FedDBE against its authors' code: the paired equivalence test (TOST at 5%) and the curves, per model."""
+    for model in analysis.crosscheck_models(path):
+        curves = analysis.crosscheck_curves(path, model=model)
+        eq = analysis.crosscheck_agreement(curves, bound=analysis.crosscheck_bound(curves))
+        worst = int(np.argmax(eq.lhs - eq.bound))
+        print(f"{model or 'cnn_mnist_nodrop'}: {'passes' if eq.passes else 'fails'}: {eq.equivalent.sum()} of "
+              f"{len(eq.equivalent)} evaluations equivalent over {eq.seeds} seeds (paired, TOST at 5%; "
+              f"{analysis.EQUIVALENCE_SEEDS} seeds needed); the worst at evaluation {worst}: mean difference "
+              f"{eq.mean[worst]:+.2f}, |mean| + t SE {eq.lhs[worst]:.2f} against a bound of "
+              f"{np.broadcast_to(eq.bound, eq.lhs.shape)[worst]:.2f}")
+        names = {"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib",
+                 "authors_stream2": "FedDBE, the authors' code, another random stream"}
+        panel = {names[side]: {"method": "feddbe", "acc": acc} for side, acc in curves.items()}
+        fig = plots.accuracy_curves({f"MNIST, Table 1's federation, {model or 'cnn_mnist_nodrop'}": panel},
+                                    "FedDBE: our code against its authors' (accuracy over all test samples)",
+                                    ylabel="test accuracy, all samples (%)",
+                                    xlabel="evaluation (after this many rounds of training)")
+        plots.caption(fig, "crosscheck", eq.seeds, curves["fedlib"].shape[1] - 1, note="SGD 0.005, kappa 50, rho 1")
+        plots.save_figure(fig, "feddbe_crosscheck" + ("" if model in (None, "cnn_mnist_nodrop") else f"_{model}"))
+    if not analysis.crosscheck_models(path):
+        print(f"{path} is missing: run scripts/feddbe_crosscheck.py with a checkout of TsingZ0/DBE")
+
+
+# ----------------------------------------------------------------------------------------------- the claims
+def _per_seed(results, f) -> list[float]:
+    return [f(r) for r in results]
+
+
+def best_accuracy(ledger, dataset: str, rows: dict, runs: dict, rounds) -> list[str]:
+    """Table 1: FedLog-C reaches the best accuracy, at its best round and at the final round, against the strongest
+    other entry by that mean, seed by seed."""
+    others = [m for m in rows if m != "FedLog-C"]
+    out = []
+    for name, f, key in (("best round", lambda r: 100 * r.best(), "accuracy_mean"),
+                         ("final round", lambda r: 100 * r.last(), "final_accuracy_mean")):
+        rival = max(others, key=lambda m: rows[m][key])
+        out.append(ledger.compare("FedLog", f"Table 1 ({dataset})", f"FedLog-C reaches the best accuracy ({name}; "
+                                  f"against the strongest other entry, {rival})", _per_seed(runs["FedLog-C"], f),
+                                  _per_seed(runs[rival], f), ">", rounds=rounds))
+    return out
+
+
+def least_communication(ledger, dataset: str, rows: dict, runs: dict, threshold: float, rounds) -> str:
+    """Table 1: FedLog-C needs the least communication (bits to the threshold, or to the best round) against the
+    cheapest other entry, seed by seed."""
+    others = [m for m in rows if m != "FedLog-C"]
+    bits = lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)[0]  # noqa: E731
+    rival = min(others, key=lambda m: rows[m]["bits_to_threshold"])
+    return ledger.compare("FedLog", f"Table 1 ({dataset})", f"FedLog-C needs the least communication (bits to the "
+                          f"threshold, or to the best round; against the cheapest other entry, {rival})",
+                          _per_seed(runs["FedLog-C"], bits), _per_seed(runs[rival], bits), "<", rounds=rounds)
+
+
+def best_with_least(ledger, dataset: str, rows: dict, seeds: int, rounds) -> str:
+    """Table 1: FedLog-C reaches the best accuracy with the least communication: the worse of its ranks by
+    best-round accuracy and by bits is 1."""
+    others = [m for m in rows if m != "FedLog-C"]
+    acc_rank = 1 + sum(rows[m]["accuracy_mean"] > rows["FedLog-C"]["accuracy_mean"] for m in others)
+    bits_rank = 1 + sum(rows[m]["bits_to_threshold"] < rows["FedLog-C"]["bits_to_threshold"] for m in others)
+    verdict = ledger.record("FedLog", f"Table 1 ({dataset})", "FedLog-C reaches the best accuracy with the least "
+                            "communication (ours: the worse of its ranks by best-round accuracy and by bits)",
+                            max(acc_rank, bits_rank), 1, "ours <= reference", seeds=seeds, rounds=rounds)
+    print(f"{dataset}: \"FedLog-C reaches the best accuracy with the least communication\" {verdict} on our numbers: "
+          f"FedLog-C ranks {acc_rank} by best-round accuracy and {bits_rank} by bits")
+    return verdict
+
+
+def reproduced(ledger, dataset: str, method: str, row: dict, paper: float, paper_se: float | None, seeds: int,
+               rounds) -> list[str]:
+    """Table 1: `method`'s accuracy is reproduced within 1.5 points (the coarse row) and, with 2 or more seeds,
+    within two standard errors of the difference (2 x sqrt(ours^2 + the paper's^2))."""
+    out = [ledger.record("FedLog", f"Table 1 ({dataset})", f"{method}'s accuracy is reproduced within 1.5 points",
+                         row["accuracy_mean"], paper, "abs(ours - reference) <= 1.5", paper_value=paper, seeds=seeds,
+                         rounds=rounds)]
+    if seeds >= 2 and paper_se is not None:
+        band = 2 * (row["accuracy_se"] ** 2 + paper_se ** 2) ** 0.5
+        out.append(ledger.record("FedLog", f"Table 1 ({dataset})", f"{method}'s accuracy matches the paper's within "
+                                 f"two standard errors of the difference (2 x sqrt(ours^2 + the paper's^2) = "
+                                 f"{band:.2f})", row["accuracy_mean"], paper, f"abs(ours - reference) <= {band:.4g}",
+                                 paper_value=paper, seeds=seeds, rounds=rounds))
+    return out
+
+
+def _summary_lines(d: str, rows: dict) -> None:
+    rank = sorted(rows, key=lambda m: -rows[m]["accuracy_mean"])
+    print(f"{d}: ranking by best-round accuracy (Table 1's reading): " + " > ".join(rank))
+    final_rank = sorted(rows, key=lambda m: -rows[m]["final_accuracy_mean"])
+    print(f"{d}: ranking by final-round accuracy:                  " + " > ".join(final_rank))
+    print(f"{d}: least communication to the threshold (or best round): "
+          f"{min(rows, key=lambda m: rows[m]['bits_to_threshold'])}")
+
+
+def ranking(ledger, d: str, rows: dict, p: dict, fedlog):
+    """Kendall's tau between our ranking and the paper's (against the paper setting's cached runs in a shorter
+    profile); its row, and the ranking table (saved)."""
+    s = p["table1"][d]
+    here, full, reference = {m: r["accuracy_mean"] for m, r in rows.items()}, fedlog.TABLE1_PROFILES["paper"]["table1"].get(d), None
+    if p["profile"] != "paper" and full:  # the paper setting's runs, where at least 2 seeds of every method are cached
+        cfg = lambda lab, sd: fedlog.table1_config(d, lab, seed=sd, rounds=full["rounds"])  # noqa: E731
+        cached = [sd for sd in range(10) if all(ex.is_cached(cfg(lab, sd)) for lab in here)]
+        print(f"{d}: the paper setting's runs cached for seeds {cached} ({full['rounds']} rounds)")
+        if len(cached) >= 2:
+            reference = {r["method"]: r for r in stats.table_rows({lab: [ex.run(cfg(lab, sd)) for sd in cached]
+                                                                   for lab in here}, fedlog.THRESHOLD[d], "FedLog-C")}
+    out, lines, tau = tables.ranking(here, d, reference)
+    print("\n".join(lines))
+    if tau is not None:
+        ledger.record("FedLog", f"Table 1 ({d})", "our ranking by accuracy agrees with the paper's (Kendall tau >= 0.5)",
+                      tau, 0.5, "ours >= reference", seeds=len(s["seeds"]), rounds=s["rounds"])
+    return plots.save_table(out, f"table1_{d}_ranking")
+
+
+def record(summary: dict, runs: dict, absent: list, p: dict, fedlog) -> tuple[object, list]:
+    """Notebook 02's claims and its rankings; the ledger is saved only when every Table 1 row is there and no part or
+    method was left out (a run on some datasets keeps the others' claims). Returns it and the ranking tables."""
+    ledger = rules.ClaimsLedger(NOTEBOOK, p["profile"])
+    for d, rows in summary.items():
+        _summary_lines(d, rows)
+        s = p["table1"][d]
+        if "FedLog-C" in rows and len(rows) > 1:
+            best_accuracy(ledger, d, rows, runs[d], s["rounds"])
+            least_communication(ledger, d, rows, runs[d], fedlog.THRESHOLD[d], s["rounds"])
+            best_with_least(ledger, d, rows, len(s["seeds"]), s["rounds"])
+        for m in ("FedAvg", "FedLog", "FedLog-C"):
+            if m in rows and m in fedlog.TABLE1.get(d, {}):
+                paper = fedlog.TABLE1[d][m][0]
+                print(f"{d}: {m} {rows[m]['accuracy_mean']:.2f} vs paper {paper:.2f} "
+                      f"({rows[m]['accuracy_mean'] - paper:+.2f} points, {s['rounds']} rounds here)")
+                if m != "FedAvg":
+                    reproduced(ledger, d, m, rows[m], paper, fedlog.TABLE1_SE.get(d, {}).get(m), len(s["seeds"]),
+                               s["rounds"])
+    shown = []
+    for d, rows in summary.items():
+        if p["chosen"]:  # a ranking of some methods only would mislead
+            break
+        shown.append(ranking(ledger, d, rows, p, fedlog))
+    if not p["chosen"] and p["settings"]["table1"] and not absent:  # a run of some methods or parts: claims half made
+        ledger.save(keep_other_where=bool(fedlog.chosen_datasets()))  # a run on some datasets keeps the others'
+    return ledger, shown
