@@ -9,19 +9,11 @@ from ... import analysis, plots, stats
 from ... import claims as rules
 from ... import experiments as ex
 from ...result import MB, Result, compare
+from .claims import after_round_one, final  # the ladder's quantities, the same here
 
 NOTEBOOK = "07_fedrd_representation_distillation"
 AVERAGING = ("FedAvg", "FedProx", "FedNova")
 CUT = "cut from the quick profile to fit its 10 minutes (a FedRD run costs about 4 minutes here); smoke and paper run it"
-
-
-def final(result) -> float:
-    """The last round's accuracy, in percent (FedRD's protocol has no fine-tune)."""
-    return 100 * result.last()
-
-
-def after_round_one(result) -> float:
-    return 100 * result.curve()[0]
 
 
 def plan(profile: str, scales: dict, sweeps: dict, methods: dict, notebook_run) -> dict:
