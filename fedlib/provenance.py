@@ -1,7 +1,8 @@
 """Which code produced a result: a fingerprint of the fedlib sources that determine numbers.
 
 The fingerprint hashes the syntax tree of every fedlib module except those that only present, store or
-schedule results (`NOT_NUMERIC`), with docstrings removed: a comment, a docstring or a reformatting leaves it
+schedule results (`NOT_NUMERIC`) and the papers' files other than their `analysis` (`_is_numeric`), with docstrings
+removed: a comment, a docstring or a reformatting leaves it
 unchanged; any change to what the code computes changes it. It is computed from the files themselves, so it
 works the same from a git checkout, a tarball or an installed package, and it sees uncommitted edits, which a
 commit hash alone does not (the commit and a dirty flag are recorded beside it, for people). It is recorded in
@@ -16,10 +17,19 @@ import subprocess
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-NOT_NUMERIC = {"__main__", "archive", "cache", "paths", "plots", "provenance", "stats", "sweep", "freshness", "progress",
-               "claims"}
-NOT_NUMERIC_PACKAGES = {"papers"}  # folders of fedlib/ whose every file is left out, at any depth: the papers'
-# numbers, Config builders, run plans, figures and claims (fedlib/papers/<paper>/...) hold no numeric code
+NOT_NUMERIC = {"__main__", "archive", "book", "cache", "claims", "freshness", "notebook_run", "outputs", "paths", "plots",
+               "progress", "provenance", "stats", "sweep"}  # top-level modules that present, store or schedule
+PAPERS = "papers"  # fedlib/papers/<paper>/: the papers' numbers, Config builders, run plans, figures and claims are
+NUMERIC_IN_PAPERS = "analysis"  # left out; what a paper computes that is not a run (`analysis.py`, or any file under
+# an `analysis/` folder) is numeric code and is in
+
+
+def _is_numeric(rel: Path) -> bool:
+    """The folder rule: a file of fedlib/ (path `rel` inside it) is numeric unless it is a presentation module at the
+    top level, or a file under papers/ that is not its paper's `analysis`."""
+    if rel.parts[0] == PAPERS:
+        return NUMERIC_IN_PAPERS in rel.parts[1:-1] or rel.stem == NUMERIC_IN_PAPERS
+    return len(rel.parts) > 1 or rel.stem not in NOT_NUMERIC
 
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:
@@ -33,8 +43,7 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
 
 
 def numeric_modules() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py") if (p.stem not in NOT_NUMERIC or p.parent != PACKAGE)
-                  and p.relative_to(PACKAGE).parts[0] not in NOT_NUMERIC_PACKAGES)
+    return sorted(p for p in PACKAGE.rglob("*.py") if _is_numeric(p.relative_to(PACKAGE)))
 
 
 @functools.lru_cache(maxsize=1)

@@ -24,7 +24,7 @@
 # FedProto start equal. Test points are drawn i.i.d. from the same square, and each client is
 # evaluated on the test points of its own $x_1$ range.
 #
-# Everything is computed by `fedlib.synthetic`; this notebook only draws.
+# Everything is computed by `fedlib.papers.fedlog.analysis.synthetic`; this notebook only draws.
 
 # %% tags=["parameters"]
 import os
@@ -32,9 +32,10 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import papers, paths, plots, synthetic
+from fedlib import outputs, papers, paths, plots
 from fedlib.data import circle_federation
 from fedlib.papers import fedlog
+from fedlib.papers.fedlog.analysis import synthetic
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
@@ -61,9 +62,9 @@ panels = [(snapshots["fedlog"][0], "random initialisation (FedLog)", True),
           (snapshots["fedlog"][1], f"FedLog after 1 round, {E} local iterations", True),
           (snapshots["lg_fedavg"][1], f"LG-FedAvg after 1 round, {E} local iterations", True),
           (snapshots["fedproto"][1], f"FedProto after 1 round, {E} local iterations", False)]
-fig = plots.fig1(data, 26 / 7, panels, acc, SETTINGS["iters"])
+fig = fedlog.figures.fig1(data, 26 / 7, panels, acc, SETTINGS["iters"])
 plots.caption(fig, profile, len(SETTINGS["seeds"]), 1, note=f"{len(SETTINGS['iters'])} local-iteration counts")
-plots.save_figure(fig, "fig1_synthetic")
+outputs.save_figure(fig, "fig1_synthetic")
 
 # %%
 fedlog.fig1.table(acc, SETTINGS["iters"])

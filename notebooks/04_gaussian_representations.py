@@ -20,7 +20,7 @@
 # a Gaussian per class; FedLog-C adds a loss that pulls representations to their global class mean so
 # that the assumption holds better. FedProf (Wu et al.) argues that outputs of linear layers are
 # near-Gaussian by the Lyapunov CLT. This notebook checks each of these numerically. All computing is in
-# `fedlib.expfam`, `fedlib.representations`, `fedlib.synthetic` and `fedlib.stats`.
+# `fedlib.expfam`, `fedlib.papers.fedlog.analysis` (`representations`, `synthetic`) and `fedlib.stats`.
 
 # %% tags=["parameters"]
 import os
@@ -28,8 +28,9 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import papers, paths, plots, synthetic
+from fedlib import papers, paths, plots
 from fedlib.papers import fedlog
+from fedlib.papers.fedlog.analysis import synthetic
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 

@@ -29,7 +29,7 @@
 # 3. Accuracy vs communicated bits for the same runs.
 # 4. **Thms. 3-5** measured: plain SGD on the bodies at several step sizes; every client's local loss before
 #    and after each round, the body gradient norm of Thm. 5, and how often the step size was inside
-#    Thm. 4's bound (estimated from the Hessian; `fedlib.convergence`).
+#    Thm. 4's bound (estimated from the Hessian; `fedlib.papers.fedlog.analysis.convergence`).
 #
 # Methods: FedLog, FedLog-C, LG-FedAvg 1 (one global layer) and FedProto, as the paper compares them.
 
@@ -39,8 +39,9 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import convergence, experiments as ex, papers, paths, plots, sweep
+from fedlib import experiments as ex, outputs, papers, paths, plots, sweep
 from fedlib.papers import fedlog
+from fedlib.papers.fedlog.analysis import convergence
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
@@ -79,7 +80,7 @@ C.draw(fig3, METHODS, "fig3_left_flexible", "Fig. 3 (left): half the clients wit
        "se", profile)
 print("\n".join(line for d, by_label in fig3.items() for line in C.faster(f"Fig. 3 left, {d}", by_label)[2]))
 print("\n".join(C.fig3_order(fig3, fedlog.FIG3_LEFT_CIFAR100)))
-plots.save_table(C.summary_rows(fig2, "fig2_local_optimum") + C.summary_rows(fig3, "fig3_left_flexible"),
+outputs.save_table(C.summary_rows(fig2, "fig2_local_optimum") + C.summary_rows(fig3, "fig3_left_flexible"),
                  "convergence_summary")
 
 # %% [markdown]
@@ -95,11 +96,11 @@ base = fedlog.paper_config("mnist", "fedlog", rounds=s["rounds"], **s["over"])
 study = convergence.step_size_study(base, s["steps"])
 rows = C.step_size_rows(study)
 print("\n".join(C.step_size_lines(rows)))
-plots.save_table(rows, "thm4_step_sizes")
+outputs.save_table(rows, "thm4_step_sizes")
 
-fig = plots.step_sizes(study, "Thms. 3-5 measured: FedLog on MNIST, plain SGD on the bodies at step size ζ")
+fig = fedlog.figures.step_sizes(study, "Thms. 3-5 measured: FedLog on MNIST, plain SGD on the bodies at step size ζ")
 plots.caption(fig, profile, 1, s["rounds"], note=f"{s['over'].get('n_clients', 50)} clients")
-plots.save_figure(fig, "thm3_5_convergence")
+outputs.save_figure(fig, "thm3_5_convergence")
 
 # %% [markdown]
 # ## What the numbers say

@@ -17,11 +17,11 @@ What each side runs:
   does after the initialisation round.
 The metric on both sides is the accuracy over all test samples (their "Averaged Test Accuracy", our `acc_all`).
 
-Agreement rule (`analysis.crosscheck_agreement`): a paired equivalence test (TOST at 5%). At each of the R + 1
+Agreement rule (`fedlib.papers.fedlog.analysis.crosscheck.agreement`): a paired equivalence test (TOST at 5%). At each of the R + 1
 evaluations the per-seed differences d (ours minus theirs, in points) must give |mean d| + t(0.95, n-1) SE(d) <= 1
 point, over at least 5 seeds. On a model with dropout (`--model cnn_mnist`) seed pairing cannot pair the dropout
 masks of two codes, so the authors' code also runs a second time per seed on another random stream, and the bound at
-each evaluation is the larger of 1 point and that noise floor's |mean| + t SE (`analysis.crosscheck_bound`). The
+each evaluation is the larger of 1 point and that noise floor's |mean| + t SE (`crosscheck.bound_at`). The
 script prints how many evaluations pass, and writes the curves (CSV: model, side, seed, round, acc_all; side
 "authors_stream2" for the floor) that notebook 02 draws.
 """
@@ -104,19 +104,19 @@ def main() -> None:
         w = csv.DictWriter(f, fieldnames=["model", "side", "seed", "round", "acc_all"])
         w.writeheader()
         w.writerows(kept + rows)
-    from fedlib import analysis
+    from fedlib.papers.fedlog.analysis import crosscheck
 
-    curves = analysis.crosscheck_curves(args.out, model=args.model)
-    bound = analysis.crosscheck_bound(curves)
+    curves = crosscheck.curves(args.out, model=args.model)
+    bound = crosscheck.bound_at(curves)
     if "authors_stream2" in curves:
         print(f"noise floor (the authors' code against itself on another random stream, {len(curves['authors'])} "
               f"seeds): |mean| + t SE up to {bound.max():.2f} points; the bound is the larger of it and 1 point")
-    eq = analysis.crosscheck_agreement(curves, bound=bound)
+    eq = crosscheck.agreement(curves, bound=bound)
     for rnd, (ok, d, lhs) in enumerate(zip(eq.equivalent, eq.mean, eq.lhs)):
         print(f"evaluation {rnd:3d}: fedlib minus authors {d:+.2f} points, |mean| + t SE {lhs:.2f}  "
               f"{'equivalent' if ok else 'DIFFER'}")
     print(f"{'passes' if eq.passes else 'fails'}: {int(eq.equivalent.sum())} of {len(eq.equivalent)} evaluations "
-          f"within their bound ({eq.seeds} seeds, {analysis.EQUIVALENCE_SEEDS} needed); curves in {args.out}")
+          f"within their bound ({eq.seeds} seeds, {crosscheck.EQUIVALENCE_SEEDS} needed); curves in {args.out}")
 
 if __name__ == "__main__":
     main()

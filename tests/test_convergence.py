@@ -1,7 +1,7 @@
-"""fedlib.convergence: the measured quantities of Thms. 3-5 against direct computations on one client."""
+"""fedlib.papers.fedlog.analysis.convergence: the measured quantities of Thms. 3-5 against direct computations on one client."""
 import torch
 
-from fedlib import convergence
+from fedlib.papers.fedlog.analysis import convergence
 from fedlib import experiments as ex
 
 

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from fedlib import analysis
+from fedlib.papers.fedcr import analysis
 from fedlib import experiments as ex
 from fedlib.algorithms.fedcr import kl_to_sample, product_of_experts
 from fedlib.messages import Ledger
@@ -164,7 +164,7 @@ def test_without_the_kl_and_with_z_equal_to_mu_fedcr_is_fedper_with_only_the_hea
 def test_fig_2s_view_trains_only_that_client_and_returns_its_test_means():
     ctx, alg, _ = ex.run_live(_config(model="cnn_mnist_vib_v2"))
     before = {k: v.clone() for k, v in ctx.population.groups[0].params.items()}
-    mu, y = analysis.fedcr_client_view(alg, 2, epochs=1, n=7)
+    mu, y = analysis.client_view(alg, 2, epochs=1, n=7)
     assert mu.shape == (7, 2) and torch.equal(y, ctx.fed.test.y[2, :7].cpu())
     for k, v in ctx.population.groups[0].params.items():
         changed = (v != before[k]).flatten(1).any(1)
@@ -237,13 +237,13 @@ def test_fig_2s_view_in_the_worker_pool_equals_the_view_computed_here(monkeypatc
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     monkeypatch.delenv("FEDLIB_SWEEP_BACKEND")  # the tests' default is local
     try:
-        pooled = sweep.call_many(analysis.fedcr_fig2_view, [(c, 1, 5) for c in cfgs])
+        pooled = sweep.call_many(analysis.fig2_view, [(c, 1, 5) for c in cfgs])
     finally:
         sweep.shutdown_pool()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        here = [analysis.fedcr_fig2_view(c, 1, 5) for c in cfgs]
+        here = [analysis.fig2_view(c, 1, 5) for c in cfgs]
     finally:
         torch.set_num_threads(threads)
     for p, h, cfg in zip(pooled, here, cfgs):

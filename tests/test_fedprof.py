@@ -6,7 +6,7 @@ from torch.distributions import Normal, kl_divergence
 
 from fedlib import data as fdata
 from fedlib import experiments as ex
-from fedlib import representations
+from fedlib.papers.fedlog.analysis import representations
 from fedlib.algorithms.fedprof import gaussian_kl
 from fedlib.config import Config
 from fedlib.messages import Ledger

@@ -4,7 +4,7 @@ import torch
 
 from fedlib import experiments as ex
 from fedlib.algorithms.fednova import local_norm
-from fedlib.analysis import quadratic_toy, toy_fixed_point
+from fedlib.papers.fedrd.analysis import quadratic_toy, toy_fixed_point
 from fedlib.messages import Ledger
 from fedlib.papers import fedlog
 from fedlib.rounds import run_round

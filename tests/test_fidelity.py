@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from fedlib import analysis, data, engine, models
+from fedlib import data, engine, models
+from fedlib.papers.fedlog.analysis import crosscheck
 from fedlib import experiments as ex
 from fedlib.config import Config
 from fedlib.messages import Ledger
@@ -146,8 +147,8 @@ def test_the_paired_equivalence_rule_rejects_the_curves_of_the_unmatched_last_ba
     """The committed cross-check (our loader kept the last partial batch) passed the old unpaired 2-SE rule at all 31
     evaluations; the paired rule sees the systematic gap."""
     committed = project_root() / "figures" / "feddbe_crosscheck.csv"
-    eq = analysis.crosscheck_agreement(analysis.crosscheck_curves(committed, model="cnn_mnist_nodrop"))
-    if eq.seeds >= analysis.EQUIVALENCE_SEEDS and eq.passes:
+    eq = crosscheck.agreement(crosscheck.curves(committed, model="cnn_mnist_nodrop"))
+    if eq.seeds >= crosscheck.EQUIVALENCE_SEEDS and eq.passes:
         pytest.skip("the committed curves are the drop_last rerun, which passes (tested below on made-up curves)")
     assert not eq.passes
     assert (~eq.equivalent[6:26]).all()  # evaluations 6-25, where ours ran ahead on every seed
@@ -158,11 +159,11 @@ def test_the_rule_passes_equivalent_curves_on_5_seeds_and_never_on_3(tmp_path):
     theirs = 60 + 30 * (1 - np.exp(-np.arange(31) / 6)) + rng.normal(0, 3, (5, 31))  # seed-to-seed spread of 3
     ours = theirs + rng.normal(0, 0.2, theirs.shape)  # paired: the same seed, nearly the same curve
     _write_curves(tmp_path / "c.csv", ours, theirs)
-    eq = analysis.crosscheck_agreement(analysis.crosscheck_curves(tmp_path / "c.csv"))
+    eq = crosscheck.agreement(crosscheck.curves(tmp_path / "c.csv"))
     assert eq.passes and eq.seeds == 5 and eq.lhs.max() <= 1
-    three = analysis.crosscheck_agreement({"fedlib": ours[:3], "authors": theirs[:3]})
+    three = crosscheck.agreement({"fedlib": ours[:3], "authors": theirs[:3]})
     assert not three.passes  # too few seeds to pass, whatever the curves
-    shifted = analysis.crosscheck_agreement({"fedlib": ours + 1.5, "authors": theirs})
+    shifted = crosscheck.agreement({"fedlib": ours + 1.5, "authors": theirs})
     assert not shifted.passes and not shifted.equivalent.any()  # a systematic 1.5-point gap fails everywhere
 
 
@@ -173,7 +174,7 @@ def test_the_old_unpaired_rule_would_have_passed_a_systematic_gap():
     ours = theirs + 3.0
     unpaired_2se = 2 * np.sqrt(ours.var(0, ddof=1) / 5 + theirs.var(0, ddof=1) / 5)
     assert (np.abs(ours.mean(0) - theirs.mean(0)) <= unpaired_2se).mean() > 0.5
-    assert not analysis.crosscheck_agreement({"fedlib": ours, "authors": theirs}).equivalent.any()
+    assert not crosscheck.agreement({"fedlib": ours, "authors": theirs}).equivalent.any()
 
 
 # ----------------------------------------------------------------------------------------------- FedCR's protocol
@@ -268,9 +269,9 @@ def test_with_dropout_the_bound_is_the_larger_of_1_point_and_the_authors_noise_f
     rng = np.random.default_rng(2)
     theirs = 70 + rng.normal(0, 3, (5, 11))
     again = theirs + rng.normal(0, 2.0, theirs.shape)  # the same code, other masks: a noisy floor
-    bound = analysis.crosscheck_bound({"authors": theirs, "authors_stream2": again})
+    bound = crosscheck.bound_at({"authors": theirs, "authors_stream2": again})
     assert (bound >= 1).all() and bound.max() > 1.5
-    assert (analysis.crosscheck_bound({"authors": theirs}) == 1).all()
+    assert (crosscheck.bound_at({"authors": theirs}) == 1).all()
     ours = theirs + rng.normal(0, 2.0, theirs.shape)  # as far from theirs as their own second stream
-    wide = analysis.crosscheck_agreement({"fedlib": ours, "authors": theirs}, bound=bound)
-    assert wide.equivalent.sum() > analysis.crosscheck_agreement({"fedlib": ours, "authors": theirs}).equivalent.sum()
+    wide = crosscheck.agreement({"fedlib": ours, "authors": theirs}, bound=bound)
+    assert wide.equivalent.sum() > crosscheck.agreement({"fedlib": ours, "authors": theirs}).equivalent.sum()

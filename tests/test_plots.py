@@ -5,8 +5,12 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 
-from fedlib import plots  # noqa: E402
+from fedlib import outputs, plots  # noqa: E402
 from fedlib.papers import fedlog
+from fedlib.papers.fedlog import figures as fedlog_figures  # noqa: E402
+from fedlib.papers.fedrd import figures as fedrd_figures  # noqa: E402
+from fedlib.papers.fedcr import figures as fedcr_figures  # noqa: E402
+from fedlib.papers.fedprof import figures as fedprof_figures  # noqa: E402
 
 
 def _labelled(ax) -> bool:
@@ -22,7 +26,7 @@ def test_accuracy_vs_bits_labels_every_axis_and_lists_every_method_and_the_thres
     methods = {**fedlog.TABLE1_METHODS, **fedlog.EXTRA_METHODS}
     curves = {lab: {"method": m, "bits": np.cumsum(np.full(10, 1e6)), "acc": 90 + rng.random((2, 10)) * 10}
               for lab, (m, _) in methods.items()}
-    fig = plots.accuracy_vs_bits(curves, 0.97, "synthetic")
+    fig = fedlog_figures.accuracy_vs_bits(curves, 0.97, "synthetic")
     plots.caption(fig, "smoke", 2, 10)
     assert all(_labelled(ax) for ax in fig.axes)
     texts = _legend_texts(fig.legends[0])
@@ -42,7 +46,7 @@ def test_dp_accuracy_tells_the_accountants_apart_and_marks_thin_budgets():
                                                  seeds=2, color="tab:red", ls="--", marker="^"),
               "local DP, Thm. 7": dict(eps=[1, 50], mean=[0.2, 0.8], se=[0.0, 0.0], seeds=1, color="tab:blue",
                                        ls="-", marker="o")}
-    fig = plots.dp_accuracy({"mnist": dict(no_dp=0.95, series=series)}, "synthetic")
+    fig = fedlog_figures.dp_accuracy({"mnist": dict(no_dp=0.95, series=series)}, "synthetic")
     ax = fig.axes[0]
     assert _labelled(ax) and "ε" in ax.get_xlabel()
     texts = _legend_texts(ax.get_legend())
@@ -68,7 +72,7 @@ def test_fig1_labels_every_panel_and_explains_its_marks():
     panels = [(_snapshot(rng), "init", True), (_snapshot(rng), "FedLog", True),
               (_snapshot(rng, local=True), "LG-FedAvg", True), (_snapshot(rng), "FedProto", False)]
     acc = {m: {"train": rng.random((3, 5)), "test": rng.random((3, 5))} for m in ("fedlog", "lg_fedavg", "fedproto")}
-    fig = plots.fig1(data, 3.7, panels, acc, [1, 2, 3, 4, 5])
+    fig = fedlog_figures.fig1(data, 3.7, panels, acc, [1, 2, 3, 4, 5])
     drawn = [ax for ax in fig.axes if ax.axison]
     assert len(drawn) == 7 and all(_labelled(ax) for ax in drawn)
     assert [ax.get_xlabel() for ax in drawn[:5]] == ["x₁", "φ₁", "φ₁", "φ₁", "φ₁"]
@@ -82,7 +86,7 @@ def test_rounds_and_bits_has_integer_rounds_every_label_and_the_verdict():
     rng = np.random.default_rng(1)
     by = {d: {lab: {"method": m, "acc": 80 + 10 * rng.random((3, 5)), "bits": np.cumsum(np.full(5, 1e5))}
               for lab, m in (("FedLog", "fedlog"), ("FedProto", "fedproto"))} for d in ("mnist", "fashion_mnist")}
-    fig = plots.rounds_and_bits(by, "Fig. 2", verdict="converges faster: mnist no")
+    fig = fedlog_figures.rounds_and_bits(by, "Fig. 2", verdict="converges faster: mnist no")
     assert all(_labelled(ax) for ax in fig.axes)
     assert all(set(_legend_texts(ax.get_legend())) == {"FedLog", "FedProto"} for ax in fig.axes)
     ticks = fig.axes[0].get_xticks()
@@ -96,7 +100,7 @@ def test_step_sizes_draws_the_bound_and_marks_the_diverged_run():
           "grad_norm": rng.random((4, 3)), "smoothness": 10 + rng.random((4, 3))}
     bad = {"loss_before": rng.random((2, 3)) + 1, "loss_after": rng.random((2, 3)) * 100,
            "grad_norm": rng.random((2, 3)), "smoothness": 1000 + rng.random((2, 3)), "diverged_round": 2}
-    fig = plots.step_sizes({0.01: ok, 3.0: bad})
+    fig = fedlog_figures.step_sizes({0.01: ok, 3.0: bad})
     assert all(_labelled(ax) for ax in fig.axes)
     assert "ζ = 3 (diverged in round 2)" in _legend_texts(fig.axes[0].get_legend())
     assert any(line.get_marker() == "x" for line in fig.axes[0].get_lines())
@@ -116,12 +120,12 @@ def test_a_figure_without_its_caption_line_is_refused(tmp_path, monkeypatch):
     paths.use_profile("quick")
     fig, ax = plt.subplots()
     try:
-        plots.save_figure(fig, "bare")
+        outputs.save_figure(fig, "bare")
         raise AssertionError("a figure without a caption was saved")
     except ValueError as err:
         assert "plots.caption" in str(err)
     plots.caption(fig, "quick", 2, 40)
-    assert [p.name for p in plots.save_figure(fig, "captioned")] == ["captioned.png", "captioned.pdf"]
+    assert [p.name for p in outputs.save_figure(fig, "captioned")] == ["captioned.png", "captioned.pdf"]
 
 
 def test_fedcrs_figures_label_every_axis_and_list_every_series():
@@ -142,7 +146,7 @@ def test_fedcrs_figures_label_every_axis_and_list_every_series():
     assert "0" in [t.get_text() for t in ax.get_xticklabels()]  # beta = 0 is shown on the log axis, labelled
 
     scatter = {f"n{i}": (rng.normal(size=(30, 2)), np.repeat([0, 3, 7], 10), 0.25) for i in (1, 2, 3)}
-    fig = plots.feature_scatter(scatter, "synthetic")
+    fig = fedcr_figures.feature_scatter(scatter, "synthetic")
     shown = [ax for ax in fig.axes if ax.get_visible()]
     assert len(shown) == 3 and all(_labelled(ax) for ax in shown)
     assert all(set(_legend_texts(ax.get_legend())) == {"class 0", "class 3", "class 7"} for ax in shown)
@@ -150,11 +154,11 @@ def test_fedcrs_figures_label_every_axis_and_list_every_series():
 
 
 def test_the_objective_inconsistency_toy_labels_its_axes_and_lists_every_method_and_marker():
-    from fedlib.analysis import quadratic_toy
+    from fedlib.papers.fedrd.analysis import quadratic_toy
     centers = np.eye(3)[:, :2] * 2 - 0.5
     paths = {name: quadratic_toy(centers, [1, 5, 20], 0.01, 50, normalize=name == "FedNova").numpy()
              for name in ("FedAvg", "FedNova")}
-    fig = plots.objective_inconsistency(paths, {"FedAvg": paths["FedAvg"][-1]}, centers, "synthetic")
+    fig = fedrd_figures.objective_inconsistency(paths, {"FedAvg": paths["FedAvg"][-1]}, centers, "synthetic")
     assert all(_labelled(ax) for ax in fig.axes)
     left = set(_legend_texts(fig.axes[0].get_legend()))
     assert {"FedAvg", "FedNova", "clients' optima", "true minimiser", "FedAvg: fixed point (closed form)"} <= left
@@ -162,7 +166,7 @@ def test_the_objective_inconsistency_toy_labels_its_axes_and_lists_every_method_
 
 
 def test_grouped_bars_name_every_category_and_series_and_an_uplink_axis_can_be_logarithmic():
-    fig = plots.grouped_bars({"FedAvg-RP": {"clean": 3.0, "blur": 2.9}, "FedProf": {"clean": 7.3, "blur": 0.0}},
+    fig = fedprof_figures.grouped_bars({"FedAvg-RP": {"clean": 3.0, "blur": 2.9}, "FedProf": {"clean": 7.3, "blur": 0.0}},
                              "rounds taken part in", "t")
     ax = fig.axes[0]
     assert _labelled(ax) and _legend_texts(ax.get_legend()) == ["FedAvg-RP", "FedProf"]
@@ -185,6 +189,6 @@ def test_a_redrawn_figure_gives_the_same_pdf_bytes(tmp_path, monkeypatch):
     fig, ax = plt.subplots()
     ax.plot([0, 1], [1, 0], label="a")
     plots.caption(fig, "quick", 1, 2)
-    pdf = plots.save_figure(fig, "same")[1]
+    pdf = outputs.save_figure(fig, "same")[1]
     assert b"CreationDate" not in pdf.read_bytes()
     plt.close(fig)

@@ -6,7 +6,8 @@ import pytest
 import torch
 from scipy import stats as sps
 
-from fedlib import algorithms, data, engine, models, representations
+from fedlib import algorithms, data, engine, models
+from fedlib.papers.fedlog.analysis import representations
 from fedlib import experiments as ex
 from fedlib.algorithms import Reply
 from fedlib.messages import Ledger
@@ -162,7 +163,7 @@ def test_a_method_that_returns_no_loss_is_named(cls, error, match, monkeypatch):
 
 
 def test_every_driver_counts_its_messages(monkeypatch):
-    from fedlib import synthetic
+    from fedlib.papers.fedlog.analysis import synthetic
 
     sent = []
     original = Ledger.record

@@ -1,6 +1,6 @@
 import shutil
 
-from fedlib import provenance
+from fedlib import outputs, provenance
 
 
 def _fingerprint_of(tree, monkeypatch):
@@ -40,15 +40,15 @@ def test_tables_name_the_code_and_device_of_their_runs_in_one_sidecar_not_on_eve
     code left every table modified with no number changed. Now figures/provenance.json holds them per table."""
     import json
 
-    from fedlib import paths, plots
+    from fedlib import paths
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     paths.use_profile("quick")  # a notebook starts: nothing read yet, so nothing recorded
-    plots.save_table([{"method": "A"}], "before")
+    outputs.save_table([{"method": "A"}], "before")
     assert not (tmp_path / "provenance.json").exists()
     provenance.note({"code": {"fingerprint": "abc123", "machine": "x86_64-AVX2"}, "device": "cpu"})
     provenance.note({"code": {"fingerprint": "def456", "machine": "x86_64-AVX512"}, "device": "cuda"})
-    written = plots.save_table([{"method": "A", "acc": 98.123456}], "after").attrs["paths"]
+    written = outputs.save_table([{"method": "A", "acc": 98.123456}], "after").attrs["paths"]
     assert written[0].read_text().splitlines() == ["method,acc,profile", "A,98.123456,quick"]
     assert "code" not in written[1].read_text() and "98.12" in written[1].read_text()  # .md by pandas, 4 digits
     assert "abc123" not in written[2].read_text()
@@ -61,29 +61,49 @@ def test_tables_name_the_code_and_device_of_their_runs_in_one_sidecar_not_on_eve
 def test_a_table_merged_with_its_old_rows_formats_them_as_fresh_ones(tmp_path, monkeypatch):
     """keep_other reads the old rows back from the CSV: their numbers are formatted as numbers, not as text, so the
     same rows give the same .md whichever way they came."""
-    from fedlib import paths, plots
+    from fedlib import paths
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     paths.use_profile("quick")
     rows = [{"dataset": "mnist", "acc": 98.123456, "seeds": 5}, {"dataset": "cifar10", "acc": 80.5, "seeds": 3}]
-    fresh = plots.save_table(rows, "t").attrs["paths"][1].read_text()
-    merged = plots.save_table(rows[:1], "t", keep_other="dataset").attrs["paths"][1].read_text()
+    fresh = outputs.save_table(rows, "t").attrs["paths"][1].read_text()
+    merged = outputs.save_table(rows[:1], "t", keep_other="dataset").attrs["paths"][1].read_text()
     assert merged.splitlines()[2:] == fresh.splitlines()[2:]
 
 
-def test_no_file_under_papers_enters_the_fingerprint_at_any_depth():
-    """The folder rule: fedlib/papers/ and its packages (fedlib/papers/fedprof/...) hold the papers' numbers, plans,
-    figures and claims, no numeric code; before, a paper's package files entered the fingerprint (only files directly
-    in papers/ were left out), so moving a paper into its package changed every result's recorded code."""
+def test_of_the_papers_only_their_analysis_enters_the_fingerprint():
+    """The folder rule: fedlib/papers/<paper>/ holds the paper's numbers, plans, figures and claims, no numeric code,
+    except its `analysis` (a module, or a folder of them), which computes (FedLog's Fig. 1 rounds, Thms. 3-5
+    measured, FedCR's Fig. 2 views) and is fingerprinted wherever it lies."""
     from fedlib import provenance
 
-    modules = provenance.numeric_modules()
-    assert modules and not any("papers" in p.relative_to(provenance.PACKAGE).parts for p in modules)
-    assert any(p.name == "engine.py" for p in modules)
+    modules = {str(p.relative_to(provenance.PACKAGE)) for p in provenance.numeric_modules()}
+    assert "engine.py" in modules and "algorithms/fedlog.py" in modules
+    in_papers = {m for m in modules if m.startswith("papers/")}
+    assert in_papers and all("/analysis" in m for m in in_papers), in_papers
+    assert {"papers/fedlog/analysis/convergence.py", "papers/fedcr/analysis.py"} <= in_papers
+    assert not modules & {"papers/fedlog/claims.py", "papers/fedprof/claims.py", "papers/fedlog/figures.py"}
+
+
+def test_every_module_the_fingerprint_leaves_out_by_name_exists_and_writes_no_number(tmp_path, monkeypatch):
+    """The hand list had drifted: `book` and `notebook_run` (which run no federated code) were fingerprinted. Every
+    name left out is a module that exists, and editing a paper's analysis changes the fingerprint while editing its
+    claims does not."""
+    top = {p.stem for p in provenance.PACKAGE.glob("*.py")}
+    assert provenance.NOT_NUMERIC <= top, provenance.NOT_NUMERIC - top
+    assert {"book", "notebook_run", "outputs"} <= provenance.NOT_NUMERIC
+    tree = tmp_path / "fedlib"
+    shutil.copytree(provenance.PACKAGE, tree, ignore=shutil.ignore_patterns("__pycache__"))
+    base = _fingerprint_of(tree, monkeypatch)
+    claims = tree / "papers" / "fedlog" / "fig1.py"
+    claims.write_text(claims.read_text() + "\nX = 1\n")
+    assert _fingerprint_of(tree, monkeypatch) == base
+    analysis = tree / "papers" / "fedlog" / "analysis" / "synthetic.py"
+    analysis.write_text(analysis.read_text() + "\nX = 1\n")
+    assert _fingerprint_of(tree, monkeypatch) != base
 
 
 def test_a_cell_read_back_as_a_number_only_where_it_writes_back_the_same():
-    from fedlib import plots
 
-    assert plots._value("98.123456") == 98.123456 and plots._value("5") == 5 and plots._value("nan") != "nan"
-    assert plots._value("86.30") == "86.30" and plots._value("1e-05") == 1e-05 and plots._value("FedLog") == "FedLog"
+    assert outputs._value("98.123456") == 98.123456 and outputs._value("5") == 5 and outputs._value("nan") != "nan"
+    assert outputs._value("86.30") == "86.30" and outputs._value("1e-05") == 1e-05 and outputs._value("FedLog") == "FedLog"

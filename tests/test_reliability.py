@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fedlib import cache, data, paths, plots, sweep
+from fedlib import cache, data, outputs, paths, sweep
 from fedlib import experiments as ex
 from fedlib.papers import fedlog
 
@@ -45,7 +45,7 @@ def test_smoke_output_never_lands_in_figures(checkout, monkeypatch, how):
         monkeypatch.setenv("FEDLIB_PROFILE", "smoke")
         if how.endswith("figures/"):
             monkeypatch.setenv("FEDLIB_FIGURES", str(checkout / "figures"))
-    written = plots.save_table([{"method": "FedLog", "accuracy": 0.9}], "fig1_accuracy").attrs["paths"]
+    written = outputs.save_table([{"method": "FedLog", "accuracy": 0.9}], "fig1_accuracy").attrs["paths"]
     assert all(p.parent == checkout / "build" / "smoke" / "figures" for p in written)
     assert not (checkout / "figures").exists()
     assert paths.results_dir() == checkout / "build" / "smoke" / "results"
@@ -54,20 +54,20 @@ def test_smoke_output_never_lands_in_figures(checkout, monkeypatch, how):
 
 def test_quick_writes_figures_and_tables_say_their_profile(checkout):
     paths.use_profile("quick")
-    written = plots.save_table([{"method": "FedLog"}], "t").attrs["paths"]
+    written = outputs.save_table([{"method": "FedLog"}], "t").attrs["paths"]
     assert written[0] == checkout / "figures" / "t.csv" and written[0].read_text().splitlines()[1] == "FedLog,quick"
 
 
 def test_paper_files_are_marked_and_the_quick_profile_never_writes_them(checkout):
     paths.use_profile("paper")
-    paper_file = plots.save_table([{"method": "FedLog", "accuracy": 0.98}], "table1_mnist").attrs["paths"][0]
+    paper_file = outputs.save_table([{"method": "FedLog", "accuracy": 0.98}], "table1_mnist").attrs["paths"][0]
     assert paper_file == checkout / "figures" / "table1_mnist_paper.csv"
     before = paper_file.read_bytes()
     paths.use_profile("quick")
-    quick_file = plots.save_table([{"method": "FedLog", "accuracy": 0.90}], "table1_mnist").attrs["paths"][0]
+    quick_file = outputs.save_table([{"method": "FedLog", "accuracy": 0.90}], "table1_mnist").attrs["paths"][0]
     assert quick_file == checkout / "figures" / "table1_mnist.csv" and paper_file.read_bytes() == before
     with pytest.raises(ValueError, match="belong to the paper profile"):
-        plots.save_table([{"method": "FedLog"}], "table1_mnist_paper")
+        outputs.save_table([{"method": "FedLog"}], "table1_mnist_paper")
     assert paper_file.read_bytes() == before
 
 
@@ -330,7 +330,7 @@ def test_a_notebook_run_by_hand_keeps_the_committed_figures(checkout):
     """JupyterLab with no FEDLIB_PROFILE: the parameters cell's default is 'lab', which runs quick's settings and
     writes its figures under build/lab/ (before: the quick profile, over the committed figures/)."""
     assert paths.use_profile(paths.LAB) == "quick"
-    written = plots.save_table([{"method": "FedLog"}], "t").attrs["paths"]
+    written = outputs.save_table([{"method": "FedLog"}], "t").attrs["paths"]
     assert written[0] == checkout / "build" / "lab" / "figures" / "t.csv" and not (checkout / "figures").exists()
     assert paths.results_dir() == checkout / "results"  # runs are shared with every other profile
     assert paths.use_profile("quick") == "quick" and paths.figures_dir() == checkout / "figures"

@@ -3,7 +3,7 @@ import pytest
 
 from scipy import stats as sps
 
-from fedlib import stats
+from fedlib import outputs, stats
 
 
 def test_mean_se():
@@ -82,26 +82,26 @@ def test_table1_configs_follow_tables_a3_to_a5():
 def test_a_table_made_for_some_datasets_keeps_the_rows_of_the_others():
     import csv
 
-    from fedlib import paths, plots
+    from fedlib import paths
 
-    plots.save_table([{"dataset": "a", "bits": 1}, {"dataset": "b", "bits": 2}], "t", keep_other="dataset")
-    plots.save_table([{"dataset": "a", "bits": 3}], "t", keep_other="dataset")
+    outputs.save_table([{"dataset": "a", "bits": 1}, {"dataset": "b", "bits": 2}], "t", keep_other="dataset")
+    outputs.save_table([{"dataset": "a", "bits": 3}], "t", keep_other="dataset")
     with open(paths.figures_dir() / "t.csv") as f:
         rows = {r["dataset"]: r["bits"] for r in csv.DictReader(f)}
     assert rows == {"a": "3", "b": "2"}
-    plots.save_table([{"dataset": "a", "method": "x", "bits": 1}, {"dataset": "a", "method": "y", "bits": 2}], "u")
-    plots.save_table([{"dataset": "a", "method": "y", "bits": 5}], "u", keep_other=("dataset", "method"))
+    outputs.save_table([{"dataset": "a", "method": "x", "bits": 1}, {"dataset": "a", "method": "y", "bits": 2}], "u")
+    outputs.save_table([{"dataset": "a", "method": "y", "bits": 5}], "u", keep_other=("dataset", "method"))
     with open(paths.figures_dir() / "u.csv") as f:
         assert [(r["method"], r["bits"]) for r in csv.DictReader(f)] == [("x", "1"), ("y", "5")]
     with open(paths.figures_dir() / "u.csv", "a") as f:  # a key repeated in the file: kept once
         f.write("a,y,6\na,y,7\n")
-    plots.save_table([{"dataset": "b", "method": "x", "bits": 8}], "u", keep_other=("dataset", "method"))
+    outputs.save_table([{"dataset": "b", "method": "x", "bits": 8}], "u", keep_other=("dataset", "method"))
     with open(paths.figures_dir() / "u.csv") as f:
         assert [(r["method"], r["bits"]) for r in csv.DictReader(f)] == [("x", "1"), ("y", "5"), ("x", "8")]
     with pytest.raises(ValueError, match="tell the new rows"):  # the key must identify a row
-        plots.save_table([{"dataset": "a", "method": "x", "bits": 1}, {"dataset": "a", "method": "y", "bits": 2}],
+        outputs.save_table([{"dataset": "a", "method": "x", "bits": 1}, {"dataset": "a", "method": "y", "bits": 2}],
                          "u", keep_other="dataset")
-    plots.save_table([{"dataset": "a", "bits": 4}], "t")  # without keep_other the table is replaced
+    outputs.save_table([{"dataset": "a", "bits": 4}], "t")  # without keep_other the table is replaced
     with open(paths.figures_dir() / "t.csv") as f:
         assert [r["dataset"] for r in csv.DictReader(f)] == ["a"]
 

@@ -1,5 +1,6 @@
 """The code stays small and layered: no import cycle inside fedlib, no function longer than 60 lines."""
 import ast
+import re
 from pathlib import Path
 
 FEDLIB = Path(__file__).resolve().parent.parent / "fedlib"
@@ -78,6 +79,23 @@ def test_generic_modules_know_no_paper():
     knows = {_module_name(p): sorted(m for m in _imports(p) if m.startswith("fedlib.papers"))
              for p in FEDLIB.rglob("*.py") if "papers" not in p.relative_to(FEDLIB).parts}
     assert not {m: i for m, i in knows.items() if i and m not in allowed}
+
+
+def test_no_paper_code_at_the_top_level_and_no_paper_figure_or_file_writing_in_plots():
+    """A paper's analysis and figures live in its package: the top-level modules that held them are gone, and
+    plots.py draws only what several papers share (no figure of one paper, no file written: `outputs` writes)."""
+    gone = {"tables", "analysis", "synthetic", "convergence", "representations"}
+    assert not gone & {p.stem for p in FEDLIB.glob("*.py")}
+    plots = (FEDLIB / "plots.py").read_text()
+    for word in ("savefig", "write_text", "open(", "to_csv", "Fig. ", "Thm. ", "Table 1", "Eq. "):
+        assert word not in plots.replace('"savefig.dpi"', ""), word
+    users = {}
+    for path in FEDLIB.rglob("*.py"):
+        for name in re.findall(r"\bplots\.([a-z]\w*)\(", path.read_text()):
+            users.setdefault(name, set()).add(path.relative_to(FEDLIB).parts[:2])
+    one_paper = {n for n, where in users.items() if n not in ("caption", "style", "mean_band", "count", "log_x")
+                 and len({w[1] for w in where if w[0] == "papers"}) == 1 and all(w[0] == "papers" for w in where)}
+    assert not one_paper, f"figures drawn for one paper only belong in its package: {one_paper}"
 
 
 def test_a_paper_package_has_the_roles_and_its_notebook_reads_draws_and_says():

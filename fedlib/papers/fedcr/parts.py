@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import analysis, plots, stats, sweep
+from ... import outputs, plots, stats, sweep
+from . import analysis, figures
 from ... import claims as rules
 from ... import experiments as ex
 from ...result import Result, compare
@@ -72,7 +73,7 @@ def table2(p: dict, lam, paper) -> dict:
         rows += compare({"FedAvg-FT": by_label["FedAvg"], **{lab: rs for lab, rs in by_label.items() if lab != "FedAvg"}},
                         reported, keys=keys, paper_name=name)
     rows += compare({}, {}, missing=[dict(dataset=paper.SHOWN[d], partition=q) for d, q in p["missing"]])
-    plots.save_table(rows, "fedcr_table2")
+    outputs.save_table(rows, "fedcr_table2")
     return table
 
 
@@ -86,7 +87,7 @@ def curves_figure(table: dict, p: dict, lam, paper) -> None:
                                         "(mean ± SE over seeds)")
     plots.caption(fig, p["profile"], len(S["seeds"]), p["rounds"],
                   note=f"width {S['model']['width']}, V = {S['model']['dim']}, Ditto lambda {lam:g}")
-    plots.save_figure(fig, "fedcr_curves")
+    outputs.save_figure(fig, "fedcr_curves")
 
 
 def sweeps(p: dict) -> dict:
@@ -110,14 +111,14 @@ def dims_part(per_seed: dict, p: dict, paper):
     rows = [{"dataset": paper.SHOWN[d], "V": V, "final_mean": m, "final_se": se,
              "paper_accuracy": paper.TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
              "seeds": len(S["seeds"]), "rounds": p["rounds"]} for (d, V), (m, se) in dims.items()]
-    table = plots.save_table(rows, "fedcr_table3_dims") if rows else None
+    table = outputs.save_table(rows, "fedcr_table3_dims") if rows else None
     fig = plots.parameter_sweep(
         {paper.SHOWN[d]: {"ours": _series(dims, d),
                           "paper": (list(paper.TABLE3), [v[0 if d == "mnist" else 1] for v in paper.TABLE3.values()],
                                     None)}
          for d in sorted({d for d, _ in dims})}, "Gaussian dimension V", "FedCR's Table 3: final accuracy against V (n1)")
     plots.caption(fig, p["profile"], len(S["seeds"]), p["rounds"], note=f"width {S['model']['width']}")
-    plots.save_figure(fig, "fedcr_dims")
+    outputs.save_figure(fig, "fedcr_dims")
     return table
 
 
@@ -127,12 +128,12 @@ def betas_part(per_seed: dict, p: dict, paper):
     betas = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
     rows = [{"dataset": paper.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S["seeds"]),
              "rounds": p["rounds"]} for (d, b), (m, se) in betas.items()]
-    table = plots.save_table(rows, "fedcr_beta") if rows else None
+    table = outputs.save_table(rows, "fedcr_beta") if rows else None
     fig = plots.parameter_sweep({paper.SHOWN[d]: {"ours": _series(betas, d)} for d in sorted({d for d, _ in betas})},
                                 "beta (weight of the KL term)",
                                 "FedCR's Fig. 3(d): final accuracy against beta (n1; the paper gives no numbers)")
     plots.caption(fig, p["profile"], len(S["seeds"]), p["rounds"], note=f"V = {S['model']['dim']}")
-    plots.save_figure(fig, "fedcr_beta")
+    outputs.save_figure(fig, "fedcr_beta")
     return table
 
 
@@ -145,15 +146,15 @@ def fig2(p: dict) -> dict:
         return silhouettes
     cases = [(q, beta) for q in ("n1", "n2") for beta in (0.0, 5e-4)]
     cfgs = [p["run"]("mnist", "FedCR", q, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"]) for q, beta in cases]
-    views = sweep.call_many(analysis.fedcr_fig2_view, [(cfg, f2["epochs"], f2["points"]) for cfg in cfgs])  # workers
+    views = sweep.call_many(analysis.fig2_view, [(cfg, f2["epochs"], f2["points"]) for cfg in cfgs])  # workers
     for (q, beta), v in zip(cases, views):
         silhouettes[(q, beta)] = stats.silhouette(v["mu"], v["y"])
         scatter[f"{q}, beta = {beta:g} (client {v['client']}, {v['classes']} classes)"] = (
             v["mu"], v["y"], silhouettes[(q, beta)])
         print(f"Fig. 2 {q} beta={beta:g}: silhouette {silhouettes[(q, beta)]:.3f} over {len(v['y'])} test images")
-    fig = plots.feature_scatter(scatter, "FedCR's Fig. 2: Gaussian means (V = 2) of one client's MNIST test images")
+    fig = figures.feature_scatter(scatter, "FedCR's Fig. 2: Gaussian means (V = 2) of one client's MNIST test images")
     plots.caption(fig, p["profile"], 1, f2["rounds"], note=f"then {f2['epochs']} local epochs at the client shown")
-    plots.save_figure(fig, "fedcr_fig2_features")
+    outputs.save_figure(fig, "fedcr_fig2_features")
     return silhouettes
 
 
@@ -170,7 +171,7 @@ def table9(p: dict, paper) -> dict:
              "total_bits": rs[0].total_bits(), "seeds": len(S["seeds"]), "rounds": t9["rounds"]}
             for (k, lab), rs in table.items()]
     if rows:
-        plots.save_table(rows, "fedcr_table9_nonaggregate")
+        outputs.save_table(rows, "fedcr_table9_nonaggregate")
     return table
 
 
@@ -191,7 +192,7 @@ def seed_systems_table1(p: dict, paper, fedlog) -> dict:
         t1[lab] = sweep.run_many([paper.table1_run(p["profile"], method, sd) for sd in g["seeds"]])
     rows = [{**r, "seeds": len(g["seeds"]), "rounds": g["rounds"]}
             for r in stats.table_rows(t1, fedlog.THRESHOLD["mnist"], reference="FedLog-C")]
-    plots.save_table(rows, "table1_mnist_seed_systems_fedcr")
+    outputs.save_table(rows, "table1_mnist_seed_systems_fedcr")
     return t1
 
 

@@ -401,6 +401,8 @@ def _run_sets():
 
 RUN_SETS = _run_sets()
 
+from . import analysis  # noqa: E402, F401  (computation that is not a run: numeric, fingerprinted)
+from . import figures  # noqa: E402, F401  (FedLog's own figures)
 from . import fig1  # noqa: E402, F401  (notebook 01: its table and claims, as functions)
 from . import dp  # noqa: E402, F401  (notebook 03: its computation, figures and claims, as functions)
 from . import convergence  # noqa: E402, F401  (notebook 05: its figures, tables and claims)

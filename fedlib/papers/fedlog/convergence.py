@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import claims as rules
-from ... import convergence, plots, stats
+from ... import claims as rules, outputs
+from ... import plots, stats
+from .analysis import convergence
+from . import figures
 
 NOTEBOOK = "05_convergence"
 
@@ -40,10 +42,10 @@ def draw(by_dataset: dict, methods: dict, name: str, title: str, spread: str, pr
     """Accuracy against rounds and against bits, per dataset; saved as `name`."""
     shown = {d: {lab: {"method": methods[lab][0], "acc": curves(rs), "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down)}
                  for lab, rs in by_label.items()} for d, by_label in by_dataset.items()}
-    fig = plots.rounds_and_bits(shown, title, spread, verdict)
+    fig = figures.rounds_and_bits(shown, title, spread, verdict)
     any_runs = next(iter(next(iter(by_dataset.values())).values()))
     plots.caption(fig, profile, len(any_runs), any_runs[0].n_rounds)
-    plots.save_figure(fig, name)
+    outputs.save_figure(fig, name)
     return fig
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import claims as rules
+from ... import claims as rules, outputs
 from ... import config, data, dpsgd, models, plots, privacy, stats, sweep
 from ... import experiments as ex
+from . import figures
 
 NOTEBOOK = "03_differential_privacy"
 
@@ -48,7 +49,7 @@ def noise_figure(runs: dict, sizes: dict, profile: str, b: float, delta: float) 
     ax.legend(fontsize=8)
     ax.set_title(f"noise for m={m}, b={b}, delta={delta}, k={k} rounds", fontsize=9)
     plots.caption(fig, profile, "no runs", f"k = {k} rounds", note="the noise each accountant calibrates")
-    plots.save_figure(fig, "dp_sigma")
+    outputs.save_figure(fig, "dp_sigma")
     ratio = np.divide(tight, thm7)
     return f"sigma_tight / sigma_thm7 from {min(ratio):.2f} to {max(ratio):.2f}"
 
@@ -103,10 +104,10 @@ def accuracy_figure(runs: dict, final: dict, profile: str, b: float, delta: floa
                 color="tab:green", ls="-.", marker="s")
         panels[f"{name}, {plots.count(s['rounds'], 'round')}, {plots.count(len(s['seeds']), 'seed')}"] = dict(
             no_dp=100 * float(np.mean(final[(name, "none", "-", np.inf)])), series=series)
-    fig = plots.dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
+    fig = figures.dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
     plots.caption(fig, profile, " / ".join(plots.count(len(s["seeds"]), "seed") for s in runs.values()),
                   " / ".join(plots.count(s["rounds"], "round") for s in runs.values()), note=f"δ = {delta}, b = {b}")
-    plots.save_figure(fig, "fig3_right_dp")
+    outputs.save_figure(fig, "fig3_right_dp")
     return fig
 
 
@@ -127,7 +128,7 @@ def table(runs: dict, final: dict, sizes: dict, b: float, delta: float):
             vals = final.get((name, "formal", "rdp-sgd", e))
             row["acc_formal"] = 100 * float(np.mean(vals)) if vals else float("nan")
             rows.append(row)
-    return plots.save_table(rows, "dp_sigma")
+    return outputs.save_table(rows, "dp_sigma")
 
 
 def recovery(runs: dict, final: dict) -> tuple[dict, list[str]]:

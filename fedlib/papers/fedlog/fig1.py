@@ -3,7 +3,7 @@ functions of the accuracy arrays `synthetic.accuracy_vs_iterations` returns ({me
 local-iteration counts]}}). The claims are tested on made-up arrays (tests/test_fedlog_claims.py)."""
 from __future__ import annotations
 
-from ... import claims as rules
+from ... import claims as rules, outputs
 from ... import plots
 
 METHODS = ["fedlog", "lg_fedavg", "fedproto"]
@@ -15,7 +15,7 @@ def table(acc: dict, iters: list[int]):
              "train_mean": float(acc[m]["train"][:, j].mean()), "train_std": float(acc[m]["train"][:, j].std()),
              "test_mean": float(acc[m]["test"][:, j].mean()), "test_std": float(acc[m]["test"][:, j].std())}
             for m in METHODS for j, e in enumerate(iters)]
-    return plots.save_table(rows, "fig1_accuracy")
+    return outputs.save_table(rows, "fig1_accuracy")
 
 
 def summary(acc: dict, iters: list[int]) -> str:

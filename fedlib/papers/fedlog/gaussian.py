@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ... import claims as rules
+from ... import claims as rules, outputs
 from ... import data, expfam, plots
-from ... import representations as R
+from .analysis import representations as R
 
 NOTEBOOK = "04_gaussian_representations"
 
@@ -25,7 +25,7 @@ def eq9_table() -> float:
             numeric = expfam.log_partition_numeric(eta)
             rows.append({"m": m, "classes": classes, "closed_form": closed, "numerical": numeric,
                          "relative_error": abs(closed - numeric) / abs(numeric)})
-    plots.save_table(rows, "eq9_log_partition")
+    outputs.save_table(rows, "eq9_log_partition")
     return max(r["relative_error"] for r in rows)
 
 
@@ -79,7 +79,7 @@ def normality_study(settings: dict) -> tuple[list[dict], dict]:
                                 "passing_all_samples": overall["passing"],
                                 "passing_within_class": float(np.mean(per_class))})
                 examples[(name, state, layer)] = z.numpy()
-    plots.save_table(results, "fedprof_normality")
+    outputs.save_table(results, "fedprof_normality")
     return results, examples
 
 
@@ -101,7 +101,7 @@ def qq_figure(examples: dict, settings: dict, profile: str):
     fig.tight_layout()
     plots.caption(fig, profile, 1, "centrally trained",
                   note=f"{settings['epochs']} epochs on {settings['train_samples']} images")
-    plots.save_figure(fig, "fedprof_qq")
+    outputs.save_figure(fig, "fedprof_qq")
     return fig
 
 
@@ -120,7 +120,7 @@ def figure_a1(abl: dict, alphas: list, rounds: int, profile: str):
     fig.suptitle("Fig. A.1: local representations after FedLog-C (seed 0; colour: class, o / ^: client 0 / 1)")
     fig.tight_layout()
     plots.caption(fig, profile, 1, rounds)
-    plots.save_figure(fig, "figA1_fedlogc_representations")
+    outputs.save_figure(fig, "figA1_fedlogc_representations")
     return fig
 
 
@@ -143,10 +143,10 @@ def figure_a2(abl: dict, alphas: list, seeds: int, rounds: int, profile: str) ->
     ax.set_title("Fig. A.2: Henze-Zirkler p-values (mean ± SE)", fontsize=9)
     fig.tight_layout()
     plots.caption(fig, profile, seeds, rounds)
-    plots.save_figure(fig, "figA2_hz_pvalues")
+    outputs.save_figure(fig, "figA2_hz_pvalues")
     rows = [{"alpha": a, "p_pooled_mean": float(pooled[:, j].mean()), "p_per_client_mean": float(per_client[:, j].mean()),
              "test_accuracy_mean": 100 * float(abl["test_acc"][:, j].mean())} for j, a in enumerate(alphas)]  # in %
-    plots.save_table(rows, "figA2_hz_pvalues")
+    outputs.save_table(rows, "figA2_hz_pvalues")
     return rows, per_client
 
 

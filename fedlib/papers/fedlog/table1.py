@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import analysis, plots, stats
+from ... import outputs, plots, stats
+from .analysis import crosscheck as feddbe_xcheck
 from ... import claims as rules
 from ... import experiments as ex
 from . import tables
+from . import figures
 
 NOTEBOOK = "02_communication_cost"
 
@@ -55,8 +57,8 @@ def table1(runs: dict, p: dict, fedlog) -> tuple[dict, list]:
         summary[d] = {r["method"]: r for r in rows if r["method"] in p["paper_entries"]}
         print(f"{d}: threshold {fedlog.THRESHOLD[d]:.0%}")
         keep = "method" if p["chosen"] else None  # a run for some methods keeps the other methods' rows
-        plots.save_table(numbers, f"table1_{d}", keep_other=keep)
-        shown.append(plots.save_table(pretty, f"table1_{d}_pretty", keep_other=keep))
+        outputs.save_table(numbers, f"table1_{d}", keep_other=keep)
+        shown.append(outputs.save_table(pretty, f"table1_{d}_pretty", keep_other=keep))
     return summary, shown
 
 
@@ -64,7 +66,7 @@ def bits_per_round(runs: dict):
     """The bits of one (the last) round, from the ledger; saved as comm_bits_per_round."""
     rows = [{"dataset": d, "method": lab, "uplink_bits": rs[0].last("up_bits"), "downlink_bits": rs[0].last("down_bits")}
             for d, by_label in runs.items() for lab, rs in by_label.items()]
-    return plots.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method")) if rows else None
+    return outputs.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method")) if rows else None
 
 
 def accuracy_vs_bits(runs: dict, p: dict, fedlog) -> None:
@@ -73,9 +75,9 @@ def accuracy_vs_bits(runs: dict, p: dict, fedlog) -> None:
     for d, by_label in runs.items():
         curves = {lab: {"method": methods[lab][0], "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down),
                         "acc": np.array([r.curve() for r in rs]) * 100} for lab, rs in by_label.items()}
-        fig = plots.accuracy_vs_bits(curves, fedlog.THRESHOLD[d], f"{d}: mean client accuracy (mean ± SE over seeds)")
+        fig = figures.accuracy_vs_bits(curves, fedlog.THRESHOLD[d], f"{d}: mean client accuracy (mean ± SE over seeds)")
         plots.caption(fig, p["profile"], len(p["table1"][d]["seeds"]), p["table1"][d]["rounds"])
-        plots.save_figure(fig, f"accuracy_vs_bits_{d}")  # the paper profile's name ends in _paper
+        outputs.save_figure(fig, f"accuracy_vs_bits_{d}")  # the paper profile's name ends in _paper
 
 
 def table_a1(results, p: dict, fedlog) -> list:
@@ -90,7 +92,7 @@ def table_a1(results, p: dict, fedlog) -> list:
             by_label = {lab: results(cfgs[i * n:(i + 1) * n]) for i, lab in enumerate(fedlog.TABLE_A1_METHODS)}
             rows, threshold = tables.table_a1(by_label, d, k, len(s["seeds"]), s["rounds"])
             print(f"{d}, {k} classes per client: threshold {threshold:.0%} (every method reaches it in every seed)")
-            shown.append(plots.save_table(rows, f"tableA1_{d}_{k}classes"))
+            shown.append(outputs.save_table(rows, f"tableA1_{d}_{k}classes"))
     return shown
 
 
@@ -110,7 +112,7 @@ def augmentation(results, p: dict, fedlog):
     every = all(r["nearer_the_paper"] == "with" for r in rows)
     print("Table 1 " + ("should use augmentation: every method's paper number is nearer the augmented run" if every
                         else "stays without augmentation: not every method's paper number is nearer the augmented run"))
-    return plots.save_table(rows, "augmentation_ablation", keep_other=("dataset", "method"))
+    return outputs.save_table(rows, "augmentation_ablation", keep_other=("dataset", "method"))
 
 
 def beta_ablation(results, p: dict, fedlog):
@@ -126,19 +128,19 @@ def beta_ablation(results, p: dict, fedlog):
             rows, what = tables.beta_ablation({b: results(cs) for b, cs in wanted.items()}, d, len(s["seeds"]),
                                               s["rounds"])
             print(what)
-            table = plots.save_table(rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
+            table = outputs.save_table(rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
     return table
 
 
 def crosscheck(path) -> None:
     """FedDBE against its authors' code: the paired equivalence test (TOST at 5%) and the curves, per model."""
-    for model in analysis.crosscheck_models(path):
-        curves = analysis.crosscheck_curves(path, model=model)
-        eq = analysis.crosscheck_agreement(curves, bound=analysis.crosscheck_bound(curves))
+    for model in feddbe_xcheck.models(path):
+        curves = feddbe_xcheck.curves(path, model=model)
+        eq = feddbe_xcheck.agreement(curves, bound=feddbe_xcheck.bound_at(curves))
         worst = int(np.argmax(eq.lhs - eq.bound))
         print(f"{model or 'cnn_mnist_nodrop'}: {'passes' if eq.passes else 'fails'}: {eq.equivalent.sum()} of "
               f"{len(eq.equivalent)} evaluations equivalent over {eq.seeds} seeds (paired, TOST at 5%; "
-              f"{analysis.EQUIVALENCE_SEEDS} seeds needed); the worst at evaluation {worst}: mean difference "
+              f"{feddbe_xcheck.EQUIVALENCE_SEEDS} seeds needed); the worst at evaluation {worst}: mean difference "
               f"{eq.mean[worst]:+.2f}, |mean| + t SE {eq.lhs[worst]:.2f} against a bound of "
               f"{np.broadcast_to(eq.bound, eq.lhs.shape)[worst]:.2f}")
         names = {"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib",
@@ -149,8 +151,8 @@ def crosscheck(path) -> None:
                                     ylabel="test accuracy, all samples (%)",
                                     xlabel="evaluation (after this many rounds of training)")
         plots.caption(fig, "crosscheck", eq.seeds, curves["fedlib"].shape[1] - 1, note="SGD 0.005, kappa 50, rho 1")
-        plots.save_figure(fig, "feddbe_crosscheck" + ("" if model in (None, "cnn_mnist_nodrop") else f"_{model}"))
-    if not analysis.crosscheck_models(path):
+        outputs.save_figure(fig, "feddbe_crosscheck" + ("" if model in (None, "cnn_mnist_nodrop") else f"_{model}"))
+    if not feddbe_xcheck.models(path):
         print(f"{path} is missing: run scripts/feddbe_crosscheck.py with a checkout of TsingZ0/DBE")
 
 
@@ -240,7 +242,7 @@ def ranking(ledger, d: str, rows: dict, p: dict, fedlog):
     if tau is not None:
         ledger.record("FedLog", f"Table 1 ({d})", "our ranking by accuracy agrees with the paper's (Kendall tau >= 0.5)",
                       tau, 0.5, "ours >= reference", seeds=len(s["seeds"]), rounds=s["rounds"])
-    return plots.save_table(out, f"table1_{d}_ranking")
+    return outputs.save_table(out, f"table1_{d}_ranking")
 
 
 def record(summary: dict, runs: dict, absent: list, p: dict, fedlog) -> tuple[object, list]:

@@ -1,5 +1,5 @@
 """The tables notebook 02 builds from its runs (FedLog's Table 1, Table A.1 and the ablations), each built once:
-rows of numbers beside the paper's, ready for `plots.save_table`, which writes them and returns them for display.
+rows of numbers beside the paper's, ready for `outputs.save_table`, which writes them and returns them for display.
 `table1` also gives the paper's layout (mean +- SE with Wilcoxon markers, the paper's units)."""
 from __future__ import annotations
 

@@ -2,9 +2,10 @@
 figures/ and returns what it drew (None, having said why, where its runs are not shipped)."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from ... import plots, stats
+from ... import outputs, plots, stats
 from . import analysis
 from .plans import FULL, PROFILES, configs
 from .protocol import METHODS
@@ -24,7 +25,7 @@ def fig1(results, runs: dict, profile: str) -> dict | None:
     fig = plots.accuracy_curves({"MNIST, FedAvg": panel}, "FedProf's Fig. 1: FedAvg's global accuracy under biased "
                                                           "and noisy client data", ylabel="global test accuracy (%)")
     plots.caption(fig, profile, len(S["seeds"]), f1["rounds"], note=f"{S['n_clients']} clients, C = {f1['participation']}")
-    plots.save_figure(fig, "fedprof_fig1_conditions")
+    outputs.save_figure(fig, "fedprof_fig1_conditions")
     return {cond: c["acc"] for cond, c in panel.items()}
 
 
@@ -55,12 +56,12 @@ def table3(results, runs: dict, profile: str, reading: str | None):
     if not rows:
         print(results.missing_note("Table 3 (either reading)"))
         return None
-    table = plots.save_table(rows, "fedprof_table3")
+    table = outputs.save_table(rows, "fedprof_table3")
     fig = plots.accuracy_curves(traces, "FedProf's Fig. 5: global accuracy per round (MNIST with noisy clients)",
                                 ylabel="global test accuracy (%)")
     plots.caption(fig, profile, len(S["seeds"]), f"{S['full_rounds']} (full) / {S['partial_rounds']} (partial) rounds",
                   note=f"{S['n_clients']} clients, lr decay {reading}")
-    plots.save_figure(fig, "fedprof_curves")
+    outputs.save_figure(fig, "fedprof_curves")
     return table
 
 
@@ -74,11 +75,11 @@ def participation(results, runs: dict, profile: str, reading: str | None) -> dic
               for lab in ("FedAvg-RP", "FedProf (partial)")}
     for lab, by_kind in shares.items():
         print(f"{lab:18s} mean selections per client: " + ", ".join(f"{k} {v:.2f}" for k, v in by_kind.items()))
-    fig = plots.grouped_bars({lab: {analysis.KINDS[k]: v for k, v in by_kind.items()} for lab, by_kind in shares.items()},
+    fig = grouped_bars({lab: {analysis.KINDS[k]: v for k, v in by_kind.items()} for lab, by_kind in shares.items()},
                              "rounds taken part in (mean per client)",
                              f"FedProf's Fig. 6: participation by kind of client (C = {C0})")
     plots.caption(fig, profile, 1, S["partial_rounds"], note=f"seed 0, partial aggregation, lr decay {reading}")
-    plots.save_figure(fig, "fedprof_participation")
+    outputs.save_figure(fig, "fedprof_participation")
     return shares
 
 
@@ -94,7 +95,7 @@ def divergence(results, runs: dict, profile: str, reading: str | None) -> dict |
                                 "Mean divergence of the clients' profiles from the server's, by kind of client (not "
                                 "in the paper)", ylabel="mean KL divergence (Eq. 3)")
     plots.caption(fig, profile, 1, S["partial_rounds"], note=f"C = {C0}, alpha = 10, lr decay {reading}")
-    plots.save_figure(fig, "fedprof_div_by_kind")
+    outputs.save_figure(fig, "fedprof_div_by_kind")
     return by_kind
 
 
@@ -111,6 +112,25 @@ def alpha(results, runs: dict, profile: str):
         print(results.missing_note("alpha's sweep"))
     if not best:
         return None
-    return plots.save_table([{"alpha": a, "best_mean": m, "best_se": se, "seeds": len(S["seeds"]),
+    return outputs.save_table([{"alpha": a, "best_mean": m, "best_se": se, "seeds": len(S["seeds"]),
                               "rounds": S["partial_rounds"], "C": C0} for a, (m, se) in sorted(best.items())],
                             "fedprof_alpha")
+
+
+def grouped_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str):
+    """One bar per (series, category): groups[series][category] = value, categories on the x axis (FedProf's Fig. 6:
+    participation per kind of client). Returns the figure."""
+    series = list(groups)
+    categories = list(dict.fromkeys(c for g in groups.values() for c in g))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    width = 0.8 / len(series)
+    x = np.arange(len(categories))
+    for i, name in enumerate(series):
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, [groups[name].get(c, np.nan) for c in categories], width,
+               label=name)
+    ax.set_xticks(x, categories)
+    ax.set(xlabel="kind of client", ylabel=ylabel)
+    ax.legend(fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig

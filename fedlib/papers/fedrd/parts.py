@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import analysis, plots, stats
+from ... import outputs, plots, stats
+from . import analysis
 from ... import claims as rules
 from ... import experiments as ex
 from ...result import MB, Result, compare
 from .claims import after_round_one, final  # the ladder's quantities, the same here
+from . import figures
 
 NOTEBOOK = "07_fedrd_representation_distillation"
 AVERAGING = ("FedAvg", "FedProx", "FedNova")
@@ -64,7 +66,7 @@ def table1(results, p: dict, reported: dict, shown: dict, paper_name: dict):
                          "ledger_MB_total": rs[0].total_bits() / MB})
     rows += [{**row, "uplink_MB_per_client": float("nan"), "ledger_MB_total": float("nan")} for row in
              compare({}, {}, with_std=True, missing=[dict(dataset=shown.get(d, d.upper())) for d in p["missing"]])]
-    return plots.save_table(rows, "fedrd_table1")
+    return outputs.save_table(rows, "fedrd_table1")
 
 
 def curve_figures(results, p: dict, methods: dict, shown: dict, profile: str) -> None:
@@ -74,14 +76,14 @@ def curve_figures(results, p: dict, methods: dict, shown: dict, profile: str) ->
                            for lab, rs in by_label.items()} for d, by_label in curves.items()}
     fig = plots.accuracy_curves(by_round, "FedRD's Fig. 2: mean client accuracy per round (mean ± SE over seeds)")
     plots.caption(fig, profile, len(p["seeds"]), p["rounds"], note=f"ConvNet-{p['width']}, dpc {p['dpc']}")
-    plots.save_figure(fig, "fedrd_curves_rounds")
+    outputs.save_figure(fig, "fedrd_curves_rounds")
     by_mb = {name: {lab: dict(c, x=curves[d][lab][0].uplink_mb()) for lab, c in panel.items()}
              for (d, (name, panel)) in zip(curves, by_round.items())}
     fig = plots.accuracy_curves(by_mb, "FedRD's Fig. 3: accuracy against the uplink (MB per client, cumulative)",
                                 xlabel="uplink per client (MB, cumulative; log scale)", log=True)
     plots.caption(fig, profile, len(p["seeds"]), p["rounds"], note="one marker per round; the ledger's up + down "
                   "totals are in fedrd_table1")
-    plots.save_figure(fig, "fedrd_curves_uplink")
+    outputs.save_figure(fig, "fedrd_curves_uplink")
 
 
 def init_table(results, p: dict, table3: dict, shown: dict):
@@ -92,7 +94,7 @@ def init_table(results, p: dict, table3: dict, shown: dict):
         paper_value = table3[f"{lab}({init})"][0] if d == "fashion_mnist" else float("nan")
         rows.append({"dataset": shown[d], "method": lab, "init": init, "final_mean": m, "final_se": se,
                      "paper_accuracy": paper_value, "seeds": len(cfgs), "rounds": p["sweep_rounds"]})
-    return plots.save_table(rows, "fedrd_table3_init") if rows else None
+    return outputs.save_table(rows, "fedrd_table3_init") if rows else None
 
 
 def dpc_part(results, p: dict, profile: str) -> dict:
@@ -109,8 +111,8 @@ def dpc_part(results, p: dict, profile: str) -> dict:
                                 "FedRD's Fig. 4 stand-in: accuracy against uplink as dpc grows (labels: method)")
     plots.caption(fig, profile, len(p["seeds"]), p["sweep_rounds"],
                   note="dpc " + ", ".join(f"{lab} {sorted(k for ll, k in points if ll == lab)}" for lab in series))
-    plots.save_figure(fig, "fedrd_dpc")
-    plots.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
+    outputs.save_figure(fig, "fedrd_dpc")
+    outputs.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
                        "seeds": len(p["seeds"]), "rounds": p["sweep_rounds"]}
                       for (lab, k), ((m, se), up) in points.items()], "fedrd_dpc")
     return points
@@ -123,7 +125,7 @@ def dim_rows(results, p: dict) -> list[dict]:
              "uplink_MB_per_client": swept(results, p, cfgs)[0].uplink_mb()[-1], "seeds": len(cfgs),
              "rounds": p["sweep_rounds"]} for side, cfgs in sorted(p["sides"].items())]
     if rows:
-        plots.save_table(rows, "fedrd_table4_dims")
+        outputs.save_table(rows, "fedrd_table4_dims")
     else:
         print("part E is", CUT)
     return rows
@@ -141,7 +143,7 @@ def depth_part(results, p: dict, profile: str) -> dict:
                                 "projection depth (3 x 3 convolutions)", "FedRD's Fig. 5 stand-in: accuracy against the "
                                 "projection's depth", log=False)
     plots.caption(fig, profile, len(p["seeds"]), p["sweep_rounds"], note=f"dpc {p['dpc']}, d' = 784")
-    plots.save_figure(fig, "fedrd_proj_depth")
+    outputs.save_figure(fig, "fedrd_proj_depth")
     return acc
 
 
@@ -151,10 +153,10 @@ def toy(settings: dict, profile: str) -> dict:
     paths, fixed = analysis.fednova_toy(centers, taus, lr, rounds)
     gap = {lab: float(np.linalg.norm(path[-1] - centers.mean(0))) for lab, path in paths.items()}
     print("distance from the true minimiser at the end:", {lab: round(g, 4) for lab, g in gap.items()})
-    fig = plots.objective_inconsistency(paths, fixed, centers, "FedNova's claim: normalised averaging removes the "
+    fig = figures.objective_inconsistency(paths, fixed, centers, "FedNova's claim: normalised averaging removes the "
                                         f"bias of unequal local steps (tau = {taus}, lr {lr})")
     plots.caption(fig, profile, "none (deterministic)", rounds, note="exact gradients")
-    plots.save_figure(fig, "fednova_toy")
+    outputs.save_figure(fig, "fednova_toy")
     return gap
 
 

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 import torch
 
-from . import engine
-from .config import Config
-from .experiments import setup
-from .messages import Ledger
-from .progress import tqdm
-from .rounds import run_round
+from .... import engine
+from ....config import Config
+from ....experiments import setup
+from ....messages import Ledger
+from ....progress import tqdm
+from ....rounds import run_round
 
 
 def circle_config(method: str, local_iters: int, seed: int, lr: float = 0.05, rounds: int = 1, n_train: int = 80,
@@ -89,7 +89,7 @@ def compactness_ablation(alphas, seeds, rounds: int = 10, local_iters: int = 10,
     of the representations of each class, both clients pooled (p [seeds, alphas, classes]) and per client
     (p_client [seeds, alphas, clients, classes]), the test accuracy [seeds, alphas], and the final snapshot of the
     first seed for every alpha."""
-    from .stats import henze_zirkler
+    from ....stats import henze_zirkler
 
     p = torch.zeros(len(seeds), len(alphas), 2)
     p_client = torch.zeros(len(seeds), len(alphas), 2, 2)

@@ -17,12 +17,12 @@ from dataclasses import replace
 
 import torch
 
-from . import cache, engine
-from . import experiments as ex
-from .config import Config
-from .messages import Ledger
-from .paths import results_dir
-from .rounds import run_round
+from .... import cache, engine
+from .... import experiments as ex
+from ....config import Config
+from ....messages import Ledger
+from ....paths import results_dir
+from ....rounds import run_round
 
 
 def _group_loss(group: engine.Group, data, params: dict) -> torch.Tensor:

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 from scipy import stats as sps
 
-from . import engine, models
-from .data import ClientData
+from .... import engine, models
+from ....data import ClientData
 
 
 @torch.no_grad()

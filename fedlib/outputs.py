@@ -1,0 +1,123 @@
+"""Where figures and tables go: every figure saved as .png and .pdf, every table as .csv, .md and .tex (by
+pandas), under figures/ (the paper profile's names end in `_paper`), with the code fingerprints and devices of the
+runs behind each table in figures/provenance.json."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import provenance
+from .paths import active_profile, figures_dir
+
+
+def output_name(name: str) -> str:
+    """The file name a figure or table is saved under: in the paper profile it ends in `_paper`, so the paper
+    profile and the quick one never overwrite each other's files (smoke writes under build/smoke/)."""
+    if active_profile() == "paper":
+        return name if name.endswith("_paper") else f"{name}_paper"
+    if name.endswith("_paper"):
+        raise ValueError(f"{name}: names ending in _paper belong to the paper profile, and this is "
+                         f"{active_profile() or 'no profile'}; save it under its plain name")
+    return name
+
+
+def save_figure(fig, name: str) -> list[Path]:
+    """Save as name.png and name.pdf under figures/; the figure must carry its `caption` line."""
+    if not any(" profile · " in t.get_text() for t in fig.texts):
+        raise ValueError(f"{name}: call plots.caption(fig, profile, seeds, rounds) first: every figure says which "
+                         f"profile, seeds and rounds it shows")
+    name = output_name(name)
+    out = figures_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{name}.png", out / f"{name}.pdf"]
+    fig.savefig(paths[0], bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight", metadata={"CreationDate": None})  # same figure, same bytes
+    return paths
+
+
+def _cell(v) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def _value(text: str):
+    """A CSV cell as the number it was written from (int or float), else the text: a table merged with rows read
+    back from its CSV formats them as it formats fresh ones."""
+    if not isinstance(text, str):  # a short row's missing cell (None) stays as it is
+        return text
+    for kind in (int, float):
+        try:
+            value = kind(text)
+        except ValueError:
+            continue
+        if str(value) == text:  # only where writing it back gives the same text ("86.30" stays text)
+            return value
+    return text
+
+
+PROVENANCE = "provenance.json"  # beside the tables: table name -> the code fingerprints and devices of its runs
+
+
+def record_provenance(name: str, made_by: dict) -> Path:
+    """Write `made_by` ({"code", "device"}) for table `name` into figures/provenance.json (read, merged and replaced
+    atomically under a lock): where a table's rows come from, in one file instead of a column on every row, so a
+    rerun that changes no number changes no table."""
+    import fcntl
+    import json
+
+    out = figures_dir()
+    path = out / PROVENANCE
+    with open(out / f".{PROVENANCE}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            known = json.loads(path.read_text()) if path.exists() else {}
+        except ValueError:
+            known = {}  # a damaged sidecar holds no number: start it anew
+        known[name] = made_by
+        tmp = out / f".tmp-{PROVENANCE}"
+        tmp.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n")
+        tmp.replace(path)
+    return path
+
+
+def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = None):
+    """rows: one dict per row, same keys. Returns the table written, as a pandas DataFrame (a notebook cell that ends
+    with it renders it), its files in `.attrs["paths"]`. Writes name.csv, and name.md and name.tex by pandas, under
+    figures/ (a "profile" column is added when the rows have none; the paper profile's names end in `_paper`, see
+    `output_name`). When the notebook has read runs, the fingerprints and devices they were made with (all runs
+    the notebook read so far: a superset of the table's own) go to figures/provenance.json under `name`.
+    `keep_other="dataset"` (or a tuple of columns): rows of the existing name.csv (same columns) whose key is
+    not among the new rows' keep their places (a notebook run on some datasets does not erase the others' rows)."""
+    import csv
+
+    import pandas as pd
+
+    name = output_name(name)
+    out = figures_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    if active_profile() and "profile" not in rows[0]:  # every table says which profile made it
+        rows = [{**r, "profile": active_profile()} for r in rows]
+    cols = list(rows[0])
+    if keep_other and (out / f"{name}.csv").exists():
+        with open(out / f"{name}.csv", newline="") as f:
+            old = [{k: _value(v) for k, v in r.items()} for r in csv.DictReader(f) if list(r) == cols]
+        cols_key = (keep_other,) if isinstance(keep_other, str) else tuple(keep_other)
+        key = lambda r: tuple(str(r[c]) for c in cols_key)  # noqa: E731
+        if len({key(r) for r in rows}) < len(rows):
+            raise ValueError(f"keep_other={keep_other!r} must tell the new rows of {name} apart; add columns to it")
+        merged: dict = {}
+        for r in old:  # one row per key, in the old order (a file written by an older, buggier run may repeat keys)
+            merged.setdefault(key(r), r)
+        merged.update({key(r): r for r in rows})
+        rows = list(merged.values())
+    with open(out / f"{name}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    table = pd.DataFrame(rows, columns=cols)
+    shown = table.map(_cell)  # every number to 4 significant digits, as text, so pandas writes what it is given
+    (out / f"{name}.md").write_text(shown.to_markdown(index=False, disable_numparse=True) + "\n")
+    (out / f"{name}.tex").write_text(shown.to_latex(index=False, escape=True))
+    made_by = provenance.read_so_far()  # the code fingerprints and devices of the runs behind it
+    if made_by:
+        record_provenance(name, made_by)
+    table.attrs["paths"] = [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
+    return table

@@ -1,0 +1,34 @@
+"""What notebook 06 computes that is not a run: FedCR's Fig. 2 views (the Gaussian means of one client's test
+images after it trains on). Numeric: `papers/*/analysis` is in the code fingerprint."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ... import engine, experiments as ex
+
+
+def client_view(alg, client: int, epochs: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """FedCR's Fig. 2, for a trained FedCR `alg`: `client` trains `epochs` more local epochs on Eq. 7, then the
+    Gaussian means mu(x) [n', V] of (up to) its first n test samples, with their labels."""
+    alg.local_training(alg.ctx.rounds, torch.tensor([client]), epochs=epochs)
+    for group, _ in alg.ctx.groups:
+        rows = torch.nonzero(group.clients == client).flatten()
+        if len(rows):
+            part, test = group.subset(rows), alg.ctx.fed.test.select([client])
+            mu, _ = part.model.gaussian(engine.features(part, test))
+            count = min(n, int(test.counts[0]))
+            return mu[0, :count].cpu(), test.y[0, :count].cpu()
+    raise ValueError(f"client {client} is not in this federation of {alg.population.n_clients} clients")
+
+
+def fig2_view(cfg, epochs: int, points: int) -> dict:
+    """FedCR's Fig. 2 for one run: train `cfg` (V = 2), then the client holding the most classes (n1: the first,
+    as every client holds the same number) trains `epochs` more local epochs, and the Gaussian means of (up to)
+    `points` of its test images are returned with their labels (numpy), the client and its number of classes."""
+    ctx, alg, _ = ex.run_live(cfg)
+    train = ctx.fed.train
+    held = np.array([len(np.unique(train.y[c, :int(train.counts[c])].cpu())) for c in range(train.n_clients)])
+    client = int(held.argmax())
+    mu, y = client_view(alg, client, epochs, points)
+    return dict(client=client, classes=int(held[client]), mu=mu.numpy(), y=y.numpy())

@@ -1,0 +1,7 @@
+"""FedLog's computation that is not a run of one configuration: Fig. 1's synthetic rounds (`synthetic`), Thms. 3-5
+measured (`convergence`), the Gaussian-representation checks of Sec. 3.4 and FedProf's Props. 1-2
+(`representations`), and the FedDBE cross-check's rule (`crosscheck`). Everything under a paper's `analysis` is
+numeric code: the code fingerprint covers it (`provenance.numeric_modules`)."""
+from . import convergence, crosscheck, representations, synthetic
+
+__all__ = ["convergence", "crosscheck", "representations", "synthetic"]

@@ -1,0 +1,86 @@
+"""The FedDBE cross-check's curves and rule (scripts/feddbe_crosscheck.py writes them, notebook 02 reads them):
+our FedDBE against its authors' code on the same clients and seeds, judged by a paired equivalence test."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats as st
+
+
+def curves(path, model: str | None = None) -> dict:
+    """scripts/feddbe_crosscheck.py's CSV as curves: side ("fedlib", "authors") -> accuracy in % [seeds, evaluations]
+    (empty if the file is missing). A CSV with a `model` column holds one set of curves per model: `model` picks
+    one (None: the only one there, or the rows of a CSV without the column)."""
+    if not Path(path).exists():
+        return {}
+    sides: dict[str, dict[int, list[float]]] = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            if model is not None and row.get("model", model) != model:
+                continue
+            sides.setdefault(row["side"], {}).setdefault(int(row["seed"]), []).append(100 * float(row["acc_all"]))
+    return {side: np.array([c for _, c in sorted(by_seed.items())]) for side, by_seed in sides.items()}
+
+
+def models(path) -> list:
+    """The models a cross-check CSV holds curves of ([None] for a file without a `model` column, [] if missing)."""
+    if not Path(path).exists():
+        return []
+    with open(path) as f:
+        return sorted({row.get("model") for row in csv.DictReader(f)}, key=str)
+
+
+EQUIVALENCE_POINTS = 1.0  # the cross-check's equivalence bound, in accuracy points
+EQUIVALENCE_SEEDS = 5  # the fewest seeds on which the cross-check may pass
+
+
+class Equivalence(NamedTuple):
+    """The paired equivalence test of the cross-check at every evaluation (points of accuracy, fedlib minus the
+    authors', per seed paired: the same seed gives both sides the same clients and initial weights)."""
+    passes: bool  # every evaluation equivalent, over at least `EQUIVALENCE_SEEDS` seeds
+    equivalent: np.ndarray  # [evaluations] bool: bound_lhs <= bound
+    mean: np.ndarray  # [evaluations] mean paired difference
+    se: np.ndarray  # [evaluations] its standard error
+    lhs: np.ndarray  # [evaluations] |mean| + t(0.95, n-1) * SE: the edge of the 90% interval farthest from 0
+    bound: float | np.ndarray  # points, one for all or one per evaluation
+    seeds: int
+
+
+def _edge(d: np.ndarray) -> np.ndarray:
+    """|mean| + t(0.95, n-1) SE of per-seed differences d [seeds, evaluations], per evaluation."""
+    n = len(d)
+    if n < 2:
+        return np.full(d.shape[1], np.inf)
+    return np.abs(d.mean(0)) + st.t.ppf(0.95, n - 1) * d.std(0, ddof=1) / np.sqrt(n)
+
+
+def bound_at(curves: dict, floor: float = EQUIVALENCE_POINTS) -> np.ndarray:
+    """The equivalence bound at each evaluation: `floor` points, or, where the curves hold the authors' code run a
+    second time per seed on another random stream ("authors_stream2": dropout masks cannot be paired between two
+    codes), the larger of `floor` and that noise floor's |mean| + t SE."""
+    evaluations = curves["authors"].shape[1]
+    if "authors_stream2" not in curves:
+        return np.full(evaluations, floor)
+    return np.maximum(floor, _edge(curves["authors_stream2"] - curves["authors"]))
+
+
+def agreement(curves: dict, bound: float | np.ndarray = EQUIVALENCE_POINTS,
+                         min_seeds: int = EQUIVALENCE_SEEDS) -> Equivalence:
+    """The cross-check's rule, a paired equivalence test (two one-sided t-tests at 5%, TOST): at each evaluation
+    the per-seed differences d (fedlib minus the authors', in points) must satisfy |mean d| + t(0.95, n-1) SE(d)
+    <= `bound`, i.e. the 90% interval of the mean paired difference lies inside +-bound. The cross-check passes when
+    every evaluation does, over at least `min_seeds` seeds (with fewer it cannot pass, whatever the curves)."""
+    ours, theirs = curves["fedlib"], curves["authors"]
+    if ours.shape != theirs.shape:
+        raise ValueError(f"the cross-check pairs seed by seed and evaluation by evaluation: fedlib's curves are "
+                         f"{ours.shape}, the authors' {theirs.shape}")
+    n = len(ours)
+    d = ours - theirs
+    mean = d.mean(0)
+    se = d.std(0, ddof=1) / np.sqrt(n) if n > 1 else np.full_like(mean, np.inf)
+    lhs = _edge(d)
+    ok = lhs <= bound
+    return Equivalence(bool(ok.all()) and n >= min_seeds, ok, mean, se, lhs, bound, n)
