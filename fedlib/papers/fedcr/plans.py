@@ -1,0 +1,100 @@
+"""Notebook 06's profiles and each part's runs; RUN_SETS: what scripts/paper_runs.py computes and packs."""
+from __future__ import annotations
+
+from .protocol import BETA, DITTO_LAM, ROUNDS, config
+
+
+TINY = dict(n_clients=10, participation=0.5, local_epochs=1, train_fraction=0.01)
+PROFILES = {  # notebook 06, per profile (its parts; see the notebook)
+    "smoke": dict(model=dict(width=64, dim=8), samples=(2, 2), seeds=[0], rounds=2, over=TINY,
+                  columns=[("fashion_mnist", "n1")], ditto_grid=[0.1],
+                  dims=[2, 8], betas=[0.0, 5e-4], beta_sets=["fashion_mnist"],
+                  fig2=dict(rounds=2, epochs=1, points=100, over=TINY),
+                  table9=dict(ks=[3], rounds=2), table1=dict(seeds=[0], rounds=2,
+                                                              over=dict(n_clients=10, train_fraction=0.02,
+                                                                        local_epochs=1))),
+    "quick": dict(model=dict(width=256, dim=64), samples=(4, 8), seeds=[0], rounds=20,
+                  over=dict(train_fraction=0.1),  # 10% of the pool: 49 train / 21 test images per client
+                  columns=[("fashion_mnist", "n1"), ("fashion_mnist", "n2"), ("mnist", "n1"), ("mnist", "n2")],
+                  ditto_grid=[0.001, 0.01, 0.1, 1.0], dims=[2, 4, 16, 64], betas=[0.0, 5e-4, 5e-3],
+                  beta_sets=["fashion_mnist"],  # quick: FashionMNIST only (the paper profile adds MNIST)
+                  fig2=dict(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.2)),
+                  table9=dict(ks=[5, 7], rounds=20), table1=dict(seeds=[0], rounds=5, over={})),
+    "paper": dict(  # Ditto: the paper's lambda per column (DITTO_LAM), no grid; rounds per dataset (ROUNDS)
+        model=dict(width=1024, dim=512), samples=(18, 18), seeds=[0, 1, 2], rounds=ROUNDS, over={},
+        columns=[(d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")],
+                  ditto_grid=[], dims=[2, 4, 8, 16, 32, 64, 128, 256, 512],
+                  betas=[0.0, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2], beta_sets=["fashion_mnist", "mnist"],
+                  fig2=dict(rounds=20, epochs=10, points=200, over={}),
+                  table9=dict(ks=[3, 5, 7], rounds=250), table1=dict(seeds=list(range(5)), rounds=100, over={})),
+}  # rounds: one number, or Table 4's per dataset (rounds_of)
+
+
+def rounds_of(profile: str, dataset: str) -> int:
+    """The rounds of `profile`'s runs on `dataset` (the paper profile: Table 4's, per dataset)."""
+    r = PROFILES[profile]["rounds"]
+    return r[dataset] if isinstance(r, dict) else r
+
+
+def rounds_label(profile: str, datasets=None) -> str:
+    """What a caption says of the rounds: "20", or "250 (fashion_mnist), 500 (mnist)" where they differ."""
+    r = PROFILES[profile]["rounds"]
+    if not isinstance(r, dict):
+        return str(r)
+    return ", ".join(f"{r[d]} ({d})" for d in (datasets or r))
+
+
+def run(profile: str, dataset: str, label: str, part: str, seed: int, dim: int | None = None,
+        beta: float | None = None, lam: float | None = None, rounds: int | None = None, **over):
+    """One run of notebook 06 (FedCR's protocol) at `profile`'s model size (PROFILES); `dim`, `beta` (FedCR)
+    and `lam` (Ditto; default the paper's for the column, DITTO_LAM) override."""
+    S = PROFILES[profile]
+    options = {}
+    if label.startswith("FedCR"):
+        options = dict(train_samples=S["samples"][0], eval_samples=S["samples"][1])
+        if beta is not None or (dataset, part) in BETA:
+            options["beta"] = BETA[(dataset, part)] if beta is None else beta
+    if label == "Ditto":
+        options["lam"] = DITTO_LAM[(dataset, part)] if lam is None else lam
+    m = S["model"]
+    return config(dataset, label, part, seed=seed, rounds=rounds or rounds_of(profile, dataset), width=m["width"],
+                  dim=dim or m["dim"], options=options, **{**S["over"], **over})
+
+
+def table1_run(profile: str, method: str, seed: int):
+    """Notebook 06's part G: FedCR or FedCR-NA in FedLog's MNIST Table 1 setting, Table A.2's CNN with a Gaussian
+    layer."""
+    from ..fedlog import paper_config
+
+    S = PROFILES[profile]
+    g = S["table1"]
+    return paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=seed, rounds=g["rounds"],
+                        options=dict(train_samples=S["samples"][0], eval_samples=S["samples"][1]), **g["over"])
+
+
+TABLE2_LABELS = ["FedCR", "FedAvg", "Ditto", "FedRep"]  # FedRep: the strongest other baseline of the paper's
+# FashionMNIST rows (89.78 n1, 88.90 n2); Ditto at the paper's lambda for the column (DITTO_LAM)
+
+
+def _table2_runs(part, seeds):
+    return [(lab, run("paper", "fashion_mnist", lab, part, s)) for s in seeds for lab in TABLE2_LABELS]
+
+
+def _table9_runs(seeds):
+    t9 = PROFILES["paper"]["table9"]
+    return [(f"{lab} k={k}", run("paper", "fashion_mnist", lab, "n1", s, classes=k, rounds=t9["rounds"]))
+            for k in t9["ks"] for s in seeds for lab in ("FedCR-NA", "Local")]
+
+
+def _run_sets():
+    from functools import partial
+
+    from ..runset import RunSet
+
+    nb = "06_fedcr_common_representation"
+    return [RunSet(f"fedcr_table2_{part}", nb, partial(_table2_runs, part), where=("Table 2",),
+                   deviations="FashionMNIST only; FedCR, FedAvg(-FT), Ditto and FedRep") for part in ("n1", "n2")] + \
+        [RunSet("fedcr_table9", nb, _table9_runs, where=("Table 9",), deviations="FashionMNIST for CIFAR-10")]
+
+
+RUN_SETS = _run_sets()

@@ -1,0 +1,266 @@
+"""Notebooks 01-05's profiles and each part's runs, declared once; RUN_SETS: what scripts/paper_runs.py computes and
+packs."""
+from __future__ import annotations
+
+from .protocol import (
+    DP_B, DP_DELTA, EXTRA_METHODS, FEDDBE_KAPPA_GRID, PAPER_SETTINGS, TABLE1_METHODS, TABLE_A1_METHODS,
+    paper_config, table1_config)
+
+
+# Each notebook's settings per profile (smoke / quick / paper); `papers.settings(TABLE, profile)` hands a notebook
+# its own copy. Notebook 01: Fig. 1's seeds and local-iteration counts.
+SYNTHETIC_PROFILES = {
+    "smoke": dict(seeds=[0, 1], iters=[1, 5, 10], shown_iters=10),
+    "quick": dict(seeds=list(range(6)), iters=list(range(1, 31)), shown_iters=10),
+    "paper": dict(seeds=list(range(6)), iters=list(range(1, 31)), shown_iters=10),
+}
+
+# Notebook 02: Table 1, Table A.1 and two ablations (augmentation, FedLog-C's beta).
+TABLE1_COMPETITIVE = ["FedAvg", "LG-FedAvg 1", "FedProto", "FedLog", "FedLog-C"]
+AUGMENTED = ["FedAvg", "FedBabu", "FedLog", "FedLog-C"]  # the augmentation ablation's methods
+BETAS = [0.01, 0.1]  # FedLog-C's separation weight in the beta ablation (alpha is 0.01); 0 is Table 1's FedLog-C
+_SMALL = dict(n_clients=10, train_fraction=0.02, local_epochs=1)
+_T1, _ALL = list(TABLE1_METHODS), list(TABLE1_METHODS) + list(EXTRA_METHODS)
+TABLE1_PROFILES = {
+    "smoke": dict(table1={"mnist": dict(methods=_ALL, seeds=[0, 1], rounds=2, over=_SMALL)},
+                  tableA1={("mnist", 3): dict(seeds=[0, 1], rounds=2, over=_SMALL)},
+                  augment={"mnist": dict(seeds=[0], rounds=2, over=_SMALL)},
+                  beta={"mnist": dict(seeds=[0, 1], rounds=2, over=_SMALL)}),
+    # quick (25 minutes on two cores): 40 rounds, because the slow starters (FedDBE, LG-FedAvg 2, FedRep 1) rank low
+    # after 10 or 20, and one seed, because a 40-round MNIST run costs about 3 CPU minutes. On the paper setting's runs
+    # (2 seeds x 100 rounds) seed 0's first 40 rounds rank the twelve methods with Kendall tau 0.88 and no discordant
+    # pair beyond 2 standard errors there (both seeds: 0.88; seed 0 after 30 rounds: 0.85, after 20: 0.79)
+    "quick": dict(table1={"mnist": dict(methods=_T1, seeds=[0], rounds=40, over={}),
+                          "fashion_mnist": dict(methods=TABLE1_COMPETITIVE, seeds=[0, 1], rounds=5, over={})},
+                  tableA1={("mnist", 3): dict(seeds=[0], rounds=10, over={}),
+                           ("mnist", 5): dict(seeds=[0], rounds=10, over={})},
+                  augment={"mnist": dict(seeds=[0], rounds=40, over={})},  # a reduced version: 1 seed, 40 rounds
+                  beta={"mnist": dict(seeds=[0], rounds=40, over={})}),  # 1 seed; the paper profile runs 2
+    "paper": dict(table1={"mnist": dict(methods=_ALL, seeds=list(range(10)), rounds=100, over={}),
+                          "fashion_mnist": dict(methods=_ALL, seeds=list(range(5)), rounds=100, over={}),
+                          "cifar10": dict(methods=_ALL, seeds=list(range(10)), rounds=100, over={}),
+                          "cifar100": dict(methods=_ALL, seeds=list(range(10)), rounds=150, over={})},
+                  tableA1={(d, k): dict(seeds=list(range(10)), rounds=100 if d != "cifar100" else 150, over={})
+                           for d, k in [("mnist", 3), ("mnist", 5), ("cifar10", 3), ("cifar10", 5), ("cifar100", 5)]},
+                  augment={"mnist": dict(seeds=[0, 1, 2], rounds=100, over={})},
+                  beta={"mnist": dict(seeds=[0, 1], rounds=40, over={})}),  # the fidelity issue's setting
+}
+TABLE1_PARTS = "table1,tableA1,augment,beta"
+
+
+def chosen_datasets(env=None) -> list[str]:
+    """Notebook 02's FEDLIB_DATASETS: only these datasets (empty: every one present)."""
+    import os
+
+    return [d for d in (os.environ if env is None else env).get("FEDLIB_DATASETS", "").split(",") if d]
+
+
+def chosen_methods(env=None) -> list[str]:
+    """Notebook 02's FEDLIB_METHODS: the Table 1 rows to remake (empty: every one); an unknown label is refused."""
+    import os
+
+    env = os.environ if env is None else env
+    chosen = [m.strip() for m in env.get("FEDLIB_METHODS", "").split(",") if m.strip()]
+    unknown = set(chosen) - set(_ALL)
+    if unknown:
+        raise ValueError(f"FEDLIB_METHODS: unknown {sorted(unknown)}; choose from {_ALL}")
+    return chosen
+
+
+def table1_settings(profile: str, env=None) -> dict:
+    """Notebook 02's settings at `profile`, narrowed by its knobs (environment variables, see the notebook's first
+    cell): FEDLIB_DATASETS ("mnist,..."; default every one), FEDLIB_SEEDS (> 0: this many seeds for the tables; the
+    paper profile's default is 10 on a GPU, 5 on a CPU), FEDLIB_PARTS (which parts to remake; the others keep their
+    files) and FEDLIB_METHODS (only these Table 1 rows). Unknown parts or methods are refused, naming the valid ones."""
+    import copy
+    import os
+
+    from ...knobs import check_one
+
+    env = os.environ if env is None else env
+    if profile not in TABLE1_PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(TABLE1_PROFILES)}")
+    for knob in ("FEDLIB_DATASETS", "FEDLIB_SEEDS", "FEDLIB_PARTS", "FEDLIB_METHODS"):
+        if env.get(knob, ""):  # before anything is built: a typo is refused by name, never a silent empty run
+            check_one(knob, env[knob])
+    chosen_methods(env)  # an unknown Table 1 row, by name
+    S = copy.deepcopy(TABLE1_PROFILES[profile])
+    seeds = int(env.get("FEDLIB_SEEDS", "0") or 0)
+    if seeds == 0 and profile == "paper":  # 10 seeds as the paper; 5 (the fewest that can give a marker) on a CPU
+        import torch
+
+        seeds = 10 if torch.cuda.is_available() else 5
+    if seeds:  # the tables' seeds; the ablations keep their own
+        for part in ("table1", "tableA1"):
+            for s in S[part].values():
+                s["seeds"] = list(range(seeds))
+    only = chosen_datasets(env)
+    for part in S.values():
+        for key in [k for k in part if only and (k[0] if isinstance(k, tuple) else k) not in only]:
+            del part[key]
+    chosen = chosen_methods(env)
+    if chosen:
+        for s in S["table1"].values():
+            s["methods"] = [m for m in s["methods"] if m in chosen]
+    parts = env.get("FEDLIB_PARTS", TABLE1_PARTS).split(",")
+    bad = set(parts) - set(S)
+    if bad:
+        raise ValueError(f"FEDLIB_PARTS: unknown {sorted(bad)}; choose from {', '.join(S)}")
+    for part in list(S):
+        if part not in parts:
+            S[part] = {}
+    return S
+
+
+# Notebook 03: DP. formal: the formal variant's epsilon grid, DP-SGD noise multiplier z and clip norm C.
+_DP_SMALL = dict(n_clients=10, train_fraction=0.01, local_epochs=1)
+DP_PROFILES = {
+    "smoke": dict(runs={"mnist": dict(eps=[1.0, 50.0], seeds=[0], rounds=2, tight=True, over=_DP_SMALL,
+                                      formal=dict(eps=[50.0], z=2.0, clip=1.0, seeds=[0]))}),
+    "quick": dict(runs={"mnist": dict(eps=[0.5, 2.0, 5.0, 20.0, 50.0], seeds=[0], rounds=5, tight=True, over={},
+                                      formal=dict(eps=[20.0, 50.0], z=2.0, clip=1.0, seeds=[0])),
+                        "fashion_mnist": dict(eps=[0.5, 5.0, 50.0], seeds=[0], rounds=2, tight=False, over={})}),
+    "paper": dict(runs={"mnist": dict(eps=[0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0], seeds=list(range(5)),
+                                      rounds=100, tight=True, over={},
+                                      formal=dict(eps=[10.0, 20.0, 50.0], z=5.0, clip=1.0, seeds=[0, 1, 2])),
+                        "fashion_mnist": dict(eps=[0.1, 0.5, 1.0, 5.0, 10.0, 50.0], seeds=list(range(5)), rounds=100,
+                                              tight=True, over={}),
+                        "cifar10": dict(eps=[0.1, 0.5, 1.0, 5.0, 10.0, 50.0], seeds=list(range(5)), rounds=100,
+                                        tight=True, over={})}),
+}
+
+# Notebook 04: the Gaussian representations (Sec. 3.1's assumption, checked).
+GAUSSIAN_PROFILES = {
+    "smoke": dict(train_samples=1000, epochs=1, test_samples=200, alphas=[0.0, 0.01, 0.1], seeds=[0, 1], rounds=3,
+                  datasets=["mnist"]),
+    "quick": dict(train_samples=6000, epochs=2, test_samples=500, alphas=[0.0, 0.001, 0.003, 0.01, 0.03, 0.1],
+                  seeds=list(range(5)), rounds=10, datasets=["mnist", "fashion_mnist"]),
+    "paper": dict(train_samples=60000, epochs=3, test_samples=500, alphas=[0.0, 0.001, 0.003, 0.01, 0.03, 0.1],
+                  seeds=list(range(5)), rounds=10, datasets=["mnist", "fashion_mnist"]),
+}
+
+# Notebook 05: convergence (Fig. 2, Fig. 3 and Thm. 7's step sizes).
+CONVERGENCE_METHODS = {"FedLog": ("fedlog", {}), "FedLog-C": ("fedlog_c", {}),
+                       "LG-FedAvg 1": ("lg_fedavg", {"global_layers": 1}), "FedProto": ("fedproto", {})}
+_MANY_SMALL = dict(n_clients=100, classes_per_client=2, train_fraction=0.05)  # 30 training samples per client
+CONVERGENCE_PROFILES = {
+    "smoke": dict(fig2=dict(seeds=[0, 1], rounds=2, cap=3, over=dict(n_clients=10, train_fraction=0.02)),
+                  fig3=dict(seeds=[0, 1], rounds=2, over=dict(n_clients=10, train_fraction=0.02, local_epochs=1)),
+                  thm=dict(rounds=2, steps=[0.003, 3.0], over=dict(n_clients=6, train_fraction=0.01, local_epochs=1))),
+    "quick": dict(fig2=dict(seeds=[0, 1], rounds=3, cap=10, over=_MANY_SMALL),
+                  fig3=dict(seeds=[0, 1, 2], rounds=4, over={}),
+                  thm=dict(rounds=4, steps=[0.003, 0.01, 0.03, 0.3, 3.0],
+                           over=dict(n_clients=10, train_fraction=0.01, local_epochs=1))),
+    "paper": dict(fig2=dict(seeds=list(range(10)), rounds=20, cap=50, over=_MANY_SMALL),
+                  fig3=dict(seeds=list(range(10)), rounds=100, over={}),
+                  thm=dict(rounds=20, steps=[0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 3.0],
+                           over=dict(n_clients=20, train_fraction=0.02, local_epochs=1))),
+}
+
+
+# The runs of notebooks 03 and 05, built here once: the notebooks, scripts/paper_runs.py and the cost table read them.
+def dp_configs(dataset: str, s: dict) -> list:
+    """Notebook 03's runs on `dataset` at its settings `s` (DP_PROFILES[profile]["runs"][dataset]): FedLog without
+    DP, the formal variant over its epsilon grid, and central and local DP over the grid (with the tighter accountant
+    beside Thm. 7's where `s["tight"]`)."""
+    base = dict(rounds=s["rounds"], **s["over"])
+    out = [paper_config(dataset, "fedlog", seed=sd, **base) for sd in s["seeds"]]
+    f = s.get("formal")
+    for e in f["eps"] if f else []:
+        opts = {"dp": "formal", "epsilon": e, "delta": DP_DELTA, "clip_b": DP_B, "sgd_noise": f["z"],
+                "sgd_clip": f["clip"]}
+        out += [paper_config(dataset, "fedlog", seed=sd, options=opts, **base) for sd in f["seeds"]]
+    for mode in ("central", "local"):
+        for acct in ("thm7", "rdp") if s["tight"] else ("thm7",):
+            for e in s["eps"]:
+                opts = {"dp": mode, "epsilon": e, "delta": DP_DELTA, "clip_b": DP_B, "accountant": acct}
+                out += [paper_config(dataset, "fedlog", seed=sd, options=opts, **base) for sd in s["seeds"]]
+    return out
+
+
+def fig2_configs(dataset: str, s: dict) -> dict:
+    """Notebook 05's Fig. 2 runs on `dataset` (label -> one Config per seed): every client trained to its local
+    optimum (at most `s["cap"]` epochs) before every aggregation; LEAF data in their own setting, the others in MNIST's
+    client setting with `s["over"]`."""
+    from ... import leaf
+    from ...config import Config
+
+    over = dict(lr=1e-3, batch_size=10) if dataset in leaf.LEAF_DATASETS else {**PAPER_SETTINGS["mnist"], **s["over"]}
+    over = {k: v for k, v in over.items() if k != "rounds"}
+    return {lab: [Config(method=m, dataset=dataset, options=o, seed=sd, rounds=s["rounds"], local_optimum=True,
+                         **{**over, "local_epochs": s["cap"]}) for sd in s["seeds"]]
+            for lab, (m, o) in CONVERGENCE_METHODS.items()}
+
+
+def fig3_configs(dataset: str, s: dict) -> dict:
+    """Notebook 05's Fig. 3 left runs on `dataset` (label -> one Config per seed): flexible architectures (half the
+    clients with the smaller body), FashionMNIST in MNIST's client setting."""
+    from ...config import Config
+
+    base = PAPER_SETTINGS["mnist" if dataset == "fashion_mnist" else dataset]
+    model = "cnn_cifar_flexible" if dataset.startswith("cifar") else "cnn_mnist_flexible"
+    return {lab: [Config(method=m, dataset=dataset, options=o, seed=sd, model=model, same_init=False,
+                         **{**base, "rounds": s["rounds"], **s["over"]}) for sd in s["seeds"]]
+            for lab, (m, o) in CONVERGENCE_METHODS.items()}
+
+
+def table_a1_configs(dataset: str, k: int, s: dict) -> list:
+    """Notebook 02's Table A.1 runs: its methods with `k` classes per client."""
+    return [table1_config(dataset, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
+            for lab in TABLE_A1_METHODS for sd in s["seeds"]]
+
+
+# Each notebook part's runs at the paper profile, as scripts/paper_runs.py computes and packs them and as claims.md
+# counts them (`fedlib.papers.runset`).
+def _table1_runs(seeds, augment=False):
+    labels = AUGMENTED if augment else list(TABLE1_METHODS) + list(EXTRA_METHODS)
+    extra = dict(augment=True) if augment else {}
+    return [(lab, table1_config("mnist", lab, seed=s, **extra)) for s in seeds for lab in labels]
+
+
+def _table_a1_runs(seeds):
+    S = TABLE1_PROFILES["paper"]["tableA1"]
+    labels = [lab for lab in TABLE_A1_METHODS for _ in seeds]  # table_a1_configs' order
+    return [(f"{lab} k={k}", c) for (d, k), s in S.items() if d == "mnist"
+            for lab, c in zip(labels, table_a1_configs(d, k, {**s, "seeds": seeds}))]
+
+
+def _dp_runs(dataset, seeds):
+    s = DP_PROFILES["paper"]["runs"][dataset]
+    s = {**s, "seeds": seeds, **({"formal": {**s["formal"], "seeds": [x for x in seeds if x in s["formal"]["seeds"]]}}
+                                 if s.get("formal") else {})}
+    return [(f"{c.options.get('dp', 'no DP')} eps={c.options.get('epsilon', '-')} "
+             f"{c.options.get('accountant', '')}".strip(), c) for c in dp_configs(dataset, s)]
+
+
+def _convergence_runs(part, seeds):
+    S = CONVERGENCE_PROFILES["paper"]["fig3" if part == "fig3_left" else "fig2"]
+    build = fig3_configs if part == "fig3_left" else fig2_configs
+    return [(f"{lab} {d}", c) for d in ("mnist", "fashion_mnist") for lab, cs in build(d, {**S, "seeds": seeds}).items()
+            for c in cs]
+
+
+def _kappa_runs(seeds):  # seed 0 only: a probe of FedDBE's kappa in Table 1's Adam regime
+    return [(f"kappa {k:g}", table1_config("mnist", next(iter(EXTRA_METHODS)), seed=0, options={"kappa": k}))
+            for k in FEDDBE_KAPPA_GRID]
+
+
+def _run_sets():
+    from ..runset import RunSet
+
+    comm, private, conv = "02_communication_cost", "03_differential_privacy", "05_convergence"
+    return [RunSet("table1", comm, _table1_runs, seeds=tuple(range(5)), where=("Table 1",), archive="table1_mnist_paper",
+                   deviations="MNIST only (CIFAR-10/100 not to be had here)"),
+            RunSet("tableA1", comm, _table_a1_runs, where=("Table A.1",), deviations="MNIST only"),
+            RunSet("augment", comm, lambda seeds: _table1_runs(seeds, augment=True), seeds=tuple(range(5)),
+                   where=("Table 1 (augmentation)",), archive="augment_mnist_paper"),
+            RunSet("dp", private, lambda seeds: _dp_runs("mnist", seeds), where=("Fig. 3 right", "Thm. 7")),
+            RunSet("dp_fashion_mnist", private, lambda seeds: _dp_runs("fashion_mnist", seeds),
+                   where=("Fig. 3 right", "Thm. 7")),
+            RunSet("fig3_left", conv, lambda seeds: _convergence_runs("fig3_left", seeds), where=("Fig. 3 left",),
+                   deviations="MNIST and FashionMNIST for CIFAR-100"),
+            RunSet("fig2", conv, lambda seeds: _convergence_runs("fig2", seeds), where=("Fig. 2",)),
+            RunSet("feddbe_kappa", comm, _kappa_runs, seeds=(0,), where=("Table 1 (FedDBE's kappa)",))]
+
+
+RUN_SETS = _run_sets()
