@@ -157,3 +157,28 @@ def test_table1_claims_pick_their_rivals_and_reproduce_at_two_precisions():
     assert len(t.reproduced(ledger, "mnist", "FedLog-C", rows["FedLog-C"], 98.41, 0.07, 1, 40)) == 1  # no SE: coarse
     assert t.reproduced(ledger, "mnist", "FedLog-C", {**rows["FedLog-C"], "accuracy_mean": 97.8}, 98.41, 0.07, 3,
                         100)[1] == rules.FAILS
+
+
+def test_table1_markers_agree_only_where_our_exact_test_gives_the_papers_marker():
+    """Each marker of the paper's Table 1 is a row: a marked entry holds when our one-tailed exact Wilcoxon p in its
+    direction is below the caption's level, an unmarked one when neither direction's is; with too few seeds to reach
+    the level the row says so (5 seeds: smallest p 1/32); equal seeds are dropped and said."""
+    from fedlib.papers.fedlog import table1 as t
+
+    ref = [98.4 + 0.01 * i for i in range(10)]
+    runs = {"FedLog-C": _seeds(ref),
+            "Worse": _seeds([r - 1.0 - 0.01 * i for i, r in enumerate(ref)]),  # lower on every seed: p = 1/1024
+            "Mixed": _seeds([r + (0.2 if i % 2 else -0.2) for i, r in enumerate(ref)]),  # no effect
+            "Better": _seeds([r + 0.5 + 0.01 * i for i, r in enumerate(ref)])}
+    paper = {"Worse": ("⇓", ""), "Mixed": ("⇓", ""), "Better": ("", "")}
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    got = t.markers(ledger, "Table 1 (mnist)", runs, 0.5, paper, 0.01, 100)
+    # Worse: accuracy marked and lower (holds); Mixed: marked but no effect (fails); Better: unmarked but higher
+    # (fails); every communication cost is equal on every seed (unmarked: holds, with the ties said)
+    assert got == [rules.HOLDS, rules.HOLDS, rules.FAILS, rules.HOLDS, rules.FAILS, rules.HOLDS]
+    assert abs(ledger.rows[0].ours - 1 / 1024) < 1e-12 and "⇓" in ledger.rows[0].claim
+    assert "10 of 10 seeds equal" in ledger.rows[1].note
+    few = {k: v[:5] for k, v in runs.items()}
+    short = rules.ClaimsLedger("02_test", "paper")
+    assert set(t.markers(short, "Table 1 (mnist)", few, 0.5, paper, 0.01, 100)) == {rules.MISSING}
+    assert "1/2^5" in short.rows[0].note and "needs 7" in short.rows[0].note

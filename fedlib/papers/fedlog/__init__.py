@@ -6,7 +6,9 @@ claims as functions (`fig1`, `table1` with `tables`, `dp`, `gaussian`, `converge
 from __future__ import annotations
 
 from . import plans, protocol, reported  # noqa: F401
-from .reported import FIG3_LEFT_CIFAR100, TABLE1, TABLE1_SE, TABLE_A1, THRESHOLD  # noqa: F401
+from .reported import (  # noqa: F401
+    FIG3_LEFT_CIFAR100, TABLE1, TABLE1_MARKER_LEVEL, TABLE1_MARKERS, TABLE1_SE, TABLE_A1, TABLE_A1_MARKER_LEVEL,
+    TABLE_A1_MARKERS, THRESHOLD)
 from .protocol import (  # noqa: F401
     DP_B, DP_DELTA, EXTRA_METHODS, FEDDBE_KAPPA_GRID, LABEL_FIELDS, PAPER_SETTINGS, TABLE1_METHODS,
     TABLE_A1_METHODS, paper_config, table1_config)

@@ -46,3 +46,21 @@ TABLE_A1 = {  # (dataset, classes per client) -> method -> (accuracy %, bits)
 }
 
 FIG3_LEFT_CIFAR100 = {"FedLog-C": 55.86, "FedProto": 54.74, "LG-FedAvg 1": 54.03}  # Fig. 3 left, best round
+
+# Table 1's markers against FedLog-C (its caption: one-tailed Wilcoxon signed-rank tests, significantly higher or
+# lower at p < 0.01; the text renders its arrows as both ↓ and ⇓, and the caption names one level only), as the
+# workbook writes that level: "⇓" lower, "⇑" higher, "" none. Method -> (accuracy's, communication cost's).
+TABLE1_MARKERS = {
+    "mnist": {"FedAvg": ("⇓", "⇑"), "LG-FedAvg 1": ("⇓", "⇑"), "LG-FedAvg 2": ("⇓", "⇑"), "FedPer": ("⇓", "⇑"),
+              "FedRep 1": ("⇓", "⇑"), "FedRep 2": ("⇓", "⇑"), "CS-FL": ("⇓", "⇑"), "FedBabu": ("⇓", "⇑"),
+              "FedProto": ("⇓", ""), "FedDBE": ("⇓", "⇑"), "FedLog": ("⇓", "")},
+}
+TABLE1_MARKER_LEVEL = 0.01
+# Table A.1's (its caption names two levels, p < 0.01 and p < 0.05, but the text renders both arrows alike, so only
+# the direction can be read: "↓" lower, "↑" higher at p < 0.05 at least, "" none; FedProto's MNIST 5-class accuracy
+# mark is garbled in the text and read as higher, its mean being above FedLog-C's).
+TABLE_A1_MARKERS = {
+    ("mnist", 3): {"LG-FedAvg 1": ("↓", "↑"), "FedProto": ("", ""), "FedLog": ("↓", "↑")},
+    ("mnist", 5): {"LG-FedAvg 1": ("↑", "↑"), "FedProto": ("↑", "↑"), "FedLog": ("", "↑")},
+}
+TABLE_A1_MARKER_LEVEL = 0.05

@@ -179,7 +179,7 @@ def least_communication(ledger, dataset: str, rows: dict, runs: dict, threshold:
     """Table 1: FedLog-C needs the least communication (bits to the threshold, or to the best round) against the
     cheapest other entry, seed by seed."""
     others = [m for m in rows if m != "FedLog-C"]
-    bits = lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)[0]  # noqa: E731
+    bits = _bits(threshold)
     rival = min(others, key=lambda m: rows[m]["bits_to_threshold"])
     return ledger.compare("FedLog", f"Table 1 ({dataset})", f"FedLog-C needs the least communication (bits to the "
                           f"threshold, or to the best round; against the cheapest other entry, {rival})",
@@ -213,6 +213,53 @@ def reproduced(ledger, dataset: str, method: str, row: dict, paper: float, paper
                                  f"two standard errors of the difference (2 x sqrt(ours^2 + the paper's^2) = "
                                  f"{band:.2f})", row["accuracy_mean"], paper, f"abs(ours - reference) <= {band:.4g}",
                                  paper_value=paper, seeds=seeds, rounds=rounds))
+    return out
+
+
+def _bits(threshold: float):
+    return lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)[0]
+
+
+LOWER, HIGHER = "⇓↓", "⇑↑"  # a paper marker's direction, whichever of its levels the glyph writes
+
+
+def markers(ledger, where: str, runs: dict, threshold: float, paper: dict, level: float, rounds) -> list[str]:
+    """The paper's significance markers against FedLog-C (`paper`: method -> (its accuracy's marker, its
+    communication cost's), "" for none), one row each: does our exact one-tailed Wilcoxon signed-rank test
+    (`stats.wilcoxon_signed_rank`, zero differences dropped and counted) at the caption's `level` give the same
+    marker, paired by seed? Best-round accuracy and bits to `threshold`, as the table. A marked row holds when our p
+    in the marker's direction is below `level`; an unmarked one when neither direction's is. With n seeds the
+    smallest p is 1/2^n: with too few to reach `level`, each row says so instead of failing."""
+    ref = runs.get("FedLog-C")
+    need = next(n for n in range(1, 64) if 0.5 ** n < level)
+    out = []
+    for method, marks in paper.items():
+        if method not in runs or ref is None:
+            continue
+        for (quantity, f), mark in zip((("accuracy", lambda r: 100 * r.best()),
+                                        ("communication cost", _bits(threshold))), marks):
+            ours, theirs = _per_seed(runs[method], f), _per_seed(ref, f)
+            said = (f"significantly {'lower' if mark in LOWER else 'higher'} than FedLog-C's (the paper's {mark}"
+                    if mark else "not significantly different from FedLog-C's in either direction (the paper marks "
+                    "none")
+            claim = f"{method}'s {quantity} is {said}; one-tailed Wilcoxon signed-rank, p < {level:g})"
+            if len(ours) < need:
+                out.append(ledger.cannot_judge("FedLog", where, claim, f"{len(ours)} seeds: the smallest one-tailed "
+                                               f"p is 1/2^{len(ours)} = {0.5 ** len(ours):.3g}, not below {level:g} "
+                                               f"(needs {need})"))
+                continue
+            less, greater = (stats.wilcoxon_signed_rank(ours, theirs, alt) for alt in ("less", "greater"))
+            if mark:
+                test = less if mark in LOWER else greater
+                verdict = ledger.record("FedLog", where, claim, test.p, level, "ours < reference", paper_value=mark,
+                                        seeds=len(ours), rounds=rounds)
+            else:
+                test = min(less, greater, key=lambda t: t.p)
+                verdict = ledger.record("FedLog", where, claim, test.p, level, "ours >= reference", paper_value="",
+                                        seeds=len(ours), rounds=rounds)
+            if test.zeros:
+                ledger.rows[-1].note = f"{test.zeros} of {len(ours)} seeds equal on both sides, dropped by the test"
+            out.append(verdict)
     return out
 
 
@@ -256,6 +303,9 @@ def record(summary: dict, runs: dict, absent: list, p: dict, fedlog) -> tuple[ob
             best_accuracy(ledger, d, rows, runs[d], s["rounds"])
             least_communication(ledger, d, rows, runs[d], fedlog.THRESHOLD[d], s["rounds"])
             best_with_least(ledger, d, rows, len(s["seeds"]), s["rounds"])
+            if d in fedlog.TABLE1_MARKERS:
+                markers(ledger, f"Table 1 ({d})", runs[d], fedlog.THRESHOLD[d], fedlog.TABLE1_MARKERS[d],
+                        fedlog.TABLE1_MARKER_LEVEL, s["rounds"])
         for m in ("FedAvg", "FedLog", "FedLog-C"):
             if m in rows and m in fedlog.TABLE1.get(d, {}):
                 paper = fedlog.TABLE1[d][m][0]
