@@ -7,10 +7,14 @@ GFLOP/s against the FLOPs counted from the shapes:
   ditto_round   Ditto in the same federation (two models per client, the proximal term against the received one)
   dm_step       one distribution-matching step of FedRD's FashionMNIST protocol at the paper's size (10 clients,
                 Dirichlet 0.1, ConvNet-128, up to 256 real images per class, 10 synthetic per class), the median of 3
+  ladder_round  a FedAvg round of FedRD's ladder federation (ConvNet-32, 10% of FashionMNIST, Dirichlet 0.1 over
+                10 clients: 118 to 1517 images each), the second of two rounds
 
 Paths: "old" is the reference path (Config.fast_engine off) without huge pages (THP_MEM_ALLOC_ENABLE=0);
-"old+thp" the same with them; "new" the fast engine with them (what FedCR's protocol runs). Each variant runs in a
-fresh process, so the allocator setting takes effect, one after another, so the machine's load hits them alike.
+"old+thp" the same with them; "new" the fast engine with them (what FedCR's protocol runs); "new+skip" that with
+Config.skip_finished (a step computes only the clients still training), for the ragged ladder round. Each variant
+runs in a fresh process, so the allocator setting takes effect, one after another, so the machine's load hits them
+alike.
 
 Useful FLOPs (2 per multiply-add), per sample from the layer shapes: training is forward plus backward, where the
 backward costs twice the forward except for the first layer, whose input gradient is not needed; evaluation is one
@@ -29,8 +33,10 @@ import subprocess
 import sys
 import time
 
-WORKLOADS = ("fedcr_round", "fedavg_round", "ditto_round", "dm_step")
-PATHS = {"old": ("0", False), "old+thp": ("1", False), "new": ("1", True)}  # name -> (THP, fast_engine)
+WORKLOADS = ("fedcr_round", "fedavg_round", "ditto_round", "dm_step", "ladder_round")
+PATHS = {"old": ("0", False, False), "old+thp": ("1", False, False), "new": ("1", True, False),
+         "new+skip": ("1", True, True)}  # name -> (THP, fast_engine, skip_finished)
+DEFAULT_PATHS = ["old", "old+thp", "new"]  # and "new+skip" for the ragged federation's round, where it matters
 
 
 def layer_macs(model, input_shape) -> list[int]:
@@ -94,6 +100,32 @@ def time_round(label: str, fast: bool) -> dict:
     return {"seconds": seconds[1], "gflop": round_flops(cfg, ctx) / 1e9, "acc_after_2": acc}
 
 
+def time_ladder_round(fast: bool, skip: bool) -> dict:
+    """A FedAvg round of FedRD's ladder federation (ConvNet-32, 10% of FashionMNIST, Dirichlet 0.1 over 10 clients:
+    ragged, the largest client holds 13 times the smallest's images), with or without Config.skip_finished."""
+    import dataclasses
+
+    import torch
+
+    from fedlib import engine
+    from fedlib import experiments as ex
+    from fedlib.messages import Ledger
+    from fedlib.papers import fedrd
+    from fedlib.rounds import run_round
+
+    torch.set_num_threads(1)
+    cfg = dataclasses.replace(fedrd.ladder("FedAvg", 0), fast_engine=fast, skip_finished=skip)
+    ctx, alg = ex.setup(cfg)
+    ledger, seconds = Ledger(), []
+    for rnd in range(2):
+        t0 = time.perf_counter()
+        run_round(alg, rnd, ledger)
+        ev = engine.evaluate_population(alg.population, ctx.fed.test)
+        seconds.append(time.perf_counter() - t0)
+    acc = float(ev["correct"].sum() / ev["count"].sum())
+    return {"seconds": seconds[1], "gflop": round_flops(cfg, ctx) / 1e9, "acc_after_2": acc}
+
+
 def time_dm_step(fast: bool) -> dict:
     import torch
 
@@ -125,16 +157,22 @@ def time_dm_step(fast: bool) -> dict:
 
 
 def child(what: str, path: str) -> None:
-    fast = PATHS[path][1]
+    _, fast, skip = PATHS[path]
     labels = {"fedcr_round": "FedCR", "fedavg_round": "FedAvg", "ditto_round": "Ditto"}
-    out = time_dm_step(fast) if what == "dm_step" else time_round(labels[what], fast)
+    if what == "dm_step":
+        out = time_dm_step(fast)
+    elif what == "ladder_round":
+        out = time_ladder_round(fast, skip)
+    else:
+        out = time_round(labels[what], fast)
     print(json.dumps(out))
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--what", nargs="+", default=list(WORKLOADS), choices=WORKLOADS)
-    p.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS))
+    p.add_argument("--paths", nargs="+", choices=list(PATHS), help="default: old, old+thp, new (and new+skip for "
+                   "ladder_round)")
     p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -143,7 +181,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for what in args.what:
         base = None
-        for path in args.paths:
+        for path in args.paths or DEFAULT_PATHS + (["new+skip"] if what == "ladder_round" else []):
             env = {**os.environ, "THP_MEM_ALLOC_ENABLE": PATHS[path][0], "OMP_NUM_THREADS": "1"}
             done = subprocess.run([sys.executable, __file__, "--child", what, path], env=env, capture_output=True,
                                   text=True, check=True)

@@ -470,7 +470,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
           optimizer_kw: dict | None = None, until_converged: bool = False, tol: float = 0.01,
           augment: bool = False, own_optimizer: dict[str, tuple[str, float]] | None = None,
           clip_norm: float = 0.0, on_step: Callable[[Step], None] | None = None,
-          drop_last: bool = False) -> TrainStats:
+          drop_last: bool = False, skip_finished: bool = False) -> TrainStats:
     """Local training of every client in `group` on its rows of `data`; `generator` draws the batch order.
     `loss_fn(features, logits, y, valid, clients, params) -> [n]` lets an algorithm add its own terms; `params`
     are the group's current stacked parameters (those being trained carry gradients).
@@ -482,10 +482,10 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     `clip_norm` > 0: each client's gradient (all its trained parameters together) is scaled to norm at most
     `clip_norm` before the step, as torch's clip_grad_norm_ does for one model (FedCR's authors clip at 10).
     `on_step(Step)`: called at every step with what the step saw (FedCR's Eq. 8 sums over the last epoch).
-    `drop_last`: each epoch walks only full batches (`batch_schedule`)."""
+    `drop_last`: each epoch walks only full batches (`batch_schedule`).
+    `skip_finished`: a step computes only the clients still training in it (`_step_rows`, Config.skip_finished)."""
     idx, valid = batch_schedule(data.counts, batch_size, epochs, generator, drop_last)
-    everyone = valid.any(2).all(1).tolist()  # per step, whether every client is active: known on the host, so the
-    # loop below never waits for the device to say so
+    everyone = valid.any(2).all(1).tolist()  # per step, whether every client is active (on the host: no sync)
     fast = group.fast_engine  # each step's batch then ends at its last valid sample (valid samples come first)
     widths = valid.sum(2).amax(1).clamp(min=1).tolist() if fast else None
     dev = data.x.device
@@ -494,7 +494,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     params = _trained_params(group, trainable)
     opt_params = {k: params[k] for k in trainable}
     optimizers = _optimizers(opt_params, optimizer, lr, optimizer_kw or {}, own_optimizer or {}, fused=fast)
-    rows = torch.arange(group.n, device=dev)[:, None]
+    skip = skip_finished and on_step is None and not group.buffers
     per_epoch = steps_per_epoch(data.counts.to(dev), batch_size, drop_last).clamp(min=1)  # batch_schedule's rule
     total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
     for s in range(idx.shape[0]):
@@ -504,11 +504,11 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
             if not bool(active.any()):
                 break
         ids, ok = (idx[s], valid[s]) if widths is None else (idx[s, :, :widths[s]], valid[s, :, :widths[s]])
-        x, y = data.x[rows, ids], data.y[rows, ids]
-        if augment:
-            x = crop_flip(x)
-        feats, logits = group.forward(x, train=True, params=params)
-        loss = loss_fn(feats, logits, y, ok, group.clients, params)
+        full = everyone[s] if stop is None else bool(active.all())
+        on = active.nonzero().flatten() if skip and not full else None
+        step_group, step_params, step_ok, x, y = _step_rows(group, params, data, ids, ok, on, augment)
+        feats, logits = step_group.forward(x, train=True, params=step_params)
+        loss = loss_fn(feats, logits, y, step_ok, step_group.clients, step_params)
         if on_step is not None:
             on_step(Step(feats.detach(), logits.detach(), y, ok, group.clients,
                          (s // per_epoch).clamp(max=epochs - 1), epochs))
@@ -516,8 +516,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         if clip_norm:
             grads = clip_per_client_(grads, clip_norm) if fast else clip_per_client(grads, clip_norm)
         for opt, names in optimizers:
-            full = everyone[s] if stop is None else bool(active.all())
             opt.step({k: opt_params[k] for k in names}, grads, None if full else active)
+        loss = loss.detach() if on is None else loss.new_zeros(group.n).index_copy(0, on, loss.detach())  # per row
         total += loss.detach() * active
         steps += active
         if stop is not None:
@@ -525,6 +525,25 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     for v in group.params.values():
         v.requires_grad_(False)
     return TrainStats(total / steps.clamp(min=1), steps)
+
+
+def _step_rows(group: Group, params: dict, data, ids: torch.Tensor, ok: torch.Tensor, on: torch.Tensor | None,
+               augment: bool = False):
+    """What one step of `train` computes on: (group, parameters, valid mask, x, y) of every row, or, with `on`
+    (skip_finished), of those rows only: a group of their clients and their parameters' rows (indexed, so the
+    gradients still reach the whole stacked parameters, zero in the rows that sat out). A ragged federation's
+    clients with fewer batches, or clients stopped early, then sit out instead of passing empty batches through
+    the model; their optimizer is masked either way, so the mathematics is the same, but dropout and noise draw
+    for fewer clients and kernels see other shapes (so opt-in). Not with `on_step` or buffers (batch norm), which
+    see every row. `augment`: the images randomly cropped and flipped (`crop_flip`)."""
+    if on is None:
+        rows = torch.arange(group.n, device=ids.device)[:, None]
+        sub, x, y = group, data.x[rows, ids], data.y[rows, ids]
+    else:
+        sub = Group(group.model, group.clients[on], {}, group.buffers, group.fast_engine)
+        params, ok, ids = {k: v[on] for k, v in params.items()}, ok[on], ids[on]
+        x, y = data.x[on[:, None], ids], data.y[on[:, None], ids]
+    return sub, params, ok, crop_flip(x) if augment else x, y
 
 
 def _trained_params(group: Group, trainable: list[str]) -> dict[str, torch.Tensor]:

@@ -75,7 +75,8 @@ def setup(cfg: Config):
     ctx = algorithms.Context(fed, pop, cfg.optimizer, cfg.lr, cfg.local_epochs, cfg.batch_size, cfg.seed, cfg.rounds,
                              until_converged=cfg.local_optimum, augment=cfg.augment, participation=cfg.participation,
                              lr_decay=cfg.lr_decay, lr_decay_unit=cfg.lr_decay_unit, optimizer_kw=optimizer_kw,
-                             clip_norm=cfg.clip_grad_norm, drop_last=cfg.drop_last)
+                             clip_norm=cfg.clip_grad_norm, drop_last=cfg.drop_last,
+                             skip_finished=cfg.skip_finished)
     alg.init(ctx)
     if cfg.final_finetune_epochs:
         alg.check_finetune()

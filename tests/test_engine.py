@@ -19,7 +19,7 @@ def _federation(n_clients=5, seed=0):
     return data.ClientData.from_parts(x, y, parts)
 
 
-def _train_both(model_name, optimizer, lr, epochs, fast=True, counts=None):
+def _train_both(model_name, optimizer, lr, epochs, fast=True, counts=None, skip_finished=False):
     cd = _federation()
     if counts is not None:
         cd = data.ClientData(cd.x, cd.y, torch.tensor(counts))
@@ -31,7 +31,7 @@ def _train_both(model_name, optimizer, lr, epochs, fast=True, counts=None):
     g.fast = fast
     trainable = list(g.params)
     engine.train(g, cd, trainable=trainable, optimizer=optimizer, lr=lr, epochs=epochs, batch_size=4,
-                 generator=torch.Generator().manual_seed(5))
+                 generator=torch.Generator().manual_seed(5), skip_finished=skip_finished)
     idx, valid = engine.batch_schedule(cd.counts, 4, epochs, torch.Generator().manual_seed(5))
     err = 0.0
     for c, m in enumerate(refs):
@@ -45,6 +45,39 @@ def _train_both(model_name, optimizer, lr, epochs, fast=True, counts=None):
 @pytest.mark.parametrize("fast", [True, False])
 def test_batched_sgd_equals_each_client_alone(model_name, fast):
     assert _train_both(model_name, "sgd", 0.05, epochs=2, fast=fast) < 1e-5
+
+
+@pytest.mark.parametrize("model_name", ["cnn_mnist_nodrop", "mlp3", "convnet8"])
+def test_skipping_finished_clients_still_trains_each_client_as_alone(model_name):
+    """Config.skip_finished: a step computes only the clients still training (counts 23, 17, 30, 9, 26 at batch 4:
+    the client with 9 samples sits out most steps); each client's parameters are still its own loop's."""
+    assert _train_both(model_name, "sgd", 0.05, epochs=2, skip_finished=True) < 1e-5
+    if model_name == "cnn_mnist_nodrop":  # Adam: within one learning rate, as test_batched_adam_training_tracks...
+        assert _train_both(model_name, "adam", 1e-3, epochs=2, skip_finished=True) < 1e-3
+
+
+def test_skipping_finished_clients_computes_fewer_rows_and_reports_the_same_losses(monkeypatch):
+    """Before, a finished client's empty batch went through the model at every step; with skip_finished the steps
+    after it finished compute only the others' rows, and each client's mean loss and step count stay the same."""
+    seen = []
+    forward = engine.Group.forward
+    monkeypatch.setattr(engine.Group, "forward", lambda self, x, **kw: seen.append(x.shape[0]) or forward(self, x, **kw))
+    stats = {}
+    for skip in (False, True):
+        cd = _federation()
+        torch.manual_seed(1)
+        pop = engine.Population.create([models.build("mlp3", (1, 28, 28), 10)] * 5, same_init=True)
+        seen.clear()
+        stats[skip] = engine.train(pop.groups[0], cd, trainable=list(pop.groups[0].params), optimizer="sgd", lr=0.05,
+                                   epochs=1, batch_size=4, generator=torch.Generator().manual_seed(5),
+                                   skip_finished=skip)
+        rows = list(seen)
+        if skip:
+            assert min(rows) == 1 and sum(rows) == int(((cd.counts + 3) // 4).sum())  # one row per client-step
+        else:
+            assert set(rows) == {5}
+    assert torch.equal(stats[True].steps, stats[False].steps)
+    assert torch.allclose(stats[True].loss, stats[False].loss, atol=1e-5)
 
 
 @pytest.mark.parametrize("fast", [True, False])

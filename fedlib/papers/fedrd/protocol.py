@@ -39,7 +39,7 @@ def config(dataset: str, label: str, *, seed: int, rounds: int = 20, width: int 
     local = PROJECTION if method in ("fedrd", "feddm") else AVERAGING
     searched = {k: v for k, v in SEARCHED.get(label, {}).items() if k != "mu"}
     fields = dict(n_clients=10, train_fraction=1.0, pool_split=0.8, partition="dirichlet", dirichlet_alpha=0.1,
-                  participation=1.0, fast_engine=True, **{**local, **searched})
+                  participation=1.0, fast_engine=True, skip_finished=True, **{**local, **searched})
     fields.update(over)
     fixed = {**fixed, **({"mu": SEARCHED[label]["mu"]} if "mu" in SEARCHED.get(label, {}) else {})}
     return Config(method=method, dataset=dataset, model=model, seed=seed, rounds=rounds,
