@@ -182,3 +182,24 @@ def test_table1_markers_agree_only_where_our_exact_test_gives_the_papers_marker(
     short = rules.ClaimsLedger("02_test", "paper")
     assert set(t.markers(short, "Table 1 (mnist)", few, 0.5, paper, 0.01, 100)) == {rules.MISSING}
     assert "1/2^5" in short.rows[0].note and "needs 7" in short.rows[0].note
+
+
+def test_least_communication_pairs_bits_to_the_threshold_against_the_cheapest_rival():
+    """Bits to the threshold per seed (both directions), against the entry cheapest by the table's mean."""
+    from fedlib.papers.fedlog import table1 as t
+    from fedlib.result import Result
+
+    def runs(up_per_round, reach_at):  # reaches 0.97 at round `reach_at` (0-based), one Result per seed
+        return [Result({"config": {"method": "x", "n_clients": 2},
+                        "rounds": {"acc_mean": [0.9] * r + [0.98] * (5 - r), "up_bits": [u] * 5, "down_bits": [u] * 5}})
+                for u, r in zip(up_per_round, reach_at)]
+
+    rows = {"FedLog-C": {"bits_to_threshold": 4e6}, "FedProto": {"bits_to_threshold": 8e6},
+            "FedAvg": {"bits_to_threshold": 3e9}}
+    cheap = {"FedLog-C": runs([1e6, 1.1e6, 0.9e6], [1, 1, 1]), "FedProto": runs([2e6, 2.1e6, 1.9e6], [1, 1, 1]),
+             "FedAvg": runs([1e9] * 3, [1, 1, 1])}
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    assert t.least_communication(ledger, "mnist", rows, cheap, 0.97, 5) == rules.HOLDS
+    assert "FedProto" in ledger.rows[0].claim and ledger.rows[0].ours == [4e6, 4.4e6, 3.6e6]
+    dear = {**cheap, "FedLog-C": runs([3e6, 3.2e6, 2.9e6], [1, 1, 1])}
+    assert t.least_communication(ledger, "mnist", rows, dear, 0.97, 5) == rules.FAILS

@@ -94,3 +94,30 @@ def test_the_parts_claims_on_made_up_numbers():
     toy = {"lr": 0.05, "taus": [1, 5, 20], "rounds": 300}
     assert parts.fednova_unbiased(ledger, {"FedNova": 0.1, "FedAvg": 2.0}, toy) == rules.HOLDS  # 1.0 between them
     assert parts.fednova_unbiased(ledger, {"FedNova": 1.5, "FedAvg": 2.0}, toy) == rules.PARTLY
+
+
+def test_what_the_ladder_cannot_judge_is_a_row_each_with_its_reason():
+    ledger = _ledger()
+    claims.record_not_judged(ledger)
+    assert len(ledger.rows) == len(claims.NOT_JUDGED) > 0
+    assert all(r.verdict == rules.MISSING and r.note.startswith("not judged here: ") for r in ledger.rows)
+    assert all(r.where.endswith("(ladder)") for r in ledger.rows)
+
+
+def test_notebook_07s_table1_claims_pair_seeds_against_the_best_averaging_method():
+    """parts.table1_claims: FedRD over FedDM and FedDM over the best averaging method per seed (FedNova on seed 2
+    here), FedRD ahead after round 1, and convergence within 5 rounds only when there are more than 5."""
+    from fedlib.papers.fedrd import parts
+
+    curves = {"FedAvg": [[70, 80]] * 3, "FedProx": [[70, 81]] * 3, "FedNova": [[60, 79], [60, 79], [60, 90]],
+              "FedDM": [[75, 85], [75, 86], [75, 84]], "FedRD": [[85, 88], [86, 89.5], [84, 87.2]]}
+    fake = {lab: [Result({"config": {"method": "x", "n_clients": 10}, "rounds": {"acc_mean": [a / 100 for a in c]}})
+                  for c in per_seed] for lab, per_seed in curves.items()}
+    p = {"table1": {("fashion_mnist", lab): lab for lab in curves}, "labels": list(curves), "rounds": 2,
+         "seeds": [0, 1, 2]}
+    reported = {"fashion_mnist": {lab: (80.0, 1.0) for lab in curves}}
+    ledger = _ledger()
+    parts.table1_claims(ledger, lambda key: fake[key], p, reported)
+    assert [r.verdict for r in ledger.rows] == [rules.HOLDS, rules.WITHIN, rules.HOLDS]
+    assert ledger.rows[1].reference == [81, 81, 90]  # the best averaging method, seed by seed
+    assert len(ledger.rows) == 3  # 2 rounds: no convergence row
