@@ -76,3 +76,17 @@ def test_the_clis_arguments_pass_or_are_refused_naming_the_option(seed, capsys, 
             _check_arguments(args)
         except ValueError as err:
             assert str(err).startswith(("--rounds", "--per-file", "--notebooks"))
+
+
+def test_the_paper_profile_takes_the_papers_10_seeds_on_any_machine(monkeypatch):
+    """Before, a machine without CUDA got 5 seeds for Table 1 and Table A.1 (the fewest that can give a p < 0.05
+    marker, and none at the caption's p < 0.01); MNIST's Table 1 is shipped over 10, so 10 everywhere."""
+    import torch
+
+    from fedlib.papers import fedlog
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    S = fedlog.table1_settings("paper", {})
+    assert S["table1"]["mnist"]["seeds"] == list(range(10))
+    assert all(s["seeds"] == list(range(10)) for s in S["tableA1"].values())
+    assert fedlog.table1_settings("paper", {"FEDLIB_SEEDS": "3"})["table1"]["mnist"]["seeds"] == [0, 1, 2]
