@@ -51,3 +51,15 @@ def test_the_sets_are_the_pinned_ones_and_paper_runs_names_none_of_them():
 def test_an_unknown_label_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="choose from"):
         RUN_SETS["fedprof_alpha"].runs([0], only=["alpha 7"])
+
+
+def test_fedlogs_run_sets_count_the_seeds_their_notebooks_paper_profile_reads():
+    """Before, Table 1's set counted 5 seeds and the augmentation's 5 while notebook 02 reads 10 and 3, so claims.md
+    said "12 of 20 runs shipped" of a part whose 12 runs were all there. Each set now takes its profile's seeds."""
+    from fedlib.papers import fedlog
+
+    T = fedlog.TABLE1_PROFILES["paper"]
+    assert RUN_SETS["table1"].seeds == tuple(T["table1"]["mnist"]["seeds"]) == tuple(range(10))
+    assert RUN_SETS["augment"].seeds == tuple(T["augment"]["mnist"]["seeds"]) == (0, 1, 2)
+    assert RUN_SETS["dp"].seeds == tuple(fedlog.DP_PROFILES["paper"]["runs"]["mnist"]["seeds"])
+    assert RUN_SETS["fig2"].seeds == tuple(fedlog.CONVERGENCE_PROFILES["paper"]["fig2"]["seeds"])

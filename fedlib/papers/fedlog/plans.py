@@ -247,17 +247,21 @@ def _run_sets():
     from ..runset import RunSet
 
     comm, private, conv = "02_communication_cost", "03_differential_privacy", "05_convergence"
-    return [RunSet("table1", comm, _table1_runs, seeds=tuple(range(5)), where=("Table 1",), archive="table1_mnist_paper",
-                   deviations="MNIST only (CIFAR-10/100 not to be had here)"),
-            RunSet("tableA1", comm, _table_a1_runs, where=("Table A.1",), deviations="MNIST only"),
-            RunSet("augment", comm, lambda seeds: _table1_runs(seeds, augment=True), seeds=tuple(range(5)),
+    T, D, C = TABLE1_PROFILES["paper"], DP_PROFILES["paper"]["runs"], CONVERGENCE_PROFILES["paper"]
+    seeds = lambda s: tuple(s["seeds"])  # noqa: E731  (each set's seeds: those its notebook's paper profile reads)
+    return [RunSet("table1", comm, _table1_runs, seeds=seeds(T["table1"]["mnist"]), where=("Table 1",),
+                   archive="table1_mnist_paper", deviations="MNIST only (CIFAR-10/100 not to be had here)"),
+            RunSet("tableA1", comm, _table_a1_runs, seeds=seeds(T["tableA1"][("mnist", 3)]), where=("Table A.1",),
+                   deviations="MNIST only"),
+            RunSet("augment", comm, lambda s: _table1_runs(s, augment=True), seeds=seeds(T["augment"]["mnist"]),
                    where=("Table 1 (augmentation)",), archive="augment_mnist_paper"),
-            RunSet("dp", private, lambda seeds: _dp_runs("mnist", seeds), where=("Fig. 3 right", "Thm. 7")),
-            RunSet("dp_fashion_mnist", private, lambda seeds: _dp_runs("fashion_mnist", seeds),
+            RunSet("dp", private, lambda s: _dp_runs("mnist", s), seeds=seeds(D["mnist"]),
                    where=("Fig. 3 right", "Thm. 7")),
-            RunSet("fig3_left", conv, lambda seeds: _convergence_runs("fig3_left", seeds), where=("Fig. 3 left",),
-                   deviations="MNIST and FashionMNIST for CIFAR-100"),
-            RunSet("fig2", conv, lambda seeds: _convergence_runs("fig2", seeds), where=("Fig. 2",)),
+            RunSet("dp_fashion_mnist", private, lambda s: _dp_runs("fashion_mnist", s),
+                   seeds=seeds(D["fashion_mnist"]), where=("Fig. 3 right", "Thm. 7")),
+            RunSet("fig3_left", conv, lambda s: _convergence_runs("fig3_left", s), seeds=seeds(C["fig3"]),
+                   where=("Fig. 3 left",), deviations="MNIST and FashionMNIST for CIFAR-100"),
+            RunSet("fig2", conv, lambda s: _convergence_runs("fig2", s), seeds=seeds(C["fig2"]), where=("Fig. 2",)),
             RunSet("feddbe_kappa", comm, _kappa_runs, seeds=(0,), where=("Table 1 (FedDBE's kappa)",))]
 
 
