@@ -68,7 +68,7 @@ def main() -> None:
         hours, todo = 0.0, 0.0
         for lab, cfg in runs:
             kind = (cfg.method, cfg.model, cfg.participation, cfg.local_epochs, cfg.local_optimum,
-                    cfg.options.get("dp"), cfg.options.get("accountant"))
+                    cfg.options.get("dp"), cfg.options.get("accountant"), cfg.options.get("iterations"))  # T: a rung
             if kind not in kinds:
                 t0 = time.perf_counter()
                 secs = fedrd_round_seconds(cfg) if what == "fedrd_table1" else round_seconds(cfg)
