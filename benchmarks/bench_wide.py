@@ -78,17 +78,16 @@ def round_flops(cfg, ctx) -> float:
     return train * train_samples + 2 * forward * eval_samples
 
 
-def time_round(label: str, fast: bool) -> dict:
+def time_config(cfg) -> dict:
+    """The second of two rounds of `cfg` on one thread, each with every client's evaluation."""
     import torch
 
     from fedlib import engine
     from fedlib import experiments as ex
     from fedlib.messages import Ledger
-    from fedlib.papers import fedcr
     from fedlib.rounds import run_round
 
     torch.set_num_threads(1)
-    cfg = fedcr.run("paper", "fashion_mnist", label, "n1", 0, fast_engine=fast, final_finetune_epochs=0)
     ctx, alg = ex.setup(cfg)
     ledger, seconds = Ledger(), []
     for rnd in range(2):
@@ -98,6 +97,12 @@ def time_round(label: str, fast: bool) -> dict:
         seconds.append(time.perf_counter() - t0)
     acc = float(ev["correct"].sum() / ev["count"].sum())
     return {"seconds": seconds[1], "gflop": round_flops(cfg, ctx) / 1e9, "acc_after_2": acc}
+
+
+def time_round(label: str, fast: bool) -> dict:
+    from fedlib.papers import fedcr
+
+    return time_config(fedcr.run("paper", "fashion_mnist", label, "n1", 0, fast_engine=fast, final_finetune_epochs=0))
 
 
 def time_ladder_round(fast: bool, skip: bool) -> dict:
@@ -105,25 +110,9 @@ def time_ladder_round(fast: bool, skip: bool) -> dict:
     ragged, the largest client holds 13 times the smallest's images), with or without Config.skip_finished."""
     import dataclasses
 
-    import torch
-
-    from fedlib import engine
-    from fedlib import experiments as ex
-    from fedlib.messages import Ledger
     from fedlib.papers import fedrd
-    from fedlib.rounds import run_round
 
-    torch.set_num_threads(1)
-    cfg = dataclasses.replace(fedrd.ladder("FedAvg", 0), fast_engine=fast, skip_finished=skip)
-    ctx, alg = ex.setup(cfg)
-    ledger, seconds = Ledger(), []
-    for rnd in range(2):
-        t0 = time.perf_counter()
-        run_round(alg, rnd, ledger)
-        ev = engine.evaluate_population(alg.population, ctx.fed.test)
-        seconds.append(time.perf_counter() - t0)
-    acc = float(ev["correct"].sum() / ev["count"].sum())
-    return {"seconds": seconds[1], "gflop": round_flops(cfg, ctx) / 1e9, "acc_after_2": acc}
+    return time_config(dataclasses.replace(fedrd.ladder("FedAvg", 0), fast_engine=fast, skip_finished=skip))
 
 
 def time_dm_step(fast: bool) -> dict:

@@ -22,7 +22,7 @@ TABLE2 = {  # (dataset, partition) -> method -> accuracy; partitions "n1" (5 cla
                          "FedBABU": 26.15, "Ditto": 41.85, "FedSR-FT": 24.56, "FedPAC": 43.25, "FedCR": 44.06},
 }
 TABLE10_SD = {"emnist_l": (0.18, 0.35), "fashion_mnist": (0.55, 0.23), "cifar10": (0.63, 0.26),
-                          "cifar100": (0.93, 0.64)}  # (n1, n2); Table 10 has +- for every row (see seeds/001 line ~410)
+              "cifar100": (0.93, 0.64)}  # (n1, n2); Table 10 has +- for every row (see seeds/001 line ~410)
 TABLE3 = {  # V -> (EMNIST-L, FMNIST, CIFAR-10, CIFAR-100), non-iid_1
     512: (97.39, 93.78, 84.50, 62.96), 256: (97.47, 93.57, 84.74, 61.78), 128: (97.34, 93.50, 84.55, 57.57),
     64: (96.83, 93.34, 84.43, 54.35), 32: (96.77, 93.45, 84.41, 53.58), 16: (97.22, 93.27, 84.07, 49.98),
