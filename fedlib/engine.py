@@ -460,6 +460,9 @@ def default_loss(feats, logits, y, valid, clients, params):
     return masked_cross_entropy(logits, y, valid)
 
 
+default_loss.rowwise = True  # each row's loss depends on that row's inputs alone: `train` may skip finished rows
+
+
 class TrainStats(NamedTuple):
     loss: torch.Tensor  # [n] each client's mean training loss over its steps
     steps: torch.Tensor  # [n] each client's number of optimizer steps (FedNova's tau_i)
@@ -494,7 +497,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     params = _trained_params(group, trainable)
     opt_params = {k: params[k] for k in trainable}
     optimizers = _optimizers(opt_params, optimizer, lr, optimizer_kw or {}, own_optimizer or {}, fused=fast)
-    skip = skip_finished and on_step is None and not group.buffers
+    skip = skip_finished and on_step is None and not group.buffers and getattr(loss_fn, "rowwise", False)
     per_epoch = steps_per_epoch(data.counts.to(dev), batch_size, drop_last).clamp(min=1)  # batch_schedule's rule
     total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
     for s in range(idx.shape[0]):
@@ -534,8 +537,9 @@ def _step_rows(group: Group, params: dict, data, ids: torch.Tensor, ok: torch.Te
     gradients still reach the whole stacked parameters, zero in the rows that sat out). A ragged federation's
     clients with fewer batches, or clients stopped early, then sit out instead of passing empty batches through
     the model; their optimizer is masked either way, so the mathematics is the same, but dropout and noise draw
-    for fewer clients and kernels see other shapes (so opt-in). Not with `on_step` or buffers (batch norm), which
-    see every row. `augment`: the images randomly cropped and flipped (`crop_flip`)."""
+    for fewer clients and kernels see other shapes (so opt-in). Only for a loss marked `rowwise` (each row's loss
+    a function of that row alone: the default, FedProx's), and not with `on_step` or buffers (batch norm): a loss
+    that keeps state per row across steps (FedDBE's running mean) and those see every row. `augment`: the images randomly cropped and flipped (`crop_flip`)."""
     if on is None:
         rows = torch.arange(group.n, device=ids.device)[:, None]
         sub, x, y = group, data.x[rows, ids], data.y[rows, ids]

@@ -80,6 +80,25 @@ def test_skipping_finished_clients_computes_fewer_rows_and_reports_the_same_loss
     assert torch.allclose(stats[True].loss, stats[False].loss, atol=1e-5)
 
 
+def test_a_loss_that_keeps_state_per_row_sees_every_row_even_with_skip_finished(monkeypatch):
+    """FedDBE's loss keeps a running mean per row across steps; given only the rows still training it would mix
+    up rows (its state is [n, d]). A loss not marked rowwise trains every row at every step, skip or not."""
+    seen = []
+    forward = engine.Group.forward
+    monkeypatch.setattr(engine.Group, "forward", lambda self, x, **kw: seen.append(x.shape[0]) or forward(self, x, **kw))
+    state = {}
+
+    def stateful(feats, logits, y, valid, clients, params):
+        state["mean"] = feats.detach().mean(1) if "mean" not in state else 0.5 * state["mean"] + 0.5 * feats.detach().mean(1)
+        return engine.masked_cross_entropy(logits, y, valid)
+
+    cd = _federation()
+    pop = engine.Population.create([models.build("mlp3", (1, 28, 28), 10)] * 5, same_init=True)
+    engine.train(pop.groups[0], cd, trainable=list(pop.groups[0].params), optimizer="sgd", lr=0.05, epochs=1,
+                 batch_size=4, generator=torch.Generator().manual_seed(5), loss_fn=stateful, skip_finished=True)
+    assert set(seen) == {5} and state["mean"].shape[0] == 5
+
+
 @pytest.mark.parametrize("fast", [True, False])
 def test_batched_gradients_are_each_clients_own_gradients(fast):
     cd = _federation()

@@ -38,4 +38,5 @@ class FedProx(FedAvg):
             loss = masked_cross_entropy(logits, y, valid)
             return loss + 0.5 * mu * squared_distance(params, anchor, self.shared) if mu else loss
 
+        proximal_loss.rowwise = True  # each row against the one anchor: finished rows may sit out (skip_finished)
         return self.ctx.train_clients(rnd, clients, trainable=lambda g: list(g.params), loss_fn=proximal_loss)
