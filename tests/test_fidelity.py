@@ -3,6 +3,8 @@ the authors' DataLoader(drop_last=True) for FedDBE, SAFA's MNIST CNN, and the Fe
 import copy
 import csv
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -12,7 +14,6 @@ from fedlib.papers.fedlog.analysis import crosscheck
 from fedlib import experiments as ex
 from fedlib.config import Config
 from fedlib.messages import Ledger
-from fedlib.paths import project_root
 from fedlib.rounds import run_round
 
 
@@ -144,12 +145,10 @@ def _write_curves(path, ours, theirs):
 
 
 def test_the_paired_equivalence_rule_rejects_the_curves_of_the_unmatched_last_batch():
-    """The committed cross-check (our loader kept the last partial batch) passed the old unpaired 2-SE rule at all 31
-    evaluations; the paired rule sees the systematic gap."""
-    committed = project_root() / "figures" / "feddbe_crosscheck.csv"
-    eq = crosscheck.agreement(crosscheck.curves(committed, model="cnn_mnist_nodrop"))
-    if eq.seeds >= crosscheck.EQUIVALENCE_SEEDS and eq.passes:
-        pytest.skip("the committed curves are the drop_last rerun, which passes (tested below on made-up curves)")
+    """The cross-check committed before the fix (our loader kept the last partial batch; 3 seeds, kept in
+    tests/data/) passed the old unpaired 2-SE rule at all 31 evaluations; the paired rule sees the systematic gap."""
+    kept = Path(__file__).parent / "data" / "feddbe_crosscheck_kept_last_batch.csv"
+    eq = crosscheck.agreement(crosscheck.curves(kept))
     assert not eq.passes
     assert (~eq.equivalent[6:26]).all()  # evaluations 6-25, where ours ran ahead on every seed
 
