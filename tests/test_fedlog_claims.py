@@ -203,3 +203,24 @@ def test_least_communication_pairs_bits_to_the_threshold_against_the_cheapest_ri
     assert "FedProto" in ledger.rows[0].claim and ledger.rows[0].ours == [4e6, 4.4e6, 3.6e6]
     dear = {**cheap, "FedLog-C": runs([3e6, 3.2e6, 2.9e6], [1, 1, 1])}
     assert t.least_communication(ledger, "mnist", rows, dear, 0.97, 5) == rules.FAILS
+
+
+def test_the_ranking_row_is_kendalls_tau_with_the_papers_table_1(tmp_path, monkeypatch):
+    """table1.ranking at the paper profile: our best-round accuracies ranked against the paper's Table 1 (tau >= 0.5
+    holds); the same order reversed fails; the ranking table is saved."""
+    from fedlib import paths
+    from fedlib.papers import fedlog
+    from fedlib.papers.fedlog import table1 as t
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    monkeypatch.setattr(paths, "_active", paths._active)  # the profile goes back after the test
+    paths.use_profile("paper")
+    paper = {m: acc for m, (acc, _) in fedlog.TABLE1["mnist"].items()}
+    p = {"profile": "paper", "table1": {"mnist": {"seeds": list(range(10)), "rounds": 100}}}
+    same = {m: {"accuracy_mean": a + 0.1} for m, a in paper.items()}
+    reversed_ = {m: {"accuracy_mean": 200 - a} for m, a in paper.items()}
+    for rows, verdict in ((same, rules.HOLDS), (reversed_, rules.FAILS)):
+        ledger = rules.ClaimsLedger("02_test", "paper")
+        table = t.ranking(ledger, "mnist", rows, p, fedlog)
+        assert ledger.rows[0].verdict == verdict and len(table) == len(paper)
+    assert (tmp_path / "table1_mnist_ranking_paper.csv").exists()
