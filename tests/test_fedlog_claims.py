@@ -224,3 +224,32 @@ def test_the_ranking_row_is_kendalls_tau_with_the_papers_table_1(tmp_path, monke
         table = t.ranking(ledger, "mnist", rows, p, fedlog)
         assert ledger.rows[0].verdict == verdict and len(table) == len(paper)
     assert (tmp_path / "table1_mnist_ranking_paper.csv").exists()
+
+
+def test_the_cross_check_row_counts_the_evaluations_that_are_not_equivalent(tmp_path):
+    """FedDBE against its authors' code: 5 seeds of nearly the same curves hold; a 1.5-point gap fails at every
+    evaluation; 3 seeds cannot be judged (the rule needs 5)."""
+    import csv
+
+    import numpy as np
+
+    from fedlib.papers.fedlog import table1 as t
+
+    rng = np.random.default_rng(0)
+    theirs = 60 + 30 * (1 - np.exp(-np.arange(11) / 3)) + rng.normal(0, 3, (5, 11))
+
+    def write(path, ours, seeds=5):
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["model", "side", "seed", "round", "acc_all"])
+            for side, curves in (("fedlib", ours), ("authors", theirs)):
+                w.writerows(["cnn_mnist_nodrop", side, s, r, a / 100] for s in range(seeds) for r, a in enumerate(curves[s]))
+        return path
+
+    close = write(tmp_path / "close.csv", theirs + rng.normal(0, 0.2, theirs.shape))
+    gap = write(tmp_path / "gap.csv", theirs + 1.5)
+    few = write(tmp_path / "few.csv", theirs + rng.normal(0, 0.2, theirs.shape), seeds=3)
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    assert t.equivalent_to_authors(ledger, close) == [rules.HOLDS] and ledger.rows[-1].ours == 0
+    assert t.equivalent_to_authors(ledger, gap) == [rules.FAILS] and ledger.rows[-1].ours == 11
+    assert t.equivalent_to_authors(ledger, few) == [rules.MISSING] and "needs 5" in ledger.rows[-1].note

@@ -263,6 +263,27 @@ def markers(ledger, where: str, runs: dict, threshold: float, paper: dict, level
     return out
 
 
+def equivalent_to_authors(ledger, path) -> list[str]:
+    """FedDBE's cross-check, per model in `path` (scripts/feddbe_crosscheck.py's CSV): our FedDBE is equivalent to
+    its authors' code at every evaluation (the paired TOST at 5%, `crosscheck.agreement`, with the bound the larger of
+    1 point and the authors' noise floor). Ours: how many evaluations are not; with fewer than the seeds the rule
+    needs, the row says so."""
+    out = []
+    for model in feddbe_xcheck.models(path):
+        curves = feddbe_xcheck.curves(path, model=model)
+        eq = feddbe_xcheck.agreement(curves, bound=feddbe_xcheck.bound_at(curves))
+        where = f"Table 1 (FedDBE against its authors' code, {model or 'cnn_mnist_nodrop'})"
+        claim = ("our FedDBE is equivalent to its authors' code at every evaluation (paired TOST at 5%: |mean| + "
+                 "t SE within the larger of 1 point and their code's noise floor; ours: evaluations that are not)")
+        if eq.seeds < feddbe_xcheck.EQUIVALENCE_SEEDS:
+            out.append(ledger.cannot_judge("FedLog", where, claim, f"{eq.seeds} seeds, the rule needs "
+                                           f"{feddbe_xcheck.EQUIVALENCE_SEEDS}"))
+            continue
+        out.append(ledger.record("FedLog", where, claim, int((~eq.equivalent).sum()), 0, "ours <= reference",
+                                 seeds=eq.seeds, rounds=len(eq.equivalent) - 1))
+    return out
+
+
 def _summary_lines(d: str, rows: dict) -> None:
     rank = sorted(rows, key=lambda m: -rows[m]["accuracy_mean"])
     print(f"{d}: ranking by best-round accuracy (Table 1's reading): " + " > ".join(rank))
@@ -314,6 +335,10 @@ def record(summary: dict, runs: dict, absent: list, p: dict, fedlog) -> tuple[ob
                 if m != "FedAvg":
                     reproduced(ledger, d, m, rows[m], paper, fedlog.TABLE1_SE.get(d, {}).get(m), len(s["seeds"]),
                                s["rounds"])
+    if p["profile"] == "paper":  # the cross-check's curves are one file, whatever the profile; judged once
+        from ...paths import project_root
+
+        equivalent_to_authors(ledger, project_root() / "figures" / "feddbe_crosscheck.csv")
     shown = []
     for d, rows in summary.items():
         if p["chosen"]:  # a ranking of some methods only would mislead
