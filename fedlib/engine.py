@@ -492,7 +492,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     fast = group.fast_engine  # each step's batch then ends at its last valid sample (valid samples come first)
     widths = valid.sum(2).amax(1).clamp(min=1).tolist() if fast else None
     dev = data.x.device
-    idx, valid = idx.to(dev), valid.to(dev)
+    idx, valid, rows = idx.to(dev), valid.to(dev), torch.arange(group.n, device=dev)[:, None]
     stop = _ConvergenceStop(data.counts.to(dev), batch_size, tol, drop_last) if until_converged else None
     params = _trained_params(group, trainable)
     opt_params = {k: params[k] for k in trainable}
@@ -509,7 +509,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         ids, ok = (idx[s], valid[s]) if widths is None else (idx[s, :, :widths[s]], valid[s, :, :widths[s]])
         full = everyone[s] if stop is None else bool(active.all())
         on = active.nonzero().flatten() if skip and not full else None
-        step_group, step_params, step_ok, x, y = _step_rows(group, params, data, ids, ok, on, augment)
+        step_group, step_params, step_ok, x, y = _step_rows(group, params, data, ids, ok, on, rows, augment)
         feats, logits = step_group.forward(x, train=True, params=step_params)
         loss = loss_fn(feats, logits, y, step_ok, step_group.clients, step_params)
         if on_step is not None:
@@ -521,7 +521,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         for opt, names in optimizers:
             opt.step({k: opt_params[k] for k in names}, grads, None if full else active)
         loss = loss.detach() if on is None else loss.new_zeros(group.n).index_copy(0, on, loss.detach())  # per row
-        total += loss.detach() * active
+        total += loss * active
         steps += active
         if stop is not None:
             stop.update(s, loss.detach() * ok.sum(1), active)
@@ -531,7 +531,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
 
 
 def _step_rows(group: Group, params: dict, data, ids: torch.Tensor, ok: torch.Tensor, on: torch.Tensor | None,
-               augment: bool = False):
+               rows: torch.Tensor, augment: bool = False):
     """What one step of `train` computes on: (group, parameters, valid mask, x, y) of every row, or, with `on`
     (skip_finished), of those rows only: a group of their clients and their parameters' rows (indexed, so the
     gradients still reach the whole stacked parameters, zero in the rows that sat out). A ragged federation's
@@ -539,9 +539,9 @@ def _step_rows(group: Group, params: dict, data, ids: torch.Tensor, ok: torch.Te
     the model; their optimizer is masked either way, so the mathematics is the same, but dropout and noise draw
     for fewer clients and kernels see other shapes (so opt-in). Only for a loss marked `rowwise` (each row's loss
     a function of that row alone: the default, FedProx's), and not with `on_step` or buffers (batch norm): a loss
-    that keeps state per row across steps (FedDBE's running mean) and those see every row. `augment`: the images randomly cropped and flipped (`crop_flip`)."""
+    that keeps state per row across steps (FedDBE's running mean) and those see every row. `rows`: every row's
+    index [n, 1]; `augment`: the images randomly cropped and flipped (`crop_flip`)."""
     if on is None:
-        rows = torch.arange(group.n, device=ids.device)[:, None]
         sub, x, y = group, data.x[rows, ids], data.y[rows, ids]
     else:
         sub = Group(group.model, group.clients[on], {}, group.buffers, group.fast_engine)
