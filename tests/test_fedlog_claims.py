@@ -253,3 +253,27 @@ def test_the_cross_check_row_counts_the_evaluations_that_are_not_equivalent(tmp_
     assert t.equivalent_to_authors(ledger, close) == [rules.HOLDS] and ledger.rows[-1].ours == 0
     assert t.equivalent_to_authors(ledger, gap) == [rules.FAILS] and ledger.rows[-1].ours == 11
     assert t.equivalent_to_authors(ledger, few) == [rules.MISSING] and "needs 5" in ledger.rows[-1].note
+
+
+def test_table_a1_markers_are_rows_at_the_captions_level_for_each_marked_setting(monkeypatch):
+    """Table A.1's markers, read by direction and tested at p < 0.05: 5 seeds suffice there (smallest p 1/32); a
+    setting the paper does not mark gives no row; `record` makes them beside Table 1's."""
+    from fedlib.papers import fedlog
+    from fedlib.papers.fedlog import table1 as t
+
+    ref = [95.0 + 0.01 * i for i in range(5)]
+    by_label = {"FedLog-C": _seeds(ref), "LG-FedAvg 1": _seeds([r - 1.0 for r in ref]),
+                "FedLog": _seeds([r + 0.5 for r in ref])}
+    monkeypatch.setattr(fedlog, "TABLE_A1_MARKERS", {("mnist", 3): {"LG-FedAvg 1": ("↓", ""), "FedLog": ("", "")}})
+    found = {("mnist", 3): (by_label, 0.5, 100), ("mnist", 5): (by_label, 0.5, 100)}
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    got = t.table_a1_markers(ledger, found, fedlog)
+    # LG-FedAvg 1 lower on every seed (p = 1/32 < 0.05): holds; equal bits: holds; FedLog higher on every seed where
+    # the paper marks none: fails; its bits: holds
+    assert got == [rules.HOLDS, rules.HOLDS, rules.FAILS, rules.HOLDS]
+    assert all(r.where == "Table A.1 (mnist, 3 classes per client)" for r in ledger.rows)
+    assert "p < 0.05" in ledger.rows[0].claim and abs(ledger.rows[0].ours - 1 / 32) < 1e-12
+    recorded, _ = t.record({}, {}, [], {"profile": "quick", "chosen": [], "settings": {"table1": {}}}, fedlog, found)
+    assert [r.verdict for r in recorded.rows] == got  # nothing saved: no Table 1 setting
+    none = rules.ClaimsLedger("02_test", "paper")
+    assert t.table_a1_markers(none, {}, fedlog) == [] and none.rows == []

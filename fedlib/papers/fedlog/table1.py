@@ -80,9 +80,10 @@ def accuracy_vs_bits(runs: dict, p: dict, fedlog) -> None:
         outputs.save_figure(fig, f"accuracy_vs_bits_{d}")  # the paper profile's name ends in _paper
 
 
-def table_a1(results, p: dict, fedlog) -> list:
-    """Table A.1 per (dataset, classes per client) whose runs are there; the tables to show."""
-    shown = []
+def table_a1(results, p: dict, fedlog) -> tuple[list, dict]:
+    """Table A.1 per (dataset, classes per client) whose runs are there: the tables to show, and (dataset, classes)
+    -> (label -> Results, the threshold, rounds) for the claims (`table_a1_markers`)."""
+    shown, found = [], {}
     for (d, k), s in p["settings"]["tableA1"].items():
         cfgs = fedlog.table_a1_configs(d, k, s) if ex.dataset_available(d) else []
         if cfgs and not results.has(cfgs):
@@ -93,7 +94,20 @@ def table_a1(results, p: dict, fedlog) -> list:
             rows, threshold = tables.table_a1(by_label, d, k, len(s["seeds"]), s["rounds"])
             print(f"{d}, {k} classes per client: threshold {threshold:.0%} (every method reaches it in every seed)")
             shown.append(outputs.save_table(rows, f"tableA1_{d}_{k}classes"))
-    return shown
+            found[(d, k)] = (by_label, threshold, s["rounds"])
+    return shown, found
+
+
+def table_a1_markers(ledger, found: dict, fedlog) -> list[str]:
+    """Table A.1's markers against FedLog-C, a row each (`markers`), at the level its caption's arrows can be read at
+    (`fedlog.TABLE_A1_MARKER_LEVEL`), with its threshold (`stats.common_threshold` of our runs), for each (dataset,
+    classes per client) of `found` (`table_a1`'s) that the paper marks."""
+    out = []
+    for (d, k), (by_label, threshold, rounds) in found.items():
+        if (d, k) in fedlog.TABLE_A1_MARKERS:
+            out += markers(ledger, f"Table A.1 ({d}, {k} classes per client)", by_label,
+                           threshold, fedlog.TABLE_A1_MARKERS[(d, k)], fedlog.TABLE_A1_MARKER_LEVEL, rounds)
+    return out
 
 
 def augmentation(results, p: dict, fedlog):
@@ -313,9 +327,10 @@ def ranking(ledger, d: str, rows: dict, p: dict, fedlog):
     return outputs.save_table(out, f"table1_{d}_ranking")
 
 
-def record(summary: dict, runs: dict, absent: list, p: dict, fedlog) -> tuple[object, list]:
-    """Notebook 02's claims and its rankings; the ledger is saved only when every Table 1 row is there and no part or
-    method was left out (a run on some datasets keeps the others' claims). Returns it and the ranking tables."""
+def record(summary: dict, runs: dict, absent: list, p: dict, fedlog, a1: dict | None = None) -> tuple[object, list]:
+    """Notebook 02's claims (`a1`: Table A.1's runs, as `table_a1` returns them) and its rankings; the ledger is saved
+    only when every Table 1 row is there and no part or method was left out (a run on some datasets keeps the others'
+    claims). Returns it and the ranking tables."""
     ledger = rules.ClaimsLedger(NOTEBOOK, p["profile"])
     for d, rows in summary.items():
         _summary_lines(d, rows)
@@ -335,6 +350,7 @@ def record(summary: dict, runs: dict, absent: list, p: dict, fedlog) -> tuple[ob
                 if m != "FedAvg":
                     reproduced(ledger, d, m, rows[m], paper, fedlog.TABLE1_SE.get(d, {}).get(m), len(s["seeds"]),
                                s["rounds"])
+    table_a1_markers(ledger, a1 or {}, fedlog)
     if p["profile"] == "paper":  # the cross-check's curves are one file, whatever the profile; judged once
         from ...paths import project_root
 

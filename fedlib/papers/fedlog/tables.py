@@ -52,12 +52,15 @@ def table_a1(by_label: dict, dataset: str, classes: int, seeds: int, rounds: int
     rule (the largest integer accuracy every method reaches in every seed, `stats.common_threshold`)."""
     threshold = stats.common_threshold(by_label)
     reported = fedlog.TABLE_A1.get((dataset, classes), {})
+    marked = fedlog.TABLE_A1_MARKERS.get((dataset, classes), {})  # the paper's, direction only (its caption's levels)
     out = []
     for r in stats.table_rows(by_label, threshold, reference="FedLog-C"):
         p_acc, p_bits = reported.get(r["method"], (NAN, NAN))
+        m_acc, m_bits = marked.get(r["method"], ("", ""))
         out.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
-                    "accuracy_marker": r["accuracy_marker"], "bits_to_threshold": r["bits_to_threshold"],
-                    "bits_marker": r["bits_marker"], "threshold": threshold, "paper_accuracy": p_acc,
+                    "accuracy_marker": r["accuracy_marker"], "paper_accuracy_marker": m_acc,
+                    "bits_to_threshold": r["bits_to_threshold"], "bits_marker": r["bits_marker"],
+                    "paper_bits_marker": m_bits, "threshold": threshold, "paper_accuracy": p_acc,
                     "paper_bits": p_bits, "seeds": seeds, "rounds": rounds})
     return out, threshold
 
