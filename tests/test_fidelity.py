@@ -274,3 +274,25 @@ def test_with_dropout_the_bound_is_the_larger_of_1_point_and_the_authors_noise_f
     ours = theirs + rng.normal(0, 2.0, theirs.shape)  # as far from theirs as their own second stream
     wide = crosscheck.agreement({"fedlib": ours, "authors": theirs}, bound=bound)
     assert wide.equivalent.sum() > crosscheck.agreement({"fedlib": ours, "authors": theirs}).equivalent.sum()
+
+
+def test_the_authors_code_draws_its_batch_orders_after_the_weights_not_from_the_same_draws(tmp_path):
+    """scripts/authors_code.py seeds their generators before building the model, as their main.py does, so the
+    random numbers of their batch orders and dropout masks are not the ones that drew fedlib's initial weights."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("authors_code", Path(__file__).parent.parent / "scripts" /
+                                                  "authors_code.py")
+    authors_code = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(authors_code)
+    torch.manual_seed(3)  # as experiments.setup draws seed 3's initial weights
+    init = models.build("cnn_mnist", (1, 28, 28), 10)
+    torch.save(init.state_dict(), tmp_path / "init.pt")
+    first = torch.rand(1000)  # the draws right after the weights
+    torch.manual_seed(3)
+    weight_draws = torch.rand(1000)  # the draws that made the weights
+    built = authors_code.seeded_model("cnn_mnist", 3, tmp_path / "init.pt")
+    for (k, a), (_, b) in zip(built.state_dict().items(), init.state_dict().items()):
+        assert torch.equal(a, b), k
+    after = torch.rand(1000)
+    assert torch.equal(after, first) and not torch.equal(after, weight_draws)
