@@ -3,7 +3,11 @@
 round of one run of each set of `scripts/paper_runs.py` (all data, the papers' models, epochs and matching steps),
 its rounds, and the core-hours of the whole set. One thread, as the paper runs are made (two jobs side by side).
 
-    OMP_NUM_THREADS=1 python scripts/cost_table.py [--sets fedprof_table3 fedcr_table2_n1 ...] [--out FILE.md]
+    OMP_NUM_THREADS=1 python scripts/cost_table.py [--sets fedprof_table3 fedcr_table2_n1 ...] [--out FILE.md] [--record]
+
+Each set is costed at the seeds its notebook's paper profile reads (`RunSet.seeds`). `--record` also writes each
+set's core-hours into archive/costs.csv (`fedlib.papers.measured_costs`), from which figures/claims.md lists the
+cost of every set that is not shipped yet.
 
 A round is timed as the second of two (the first pays for warm-up), from the run's own per-round `seconds`. Where one
 round at the paper's size would itself take most of an hour (FedRD's protocol: ConvNet-128 on all of FashionMNIST,
@@ -47,9 +51,25 @@ def fedrd_round_seconds(cfg) -> float:
     return rest / 0.05 + o["iterations"] * per_it + o["server_epochs"] * per_se
 
 
-# FedLog's paper sets and their seeds (the paper's 10 for Table 1, Table A.1 and the convergence figures; notebook
-# 03's paper profile 5)
-FEDLOG_SEEDS = {"table1": 10, "tableA1": 10, "dp": 5, "fig3_left": 10, "fig2": 10}
+# FedLog's paper sets (notebooks 02, 03 and 05)
+FEDLOG_SETS = ("table1", "tableA1", "dp", "fig3_left", "fig2", "table1_fashion_mnist", "dp_fashion_mnist")
+
+
+def record(rows: list[dict], path: Path) -> None:
+    """Merge `rows` (one per set, `fedlib.papers.COST_COLUMNS`) into the costs file: a set measured again replaces
+    its row, the others stay."""
+    import csv
+
+    from fedlib import papers
+
+    kept = {name: {k: row[k] for k in papers.COST_COLUMNS} for name, row in papers.measured_costs(path).items()}
+    kept.update({r["set"]: r for r in rows})
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=papers.COST_COLUMNS)
+        w.writeheader()
+        w.writerows(kept[name] for name in sorted(kept, key=list(papers.RUN_SETS).index))
+    tmp.replace(path)
 
 
 def main() -> None:
@@ -57,18 +77,21 @@ def main() -> None:
     p.add_argument("--sets", nargs="*", default=[s for s in paper_runs.SETS if s.startswith(("fedprof", "fedcr", "fedrd"))])
     p.add_argument("--fedlog", action="store_true", help="FedLog's paper sets (notebooks 02, 03, 05) instead")
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--record", action="store_true", help="write each set's core-hours into archive/costs.csv")
     args = p.parse_args()
     torch.set_num_threads(1)
-    sets = list(FEDLOG_SEEDS) if args.fedlog else args.sets
+    sets = list(FEDLOG_SETS) if args.fedlog else args.sets
+    recorded = []
     lines = ["| set | runs | one run | s / round | rounds | core-hours (set) | shipped |",
              "|---|---|---|---|---|---|---|"]
     for what in sets:
-        runs = paper_runs.configs_of(what, list(range(FEDLOG_SEEDS.get(what, 3))), [])
+        runs = paper_runs.configs_of(what, list(paper_runs.RUN_SETS[what].seeds), [])
         kinds = {}  # one timing per distinct kind of run in the set; its other runs cost the same per round
         hours, todo = 0.0, 0.0
         for lab, cfg in runs:
-            kind = (cfg.method, cfg.model, cfg.participation, cfg.local_epochs, cfg.local_optimum,
-                    cfg.options.get("dp"), cfg.options.get("accountant"), cfg.options.get("iterations"))  # T: a rung
+            kind = (cfg.dataset, cfg.n_clients, cfg.method, cfg.model, cfg.participation, cfg.local_epochs,
+                    cfg.local_optimum, cfg.options.get("dp"), cfg.options.get("accountant"),
+                    cfg.options.get("iterations"))  # iterations: a rung of the ladder
             if kind not in kinds:
                 t0 = time.perf_counter()
                 secs = fedrd_round_seconds(cfg) if what == "fedrd_table1" else round_seconds(cfg)
@@ -82,10 +105,17 @@ def main() -> None:
         shipped = sum(ex.is_cached(c) for _, c in runs)
         lines.append(f"| {what} | {len(runs)} | all | | | **{hours:.1f}** ({todo:.1f} to compute) | {shipped} |")
         print(lines[-1], flush=True)
+        recorded.append({"set": what, "runs": len(runs), "core_hours": f"{hours:.1f}", "bound": "",
+                         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+                         "how": "scripts/cost_table.py: the second of two rounds of one run of each kind, one thread"})
     text = "\n".join(lines)
     print(text)
     if args.out:
         args.out.write_text(text + "\n")
+    if args.record:
+        from fedlib import archive, papers
+
+        record(recorded, archive.folder() / papers.COSTS_FILE)
 
 
 if __name__ == "__main__":

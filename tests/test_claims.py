@@ -160,6 +160,35 @@ def test_a_claim_whose_paper_runs_are_missing_says_what_is_shipped_and_the_comma
     assert f"fedprof_fig1 (Fig. 1): 2 of {len(runs)} runs shipped" in text
 
 
+def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(tmp_path):
+    """archive/costs.csv (scripts/cost_table.py --record) gives each set's core-hours; claims.md's line of a set
+    that is not shipped says it (a lower bound as one), or that it was not measured. cost_table.py's merge replaces
+    a set measured again and keeps the others; a file with other columns is refused with what to do."""
+    import sys
+
+    from fedlib import papers
+
+    sys.path.insert(0, str(paths.project_root() / "scripts"))
+    import cost_table
+
+    path = tmp_path / "costs.csv"
+    row = dict(set="fedprof_fig1", runs=12, core_hours="3.3", bound="", measured="2026-11-23", how="x")
+    cost_table.record([row, {**row, "set": "fedrd_table1", "core_hours": "330", "bound": ">"}], path)
+    cost_table.record([{**row, "core_hours": "4.1", "measured": "2026-11-25"}], path)
+    costs = papers.measured_costs(path)
+    assert costs["fedprof_fig1"]["core_hours"] == 4.1 and costs["fedrd_table1"]["bound"] == ">"
+    cover = papers.coverage(shipped=lambda cfg: False, costs=costs)
+    lines = " ".join(line for entry in cover.values() for line in entry["lines"])
+    assert "fedprof_fig1 (Fig. 1): 0 of 12 runs shipped, 4.1 core-hours for all its runs (one thread, measured " \
+           "2026-11-25" in lines
+    assert "fedrd_table1 (Table I): 0 of 15 runs shipped, more than 330 core-hours" in lines
+    assert "fedcr_table9 (Table 9): 0 of 18 runs shipped, cost not measured yet" in lines
+    path.write_text("set,hours\nfig2,1\n")
+    with pytest.raises(ValueError, match="cost_table.py --record"):
+        papers.measured_costs(path)
+    assert papers.measured_costs(tmp_path / "absent.csv") == {}
+
+
 def test_the_claims_page_has_a_section_per_paper_one_line_per_claim_and_no_se_over_one_seed(tmp_path, monkeypatch):
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     ledger = claims.ClaimsLedger("08_x", "quick")

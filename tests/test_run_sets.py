@@ -11,6 +11,7 @@ from fedlib.papers import RUN_SETS
 
 PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, augment) or 0-2, as on 2026-11-25
     "table1": (70, "2e004de885dd9476"),
+    "table1_fashion_mnist": (42, "25a34efd22b666f2"),  # FedLog's part e (2026-11-25): Table 1's runs on FashionMNIST
     "tableA1": (24, "5ced4aa748d7859b"),
     "augment": (20, "051854081fa0da63"),
     "dp": (120, "e0587006d5b0228c"),

@@ -26,23 +26,56 @@ def settings(table: dict, profile: str) -> dict:
     return copy.deepcopy(table[profile])
 
 
-def coverage(shipped=None) -> dict[str, dict]:
+COSTS_FILE = "costs.csv"  # under archive/: each set's measured core-hours (scripts/cost_table.py --record)
+COST_COLUMNS = ("set", "runs", "core_hours", "bound", "measured", "how")
+
+
+def measured_costs(path=None) -> dict[str, dict]:
+    """set -> its row of archive/costs.csv (`COST_COLUMNS`; core_hours a float, bound ">" where the number is a lower
+    bound), as scripts/cost_table.py measured it; {} without the file. Read as data, never run."""
+    import csv
+
+    from .. import archive
+
+    path = path or archive.folder() / COSTS_FILE
+    if not path.exists():
+        return {}
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if rows and set(COST_COLUMNS) - set(rows[0]):
+        raise ValueError(f"{path}: columns {sorted(rows[0])}, expected {', '.join(COST_COLUMNS)}; rewrite it with "
+                         f"`python scripts/cost_table.py --record`")
+    return {r["set"]: {**r, "core_hours": float(r["core_hours"])} for r in rows}
+
+
+def cost_text(name: str, costs: dict) -> str:
+    """A set's measured cost in words, or that it was not measured."""
+    c = costs.get(name)
+    if c is None:
+        return "cost not measured yet (`scripts/cost_table.py`)"
+    return (f"{c['bound']}{c['core_hours']:g} core-hours for all its runs (one thread, measured {c['measured']}, "
+            f"docs/measurements.md)").replace(">", "more than ")
+
+
+def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
     """Notebook -> {"lines": what of its paper-profile runs is shipped, a line per run set that is not whole, with
-    the command that computes the rest; "unshipped": the paper's tables and figures (`where`) of those sets;
-    "deviations": where -> what its runs change from the paper}. Counted from the archive (`shipped(cfg)`: default,
-    the run is in archive/ under its key)."""
+    its measured cost (`measured_costs`) and the command that computes the rest; "unshipped": the paper's tables and
+    figures (`where`) of those sets; "deviations": where -> what its runs change from the paper}. Counted from the
+    archive (`shipped(cfg)`: default, the run is in archive/ under its key)."""
     from .. import archive
 
     if shipped is None:
         shipped = lambda cfg: archive.find(cfg.method, cfg.key()) is not None  # noqa: E731
+    costs = measured_costs() if costs is None else costs
     out: dict[str, dict] = {}
     for s in RUN_SETS.values():
         entry = out.setdefault(s.notebook, {"lines": [], "unshipped": [], "deviations": {}})
         runs = s.runs()
         have = sum(bool(shipped(cfg)) for _, cfg in runs)
         if have < len(runs):
-            entry["lines"].append(f"{s.name} ({', '.join(s.where)}): {have} of {len(runs)} runs shipped; compute "
-                                  f"the rest with `{s.command()}`, then `{s.command()} --pack`")
+            entry["lines"].append(f"{s.name} ({', '.join(s.where)}): {have} of {len(runs)} runs shipped, "
+                                  f"{cost_text(s.name, costs)}; compute the rest with `{s.command()}`, then "
+                                  f"`{s.command()} --pack`")
             entry["unshipped"] += list(s.where)
         for where in s.where:
             if s.deviations:
@@ -50,4 +83,5 @@ def coverage(shipped=None) -> dict[str, dict]:
     return out
 
 
-__all__ = ["PROFILE_NAMES", "RUN_SETS", "coverage", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]
+__all__ = ["PROFILE_NAMES", "RUN_SETS", "cost_text", "coverage", "measured_costs", "fedcr", "fedlog", "fedprof", "fedrd",
+           "settings"]

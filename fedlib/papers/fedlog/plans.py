@@ -210,10 +210,10 @@ def table_a1_configs(dataset: str, k: int, s: dict) -> list:
 
 # Each notebook part's runs at the paper profile, as scripts/paper_runs.py computes and packs them and as claims.md
 # counts them (`fedlib.papers.runset`).
-def _table1_runs(seeds, augment=False):
+def _table1_runs(seeds, augment=False, dataset="mnist"):
     labels = AUGMENTED if augment else list(TABLE1_METHODS) + list(EXTRA_METHODS)
     extra = dict(augment=True) if augment else {}
-    return [(lab, table1_config("mnist", lab, seed=s, **extra)) for s in seeds for lab in labels]
+    return [(lab, table1_config(dataset, lab, seed=s, **extra)) for s in seeds for lab in labels]
 
 
 def _table_a1_runs(seeds):
@@ -251,6 +251,9 @@ def _run_sets():
     seeds = lambda s: tuple(s["seeds"])  # noqa: E731  (each set's seeds: those its notebook's paper profile reads)
     return [RunSet("table1", comm, _table1_runs, seeds=seeds(T["table1"]["mnist"]), where=("Table 1",),
                    archive="table1_mnist_paper", deviations="MNIST only (CIFAR-10/100 not to be had here)"),
+            RunSet("table1_fashion_mnist", comm, lambda s: _table1_runs(s, dataset="fashion_mnist"),
+                   seeds=seeds(T["table1"]["fashion_mnist"]), where=("Table 1 (fashion_mnist)",),
+                   deviations="FashionMNIST in CIFAR-10's client setting, for CIFAR-10 (not to be had here)"),
             RunSet("tableA1", comm, _table_a1_runs, seeds=seeds(T["tableA1"][("mnist", 3)]), where=("Table A.1",),
                    deviations="MNIST only"),
             RunSet("augment", comm, lambda s: _table1_runs(s, augment=True), seeds=seeds(T["augment"]["mnist"]),
