@@ -7,6 +7,7 @@ run killed mid-way goes on from its checkpoint, `fedlib.checkpoint`); pack the f
 
 Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the notebooks read too):
   table1, augment      notebook 02: MNIST Table 1 (every entry) and the augmentation ablation
+  table1_fashion_mnist notebook 02: Table 1 on FashionMNIST (CIFAR-10's client setting), 5 seeds
   tableA1              notebook 02: Table A.1 on MNIST (3 and 5 classes per client)
   dp, dp_fashion_mnist notebook 03: FedLog with central, local and formal DP over the epsilon grid
   fig3_left, fig2      notebook 05: flexible architectures; clients trained to the local optimum
