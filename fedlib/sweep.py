@@ -409,14 +409,20 @@ class NotShipped(RuntimeError):
     """Paper-profile runs that are neither cached nor shipped, in a notebook that must not compute them itself."""
 
 
+def may_compute(profile: str) -> bool:
+    """Whether a notebook at `profile` computes what is missing: in every profile but the paper's, and there only
+    with FEDLIB_COMPUTE=1 (the paper profile redraws what is cached or shipped in archive/)."""
+    compute = os.environ.get("FEDLIB_COMPUTE", "0")
+    if compute not in ("0", "1"):
+        raise ValueError(f"FEDLIB_COMPUTE must be 0 or 1, got {compute!r}")
+    return profile != "paper" or compute == "1"
+
+
 def require_shipped(configs: list[Config], profile: str, driver: str) -> None:
     """In the paper profile a notebook redraws what is cached or shipped in archive/ and never starts hours of
     computing on its own: with runs missing it stops here, listing them and the command that computes them
     (`driver`), unless FEDLIB_COMPUTE=1 asks it to compute them itself. Other profiles compute as usual."""
-    compute = os.environ.get("FEDLIB_COMPUTE", "0")
-    if compute not in ("0", "1"):
-        raise ValueError(f"FEDLIB_COMPUTE must be 0 or 1, got {compute!r}")
-    if profile != "paper" or compute == "1":
+    if may_compute(profile):
         return
     missing = [c for c in configs if not ex.is_cached(c)]
     if missing:

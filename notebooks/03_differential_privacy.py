@@ -65,13 +65,14 @@ print(fedlog.dp.noise_figure(runs, M, profile, B, DELTA))
 
 # %%
 print("\n".join(fedlog.dp.formal_spend(runs, DELTA, fedlog.paper_config)))
-final = fedlog.dp.finals(runs, fedlog.dp_configs)  # (dataset, mode, accountant, epsilon) -> each seed's accuracy
+# (dataset, mode, accountant, epsilon) -> each seed's accuracy; `drawn`: the datasets whose runs are all there
+final, drawn = fedlog.dp.finals(runs, fedlog.dp_configs, profile)
 
 # %%
-fig = fedlog.dp.accuracy_figure(runs, final, profile, B, DELTA)
+fig = fedlog.dp.accuracy_figure(drawn, final, profile, B, DELTA)
 
 # %%
-fedlog.dp.table(runs, final, M, B, DELTA)
+fedlog.dp.table(drawn, final, M, B, DELTA)
 
 # %% [markdown]
 # ## What the numbers say
@@ -80,6 +81,6 @@ fedlog.dp.table(runs, final, M, B, DELTA)
 # of the non-private accuracy (`stats.recovers_from`).
 
 # %%
-recovered, said = fedlog.dp.recovery(runs, final)
+recovered, said = fedlog.dp.recovery(drawn, final)
 print("\n".join(said))
-ledger = fedlog.dp.record(recovered, runs, M, B, fedlog.paper_config, profile)  # claims: fedlib/papers/fedlog/dp.py
+ledger = fedlog.dp.record(recovered, runs, drawn, M, B, fedlog.paper_config, profile)  # claims: fedlib/papers/fedlog/dp.py

@@ -60,9 +60,8 @@ fig2_sets = leaf_sets or ["mnist", "fashion_mnist"]
 fig3_sets = [d for d in ("cifar100", "mnist", "fashion_mnist") if d in ("mnist", "fashion_mnist") or ex.dataset_available(d)]
 plan = {("fig2", d): fedlog.fig2_configs(d, SETTINGS["fig2"]) for d in fig2_sets}
 plan.update({("fig3", d): fedlog.fig3_configs(d, SETTINGS["fig3"]) for d in fig3_sets})
-# every run of both figures in one sweep, so that the worker processes (one per core) stay busy to the end
-_ = sweep.run_many([c for by_label in plan.values() for cs in by_label.values() for c in cs])
-fig2 = {d: {lab: sweep.run_many(cs) for lab, cs in plan["fig2", d].items()} for d in fig2_sets}
+# every run of both figures in one sweep (the workers stay busy to the end); the paper profile computes none
+fig2, fig3, missing = C.read(plan, profile)
 speed = {d: C.faster(f"Fig. 2, {d}", by_label) for d, by_label in fig2.items()}
 print("\n".join(line for *_, lines in speed.values() for line in lines))
 speed = {d: (ours, theirs) for d, (ours, theirs, _) in speed.items()}
@@ -75,7 +74,6 @@ C.draw(fig2, METHODS, "fig2_local_optimum", "Fig. 2: local optimum before each a
 # ## Fig. 3 (left): flexible architectures
 
 # %%
-fig3 = {d: {lab: sweep.run_many(cs) for lab, cs in plan["fig3", d].items()} for d in fig3_sets}
 C.draw(fig3, METHODS, "fig3_left_flexible", "Fig. 3 (left): half the clients with a smaller body (mean ± SE over seeds)",
        "se", profile)
 print("\n".join(line for d, by_label in fig3.items() for line in C.faster(f"Fig. 3 left, {d}", by_label)[2]))
@@ -93,17 +91,11 @@ outputs.save_table(C.summary_rows(fig2, "fig2_local_optimum") + C.summary_rows(f
 # %%
 s = SETTINGS["thm"]
 base = fedlog.paper_config("mnist", "fedlog", rounds=s["rounds"], **s["over"])
-study = convergence.step_size_study(base, s["steps"])
-rows = C.step_size_rows(study)
-print("\n".join(C.step_size_lines(rows)))
-outputs.save_table(rows, "thm4_step_sizes")
-
-fig = fedlog.figures.step_sizes(study, "Thms. 3-5 measured: FedLog on MNIST, plain SGD on the bodies at step size ζ")
-plots.caption(fig, profile, 1, s["rounds"], note=f"{s['over'].get('n_clients', 50)} clients")
-outputs.save_figure(fig, "thm3_5_convergence")
+study = convergence.step_size_study(base, s["steps"], compute=sweep.may_compute(profile))  # paper: read only
+rows = C.step_size_part(study, s, profile)
 
 # %% [markdown]
 # ## What the numbers say
 
 # %%
-ledger = C.record(fig2, fig3, speed, rows, SETTINGS, profile)  # each claim a function in fedlog/convergence.py
+ledger = C.record(fig2, fig3, speed, rows, SETTINGS, profile, missing)  # each claim a function in fedlog/convergence.py

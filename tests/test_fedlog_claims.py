@@ -277,3 +277,62 @@ def test_table_a1_markers_are_rows_at_the_captions_level_for_each_marked_setting
     assert [r.verdict for r in recorded.rows] == got  # nothing saved: no Table 1 setting
     none = rules.ClaimsLedger("02_test", "paper")
     assert t.table_a1_markers(none, {}, fedlog) == [] and none.rows == []
+
+
+def test_notebook_03_computes_nothing_in_the_paper_profile_and_its_claims_say_not_run(monkeypatch, capsys):
+    """Before, `dp.finals` ran every missing run through `sweep.run_many` whatever the profile, so the paper
+    profile's redraw started hours of DP runs. Now a dataset whose runs are neither cached nor shipped is named with
+    the command that computes them, left out of the figure, and its recovery rows say "not run"."""
+    from fedlib import experiments as ex, sweep
+    from fedlib.papers import fedlog
+    from fedlib.papers.fedlog import dp
+
+    ran = []
+    monkeypatch.setattr(ex, "run", lambda cfg, **kw: ran.append(cfg))
+    monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
+    monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
+    settings = {"mnist": {**fedlog.DP_PROFILES["paper"]["runs"]["mnist"], "seeds": [0]}}
+    final, drawn = dp.finals(settings, fedlog.dp_configs, "paper")
+    assert ran == [] and final == {} and drawn == {}
+    assert "compute them with scripts/paper_runs.py dp" in capsys.readouterr().out
+    assert dp.accuracy_figure(drawn, final, "paper", 2.0, 0.01) is None and dp.table(drawn, final, {}, 2.0, 0.01) is None
+    ledger = rules.ClaimsLedger("03_test", "paper")
+    assert dp.recovers_like_the_paper(ledger, {}, drawn, "central", 0.5) == rules.MISSING
+    assert "no dataset's runs" in ledger.rows[0].note
+
+
+def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_traces(monkeypatch, tmp_path, capsys):
+    """Before, notebook 05 ran Fig. 2's and Fig. 3's runs through `sweep.run_many` and the step-size traces through
+    `trace` whatever the profile. Now the paper profile reads what is cached or shipped (a trace from archive/ too),
+    names what is missing with its command, and the missing datasets' claims say "not run"."""
+    import json
+
+    from fedlib import archive, experiments as ex, sweep
+    from fedlib.papers import fedlog
+    from fedlib.papers.fedlog import convergence as C
+    from fedlib.papers.fedlog.analysis import convergence
+
+    ran = []
+    monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
+    monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
+    monkeypatch.setattr(convergence, "trace", lambda cfg: ran.append(cfg))
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    S = fedlog.CONVERGENCE_PROFILES["paper"]
+    plan = {("fig2", "mnist"): fedlog.fig2_configs("mnist", {**S["fig2"], "seeds": [0]}),
+            ("fig3", "mnist"): fedlog.fig3_configs("mnist", {**S["fig3"], "seeds": [0]})}
+    fig2, fig3, missing = C.read(plan, "paper")
+    assert ran == [] and fig2 == fig3 == {} and missing == {"fig2": ["mnist"], "fig3": ["mnist"]}
+    assert "compute them with scripts/paper_runs.py fig2 and fig3_left" in capsys.readouterr().out
+    assert C.draw(fig2, fedlog.CONVERGENCE_METHODS, "x", "Fig. 2: x", "std", "paper") is None
+    base = fedlog.paper_config("mnist", "fedlog", rounds=2, **S["thm"]["over"])
+    assert not sweep.may_compute("paper")
+    assert convergence.step_size_study(base, [0.01, 0.1], compute=False) == {} and ran == []
+    assert C.step_size_part({}, S["thm"], "paper") == []
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path)  # a trace shipped in archive/ is read, not computed
+    shipped = convergence.replace(base, optimizer="sgd", lr=0.1)
+    (tmp_path / convergence.TRACES).mkdir()
+    (tmp_path / convergence.TRACES / f"{shipped.key()}.json").write_text(json.dumps({"loss_after": [1.0]}))
+    assert convergence.step_size_study(base, [0.01, 0.1], compute=False) == {0.1: {"loss_after": [1.0]}}
+    monkeypatch.setattr(rules.ClaimsLedger, "save", lambda self: None)
+    ledger = C.record({}, {}, {}, [], S, "paper", missing)
+    assert [r.verdict for r in ledger.rows] == [rules.MISSING] * 4  # Fig. 2, Fig. 3's two steps, Thm. 4

@@ -6,11 +6,29 @@ from __future__ import annotations
 import numpy as np
 
 from ... import claims as rules, outputs
-from ... import plots, stats
+from ... import plots, stats, sweep
 from .analysis import convergence
 from . import figures
 
 NOTEBOOK = "05_convergence"
+DRIVER = "scripts/paper_runs.py fig2 and fig3_left"
+PARTS = {"fig2": "Fig. 2", "fig3": "Fig. 3 left"}
+
+
+def read(plan: dict, profile: str) -> tuple[dict, dict, dict]:
+    """Fig. 2's and Fig. 3 left's Results (dataset -> label -> one per seed) for the datasets whose every run is
+    there, and part ("fig2", "fig3") -> the datasets whose runs are not. `plan`: (part, dataset) -> label -> Configs.
+    One sweep (`sweep.Runs`): in the paper profile nothing is computed, and what is missing is named with the
+    command that computes it."""
+    results = sweep.Runs([c for by_label in plan.values() for cs in by_label.values() for c in cs], profile, DRIVER)
+    got, missing = {part: {} for part in PARTS}, {part: [] for part in PARTS}
+    for (part, d), by_label in plan.items():
+        if all(results.has(cs) for cs in by_label.values()):
+            got[part][d] = {lab: results(cs) for lab, cs in by_label.items()}
+        else:
+            print(results.missing_note(f"{PARTS[part]} ({d})"))
+            missing[part].append(d)
+    return got["fig2"], got["fig3"], missing
 
 
 def curves(results) -> np.ndarray:
@@ -39,7 +57,11 @@ def faster(title: str, by_label: dict) -> tuple[float, float, list[str]]:
 
 
 def draw(by_dataset: dict, methods: dict, name: str, title: str, spread: str, profile: str, verdict: str = ""):
-    """Accuracy against rounds and against bits, per dataset; saved as `name`."""
+    """Accuracy against rounds and against bits, per dataset; saved as `name` (None, and nothing saved, without
+    runs)."""
+    if not by_dataset:
+        print(f"{title.split(':')[0]}: not drawn, no dataset's runs are all there")
+        return None
     shown = {d: {lab: {"method": methods[lab][0], "acc": curves(rs), "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down)}
                  for lab, rs in by_label.items()} for d, by_label in by_dataset.items()}
     fig = figures.rounds_and_bits(shown, title, spread, verdict)
@@ -88,6 +110,23 @@ def step_size_rows(study: dict) -> list[dict]:
     return rows
 
 
+def step_size_part(study: dict, s: dict, profile: str) -> list[dict]:
+    """Thms. 3-5: the step-size study's rows, printed and saved (thm4_step_sizes), and its figure
+    (thm3_5_convergence); its rows. Without traces (the paper profile computes none) it says how to make them."""
+    if not study:
+        print(f"Thms. 3-5: not drawn, no trace of the {len(s['steps'])} step sizes is cached or shipped; compute "
+              f"them with FEDLIB_COMPUTE=1 FEDLIB_PROFILE={profile} ./run_all.sh 05, then copy "
+              f"results/{convergence.TRACES}/ into archive/{convergence.TRACES}/")
+        return []
+    rows = step_size_rows(study)
+    print("\n".join(step_size_lines(rows)))
+    outputs.save_table(rows, "thm4_step_sizes")
+    fig = figures.step_sizes(study, "Thms. 3-5 measured: FedLog on MNIST, plain SGD on the bodies at step size ζ")
+    plots.caption(fig, profile, 1, s["rounds"], note=f"{s['over'].get('n_clients', 50)} clients")
+    outputs.save_figure(fig, "thm3_5_convergence")
+    return rows
+
+
 def step_size_lines(rows: list[dict]) -> list[str]:
     lines = []
     for r in rows:
@@ -107,21 +146,22 @@ def _seedwise(results, f) -> list[float]:
 def converges_faster(ledger, by_label: dict, dataset: str, rounds) -> str:
     """Fig. 2: FedLog and FedLog-C converge faster than LG-FedAvg 1 and FedProto: per seed, the lower of ours
     against the higher of theirs in mean accuracy over rounds."""
-    area = {lab: _seedwise(rs, np.mean) for lab, rs in by_label.items()}
+    area = {lab: _seedwise(rs, np.mean) for lab, rs in (by_label or {}).items()}  # None: the runs are missing
     return ledger.compare("FedLog", "Fig. 2", f"trained to the local optimum before each aggregation, FedLog and "
                           f"FedLog-C converge faster than LG-FedAvg 1 and FedProto ({dataset}; mean accuracy over "
                           f"rounds, the lower of ours against the higher of theirs)",
-                          [min(a, b) for a, b in zip(area["FedLog"], area["FedLog-C"])],
-                          [max(a, b) for a, b in zip(area["LG-FedAvg 1"], area["FedProto"])], ">", rounds=rounds)
+                          [min(a, b) for a, b in zip(area["FedLog"], area["FedLog-C"])] if area else None,
+                          [max(a, b) for a, b in zip(area["LG-FedAvg 1"], area["FedProto"])] if area else None, ">",
+                          rounds=rounds)
 
 
 def flexible_order(ledger, by_label: dict, dataset: str, rounds) -> list[str]:
     """Fig. 3 left: with flexible architectures FedLog-C > FedProto > LG-FedAvg 1 in best-round accuracy, one row
     per step of the order, seed by seed."""
-    best = {lab: _seedwise(rs, np.max) for lab, rs in by_label.items()}
+    best = {lab: _seedwise(rs, np.max) for lab, rs in (by_label or {}).items()}  # None: the runs are missing
     return [ledger.compare("FedLog", "Fig. 3 left", f"with flexible architectures {upper} is more accurate than "
                            f"{lower} ({dataset}, best round; the paper's order FedLog-C > FedProto > LG-FedAvg 1)",
-                           best[upper], best[lower], ">", rounds=rounds)
+                           best.get(upper), best.get(lower), ">", rounds=rounds)
             for upper, lower in (("FedLog-C", "FedProto"), ("FedProto", "LG-FedAvg 1"))]
 
 
@@ -135,9 +175,13 @@ def loss_decreases_inside_the_bound(ledger, rows: list[dict], rounds) -> str:
                          "ours >= reference", rounds=rounds)
 
 
-def record(fig2: dict, fig3: dict, speed: dict, rows: list[dict], settings: dict, profile: str):
-    """Notebook 05's claims, saved; prints what it compares; returns the ledger."""
+def record(fig2: dict, fig3: dict, speed: dict, rows: list[dict], settings: dict, profile: str,
+           missing: dict | None = None):
+    """Notebook 05's claims, saved; prints what it compares; returns the ledger. `missing` (`read`'s): the datasets
+    whose runs are not there get their rows, "not run"."""
     ledger = rules.ClaimsLedger(NOTEBOOK, profile)
+    fig2 = {**fig2, **{d: None for d in (missing or {}).get("fig2", [])}}
+    fig3 = {**fig3, **{d: None for d in (missing or {}).get("fig3", [])}}
     for d, (ours, theirs) in speed.items():
         print(f"Fig. 2 ({d}): mean accuracy over rounds, the lower of FedLog and FedLog-C {ours:.2f}% against the "
               f"higher of LG-FedAvg 1 and FedProto {theirs:.2f}%")

@@ -68,24 +68,35 @@ def formal_spend(runs: dict, delta: float, paper_config) -> list[str]:
     return lines
 
 
-def finals(runs: dict, configs_of) -> dict:
-    """(dataset, mode, accountant, epsilon) -> each seed's final accuracy (a fraction); every run in one sweep
-    (`configs_of`: fedlog.dp_configs)."""
-    run_many = sweep.run_many
-    run_many([cfg for name, s in runs.items() for cfg in configs_of(name, s)])  # one sweep: every worker busy
-    out: dict = {}
+DRIVER = "scripts/paper_runs.py dp (and dp_fashion_mnist)"
+
+
+def finals(runs: dict, configs_of, profile: str) -> tuple[dict, dict]:
+    """(dataset, mode, accountant, epsilon) -> each seed's final accuracy (a fraction), and the datasets of `runs`
+    whose every run is there, with their settings (the figure, table and claims read those). Every run in one sweep
+    (`sweep.Runs`: in the paper profile nothing is computed; a dataset with runs neither cached nor shipped is named
+    with the command that computes them). `configs_of`: fedlog.dp_configs."""
+    results = sweep.Runs([cfg for name, s in runs.items() for cfg in configs_of(name, s)], profile, DRIVER)
+    out, drawn = {}, {}
     for name, s in runs.items():
         cs = configs_of(name, s)
-        for cfg, res in zip(cs, run_many(cs)):
+        if not results.has(cs):
+            print(results.missing_note(f"{name}'s runs"))
+            continue
+        drawn[name] = s
+        for cfg, res in zip(cs, results(cs)):
             o = cfg.options
             acct = "rdp-sgd" if o.get("dp") == "formal" else o.get("accountant", "-")
             out.setdefault((name, o.get("dp", "none"), acct, o.get("epsilon", np.inf)), []).append(res.last())
-    return out
+    return out, drawn
 
 
 def accuracy_figure(runs: dict, final: dict, profile: str, b: float, delta: float):
     """Fig. 3 right: accuracy against epsilon per dataset, central and local DP with each accountant and the formal
-    variant, in percent; saved as fig3_right_dp."""
+    variant, in percent; saved as fig3_right_dp (None, and nothing saved, when no dataset's runs are there)."""
+    if not runs:
+        print("Fig. 3 right: not drawn, no dataset's runs are all there")
+        return None
     panels = {}
     for name, s in runs.items():
         series = {}
@@ -112,7 +123,10 @@ def accuracy_figure(runs: dict, final: dict, profile: str, b: float, delta: floa
 
 
 def table(runs: dict, final: dict, sizes: dict, b: float, delta: float):
-    """Per dataset and epsilon: both sigmas and every variant's mean final accuracy (%); saved as dp_sigma."""
+    """Per dataset and epsilon: both sigmas and every variant's mean final accuracy (%); saved as dp_sigma (None,
+    and nothing saved, when no dataset's runs are there)."""
+    if not runs:
+        return None
     rows = []
     for name, s in runs.items():
         k = s["rounds"]
@@ -157,12 +171,15 @@ def recovers_like_the_paper(ledger, recovered: dict, runs: dict, mode: str, pape
     (per dataset; no recovery counts as infinity)."""
     names = [n for n in runs if (n, mode, "thm7") in recovered]
     x = [recovered[(n, mode, "thm7")] for n in names]
-    return ledger.record("FedLog", "Fig. 3 right", f"{mode} DP with Thm. 7's sigma is back at the non-private accuracy "
-                         f"from epsilon = {paper_eps} (ours per dataset: {', '.join(names)}; no recovery counts as "
-                         "infinity; the paper's mechanism, not a formal guarantee: see the next row)",
-                         [v if v is not None else float("inf") for v in x], paper_eps, "ours <= reference",
-                         paper_value=paper_eps, seeds=sorted({len(runs[n]["seeds"]) for n in names}),
-                         rounds=sorted({runs[n]["rounds"] for n in names}))
+    verdict = ledger.record("FedLog", "Fig. 3 right", f"{mode} DP with Thm. 7's sigma is back at the non-private "
+                            f"accuracy from epsilon = {paper_eps} (ours per dataset; no recovery counts as infinity; "
+                            "the paper's mechanism, not a formal guarantee: see the next row)",
+                            [v if v is not None else float("inf") for v in x] if names else None, paper_eps,
+                            "ours <= reference", paper_value=paper_eps,
+                            seeds=sorted({len(runs[n]["seeds"]) for n in names}) if names else "",
+                            rounds=sorted({runs[n]["rounds"] for n in names}) if names else "")
+    ledger.rows[-1].note = f"datasets: {', '.join(names)}" if names else "no dataset's runs are all cached or shipped"
+    return verdict
 
 
 def sensitivity_holds(ledger, m: int, b: float, n_max: int) -> str:
@@ -175,11 +192,12 @@ def sensitivity_holds(ledger, m: int, b: float, n_max: int) -> str:
                          thm7 + 2 * b * np.sqrt(m - 1) * (n_max - 1), thm7, "ours <= reference")
 
 
-def record(recovered: dict, runs: dict, sizes: dict, b: float, paper_config, profile: str):
-    """Notebook 03's claims, saved; returns the ledger."""
+def record(recovered: dict, runs: dict, drawn: dict, sizes: dict, b: float, paper_config, profile: str):
+    """Notebook 03's claims, saved; returns the ledger. `runs`: the datasets whose files are here (Thm. 7's row reads
+    their federations); `drawn`: those whose runs are all there (`finals`)."""
     ledger = rules.ClaimsLedger(NOTEBOOK, profile)
     for mode, paper_eps in (("central", 0.5), ("local", 5.0)):
-        recovers_like_the_paper(ledger, recovered, runs, mode, paper_eps)
+        recovers_like_the_paper(ledger, recovered, drawn, mode, paper_eps)
     n_max = int(max(ex.federation(paper_config(n, "fedlog", **runs[n]["over"])).train.counts.max()
                     for n in runs)) if runs else 0
     for name in list(runs)[:1]:

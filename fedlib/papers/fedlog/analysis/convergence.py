@@ -95,9 +95,11 @@ def trace(cfg: Config, smoothness_iterations: int = 10) -> dict:
     return out
 
 
-def step_size_study(base: Config, step_sizes: list[float]) -> dict:
-    """Thm. 4 with plain SGD at each body step size zeta: one (cached) `trace` per step size."""
-    return {zeta: cached_trace(replace(base, optimizer="sgd", lr=zeta)) for zeta in step_sizes}
+def step_size_study(base: Config, step_sizes: list[float], compute: bool = True) -> dict:
+    """Thm. 4 with plain SGD at each body step size zeta: one (cached) `trace` per step size; with `compute` False,
+    only the step sizes whose trace is cached or shipped (`cached_trace`)."""
+    found = {zeta: cached_trace(replace(base, optimizer="sgd", lr=zeta), compute) for zeta in step_sizes}
+    return {zeta: tr for zeta, tr in found.items() if tr is not None}
 
 
 def inside_bound(tr: dict, zeta: float) -> float:
@@ -106,12 +108,22 @@ def inside_bound(tr: dict, zeta: float) -> float:
     return float((zeta * l1 < 2).float().mean())
 
 
-def cached_trace(cfg: Config) -> dict:
-    path = results_dir() / "convergence_trace_v2" / f"{cfg.key()}.json"
-    if path.exists():
-        return json.loads(path.read_text())
+TRACES = "convergence_trace_v2"  # the folder of traces, by cache key, in the results cache and in archive/
+
+
+def cached_trace(cfg: Config, compute: bool = True) -> dict | None:
+    """cfg's `trace` from the results cache or from archive/ (JSON, read as data); else computed and cached, or
+    None with `compute` False."""
+    from .... import archive
+
+    name = f"{cfg.key()}.json"
+    for path in (results_dir() / TRACES / name, archive.folder() / TRACES / name):
+        if path.exists():
+            return json.loads(path.read_text())
+    if not compute:
+        return None
     res = trace(cfg)
-    cache.write_atomic(path, res)
+    cache.write_atomic(results_dir() / TRACES / name, res)
     return res
 
 
