@@ -85,11 +85,14 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
     `output_name`). When the notebook has read runs, the fingerprints and devices they were made with (all runs
     the notebook read so far: a superset of the table's own) go to figures/provenance.json under `name`.
     `keep_other="dataset"` (or a tuple of columns): rows of the existing name.csv (same columns) whose key is
-    not among the new rows' keep their places (a notebook run on some datasets does not erase the others' rows)."""
+    not among the new rows' keep their places (a notebook run on some datasets does not erase the others' rows).
+    No rows (a part whose runs are all missing): nothing is written, the files there stay, and it returns None."""
     import csv
 
     import pandas as pd
 
+    if not rows:
+        return None
     name = output_name(name)
     out = figures_dir()
     out.mkdir(parents=True, exist_ok=True)

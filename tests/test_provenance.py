@@ -71,6 +71,19 @@ def test_a_table_merged_with_its_old_rows_formats_them_as_fresh_ones(tmp_path, m
     assert merged.splitlines()[2:] == fresh.splitlines()[2:]
 
 
+def test_a_table_of_no_rows_writes_nothing_and_keeps_the_files_there(tmp_path, monkeypatch):
+    """A part whose runs are all missing (the paper profile computes none) saves no rows: before, save_table failed
+    on rows[0]; now it writes nothing and the table drawn from shipped runs before stays."""
+    from fedlib import paths
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    paths.use_profile("quick")
+    written = outputs.save_table([{"dataset": "mnist", "acc": 98.1}], "t").attrs["paths"]
+    before = [p.read_text() for p in written]
+    assert outputs.save_table([], "t") is None
+    assert [p.read_text() for p in written] == before
+
+
 def test_of_the_papers_only_their_analysis_enters_the_fingerprint():
     """The folder rule: fedlib/papers/<paper>/ holds the paper's numbers, plans, figures and claims, no numeric code,
     except its `analysis` (a module, or a folder of them), which computes (FedLog's Fig. 1 rounds, Thms. 3-5
