@@ -63,12 +63,13 @@ print("columns run:", plan["columns"], "| missing here (no files):", plan["missi
 # %% [markdown]
 # ## Runs
 # Every run of parts A, C, D, F and G in one sweep, so that the worker processes (one per core) stay busy;
-# finished runs come from the cache. Ditto's runs wait for its lambda (next cell); part E's runs are live.
+# finished runs come from the cache. Ditto's runs wait for its lambda (next cell); part E's runs are live. The paper
+# profile computes nothing: a part whose runs are not shipped is named with the command that computes them, is not
+# drawn, and its claims say "not run".
 
 
 # %%
-sweep.require_shipped(plan["upfront"], profile, "scripts/paper_runs.py fedcr_table2_n1 (and the other fedcr_* sets)")
-_ = sweep.Runs(plan["upfront"], profile, "scripts/paper_runs.py fedcr_table2_n1")  # read from the cache below
+_ = sweep.Runs(plan["upfront"], profile, P.DRIVER)  # the parts below read them from the cache
 
 # %% [markdown]
 # ## Ditto's lambda

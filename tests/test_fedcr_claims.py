@@ -26,7 +26,8 @@ def test_fedcr_against_the_strongest_baseline(ours, verdict):
     ledger = _ledger()
     found = parts.beats_the_strongest_baseline(ledger, by_label, "n1", ["FedAvg", "FedRep", "Ditto"],
                                                fedcr.TABLE2[("fashion_mnist", "n1")], 250)
-    assert found[0] == verdict and "(FedRep;" in ledger.rows[0].claim and len(found) == 3  # n1: + FedAvg-FT, FedRep
+    assert found[0] == verdict and len(found) == 3  # n1: + FedAvg-FT, FedRep
+    assert ledger.rows[0].note == "the strongest baseline: FedRep"
 
 
 def test_v_and_beta_claims():
@@ -38,7 +39,7 @@ def test_v_and_beta_claims():
     assert parts.drops_only_at_small_v(ledger, per_seed, "mnist", "MNIST", [2, 4, 8, 16], fedcr.TABLE3, 20) == \
         rules.HOLDS and ledger.rows[-1].ours == [80.0, 80.0, 79.5]
     assert parts.beta_claims(ledger, per_seed, "mnist", "MNIST", 20) == [rules.HOLDS, rules.HOLDS]
-    assert "beta 0.0005" in ledger.rows[-2].claim and "against 0.01" in ledger.rows[-1].claim
+    assert ledger.rows[-2].note == "the best beta > 0: 0.0005" and "against 0.01" in ledger.rows[-1].claim
 
 
 def test_table9_and_the_seed_systems_rows():
@@ -48,3 +49,26 @@ def test_table9_and_the_seed_systems_rows():
     t1 = {"FedLog-C": _runs([98, 98, 98], best=98.4), "FedCR": _runs([97, 97, 97], best=97.0)}
     assert parts.fedlog_beats(ledger, t1, "FedCR", 100) == rules.HOLDS
     assert parts.kl_separates(ledger, {("n1", 0.0): 0.1, ("n1", 5e-4): 0.3}, "n1", 20).startswith("indicative")
+
+
+def test_in_the_paper_profile_missing_runs_are_not_computed_and_their_claims_say_not_run(monkeypatch):
+    """Notebook 06 stopped (sweep.require_shipped) when any paper-profile run was missing, so it could not draw
+    FedCR's Table 2 n1 once shipped while n2 and Table 9 are not. Now the reader returns None for runs neither
+    cached nor shipped, without computing them, and every claim of a part whose runs are missing says "not run"."""
+    from fedlib import experiments as ex, sweep
+
+    ran = []
+    monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), ["result"] * len(cfgs))[1])
+    monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg == "shipped")
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    get = parts.reader("paper")
+    assert get(["shipped", "missing"]) is None and ran == []
+    assert get(["shipped"]) == ["result"] and ran == ["shipped"]  # read from the archive, not computed
+    assert parts.reader("quick")(["missing"]) == ["result"]  # other profiles compute
+    ledger = _ledger()
+    got = parts.beats_the_strongest_baseline(ledger, None, "n1", ["FedAvg"], fedcr.TABLE2[("fashion_mnist", "n1")], 250)
+    got += [parts.drops_only_at_small_v(ledger, {}, "mnist", "MNIST", [2, 4, 8, 16], fedcr.TABLE3, 20)]
+    got += parts.beta_claims(ledger, {}, "mnist", "MNIST", 20)
+    got += [parts.kl_separates(ledger, {}, "n1", 20), parts.na_beats_local(ledger, {}, 5, fedcr.TABLE9, 30),
+            parts.fedlog_beats(ledger, {}, "FedCR", 100)]
+    assert got == [rules.MISSING] * 8
