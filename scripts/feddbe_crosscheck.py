@@ -3,6 +3,7 @@ the same samples, the same initial weights per seed) with `cnn_mnist_nodrop`, SG
 kappa 50, rho 1, 5 local epochs, batch 10, and the curves of the pooled test accuracy are compared.
 
     python scripts/feddbe_crosscheck.py AUTHORS [--seeds 0-4] [--rounds 30] [--model cnn_mnist_nodrop|cnn_mnist]
+    python scripts/feddbe_crosscheck.py AUTHORS --model cnn_mnist --describe   # only the provenance, from the CSV
 
 AUTHORS: a checkout of TsingZ0/DBE (the script was written against commit 193f435; PFLlib's clientdbe.py and
 serverdbe.py are the same code), kept outside this repository: it is read and run, never copied in. Its `system/`
@@ -19,7 +20,9 @@ The metric on both sides is the accuracy over all test samples (their "Averaged 
 
 Agreement rule (`fedlib.papers.fedlog.analysis.crosscheck.agreement`): a paired equivalence test (TOST at 5%). At each of the R + 1
 evaluations the per-seed differences d (ours minus theirs, in points) must give |mean d| + t(0.95, n-1) SE(d) <= 1
-point, over at least 5 seeds. Seed pairing pairs the clients, their samples and the initial weights, not the two
+point, over at least 5 seeds. Beside the CSV, OUT with .json for .csv holds its provenance per model: the authors'
+commit, the seeds and rounds, how their generators were seeded, and the noise floor at every evaluation with the
+bound it gives. Seed pairing pairs the clients, their samples and the initial weights, not the two
 codes' random streams: their batch orders come from their DataLoader's shuffle (and, on a model with dropout,
 `--model cnn_mnist`, their dropout masks from their generator). So the authors' code also runs a second time per seed
 on another random stream, and the bound at each evaluation is the larger of 1 point and that noise floor's |mean| +
@@ -55,6 +58,32 @@ def our_config(seed: int, rounds: int, model: str = "cnn_mnist_nodrop"):
     return fedlog.table1_config("mnist", "FedDBE", seed=seed, rounds=rounds + 1, device="cpu", model=model)
 
 
+def describe(out: Path, model: str, authors: Path) -> Path:
+    """The provenance of `model`'s curves in the CSV `out`, written to `out` with .json (the other models' entries
+    stay): the authors' commit, seeds, rounds, how their generators were seeded, and the noise floor (their code
+    against itself on a second stream: |mean| + t SE per evaluation, in points) with the bound it gives."""
+    import subprocess
+
+    from fedlib.papers.fedlog.analysis import crosscheck
+
+    curves = crosscheck.curves(out, model=model)
+    if "authors" not in curves:
+        raise SystemExit(f"{out} holds no curves of {model}; run the cross-check on it first")
+    commit = subprocess.run(["git", "-C", str(authors), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    floor = crosscheck.noise_floor(curves)
+    entry = {"authors_commit": commit.strip() or "unknown", "seeds": len(curves["authors"]),
+             "evaluations": int(curves["authors"].shape[1]), "our_config": "fedlog.table1_config('mnist', 'FedDBE')",
+             "their_generators": "torch, numpy and random seeded with the seed before the model is built, as their "
+                                 f"main.py seeds before building one; the second stream with seed + {STREAM2}",
+             "noise_floor_points": None if floor is None else [round(float(v), 3) for v in floor],
+             "bound_points": [round(float(v), 3) for v in crosscheck.bound_at(curves)]}
+    path = out.with_suffix(".json")
+    known = json.loads(path.read_text()) if path.exists() else {}
+    known[model] = entry
+    path.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n")
+    return path
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("authors", type=Path, help="a checkout of TsingZ0/DBE (its system/ folder is run)")
@@ -63,10 +92,14 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=ROOT / "figures" / "feddbe_crosscheck.csv")
     p.add_argument("--scratch", type=Path, default=ROOT / "build" / "feddbe_crosscheck")
     p.add_argument("--model", choices=MODELS, default=MODELS[0], help="the body both sides train (default: Table 1's)")
+    p.add_argument("--describe", action="store_true", help="only write the model's provenance from the CSV there")
     args = p.parse_args()
     if not (args.authors / "system" / "flcore" / "servers" / "serverDBE.py").exists():
         raise SystemExit(f"{args.authors} is not a checkout of TsingZ0/DBE (no system/flcore/servers/serverDBE.py); "
                          f"clone it outside this repository and pass its path")
+    if args.describe:
+        print(f"provenance of {args.model} written to {describe(args.out, args.model, args.authors)}")
+        return
     lo, hi = (int(v) for v in args.seeds.split("-"))
     import torch
 
@@ -107,6 +140,7 @@ def main() -> None:
         w.writerows(kept + rows)
     from fedlib.papers.fedlog.analysis import crosscheck
 
+    describe(args.out, args.model, args.authors)
     curves = crosscheck.curves(args.out, model=args.model)
     bound = crosscheck.bound_at(curves)
     if "authors_stream2" in curves:

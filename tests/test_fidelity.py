@@ -296,3 +296,32 @@ def test_the_authors_code_draws_its_batch_orders_after_the_weights_not_from_the_
         assert torch.equal(a, b), k
     after = torch.rand(1000)
     assert torch.equal(after, first) and not torch.equal(after, weight_draws)
+
+
+def test_the_cross_checks_provenance_records_the_noise_floor_and_bound_per_model(tmp_path):
+    """scripts/feddbe_crosscheck.py writes beside its CSV (OUT.json) each model's seeds, evaluations, how the
+    authors' generators were seeded, and the noise floor with the bound it gives; another model's entry stays."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("feddbe_crosscheck", Path(__file__).parent.parent / "scripts" /
+                                                  "feddbe_crosscheck.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    rng = np.random.default_rng(0)
+    out = tmp_path / "x.csv"
+    with open(out, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "side", "seed", "round", "acc_all"])
+        for seed in range(5):
+            base = np.linspace(0.1, 0.9, 4) + rng.normal(0, 0.01, 4)
+            for side, shift in (("authors", 0.0), ("authors_stream2", 0.03), ("fedlib", 0.0)):
+                w.writerows(["cnn_mnist", side, seed, r, a + shift * (r > 0)] for r, a in enumerate(base))
+    out.with_suffix(".json").write_text(json.dumps({"cnn_mnist_nodrop": {"seeds": 10}}))
+    script.describe(out, "cnn_mnist", tmp_path)  # not a git checkout: the commit is "unknown"
+    got = json.loads(out.with_suffix(".json").read_text())
+    entry = got["cnn_mnist"]
+    assert got["cnn_mnist_nodrop"] == {"seeds": 10} and entry["seeds"] == 5 and entry["evaluations"] == 4
+    assert entry["noise_floor_points"][0] == 0.0 and entry["noise_floor_points"][1] > 2.9  # a 3-point second stream
+    assert entry["bound_points"] == [max(1.0, v) for v in entry["noise_floor_points"]]
+    assert "before the model is built" in entry["their_generators"] and entry["authors_commit"] == "unknown"

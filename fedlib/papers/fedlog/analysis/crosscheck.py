@@ -57,14 +57,18 @@ def _edge(d: np.ndarray) -> np.ndarray:
     return np.abs(d.mean(0)) + st.t.ppf(0.95, n - 1) * d.std(0, ddof=1) / np.sqrt(n)
 
 
+def noise_floor(curves: dict) -> np.ndarray | None:
+    """The authors' code against itself on a second random stream ("authors_stream2": batch orders and dropout masks
+    cannot be paired between two codes): |mean| + t SE of the per-seed differences at each evaluation, in points;
+    None without that stream."""
+    return _edge(curves["authors_stream2"] - curves["authors"]) if "authors_stream2" in curves else None
+
+
 def bound_at(curves: dict, floor: float = EQUIVALENCE_POINTS) -> np.ndarray:
-    """The equivalence bound at each evaluation: `floor` points, or, where the curves hold the authors' code run a
-    second time per seed on another random stream ("authors_stream2": dropout masks cannot be paired between two
-    codes), the larger of `floor` and that noise floor's |mean| + t SE."""
-    evaluations = curves["authors"].shape[1]
-    if "authors_stream2" not in curves:
-        return np.full(evaluations, floor)
-    return np.maximum(floor, _edge(curves["authors_stream2"] - curves["authors"]))
+    """The equivalence bound at each evaluation: `floor` points, or, where the curves hold the authors' noise floor
+    (`noise_floor`), the larger of `floor` and it."""
+    noise = noise_floor(curves)
+    return np.full(curves["authors"].shape[1], floor) if noise is None else np.maximum(floor, noise)
 
 
 def agreement(curves: dict, bound: float | np.ndarray = EQUIVALENCE_POINTS,
