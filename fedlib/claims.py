@@ -475,7 +475,8 @@ def _claim_line(r: dict, scales: dict, coverage: dict) -> list[str]:
         quick += "; paper-profile runs not all shipped"
     matching = [w for w in cover.get("deviations", {}) if where.startswith(w.rstrip(")"))]  # the closest: longest
     reduced = cover["deviations"][max(matching, key=len)] if matching and r["scale"] in ("paper", "reduced") else None
-    runs = f"{r['seeds'] or '-'} x {r['rounds'] or '-'}, " if r["seeds"] or r["rounds"] else ""
+    seeds = r["seeds"] if str(r["seeds"]) not in ("", "0") else ""  # a comparison whose runs are missing has none
+    runs = f"{seeds or '-'} x {r['rounds'] or '-'}, " if seeds or r["rounds"] else ""
     numbers = (f"<details><summary>numbers</summary>ours {show(r['ours'])}; compared with {show(r['reference'])}; "
                f"rule `{r['rule']}`; the paper's number {show(r['paper_value'])}; quick profile: {quick}</details>")
     return [where, r["claim"], f"**{r['verdict']}**{flag}", _margin_text(r),
