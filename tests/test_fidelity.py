@@ -325,3 +325,13 @@ def test_the_cross_checks_provenance_records_the_noise_floor_and_bound_per_model
     assert entry["noise_floor_points"][0] == 0.0 and entry["noise_floor_points"][1] > 2.9  # a 3-point second stream
     assert entry["bound_points"] == [max(1.0, v) for v in entry["noise_floor_points"]]
     assert "before the model is built" in entry["their_generators"] and entry["authors_commit"] == "unknown"
+
+
+def test_ours_against_the_mean_of_both_streams_is_a_paired_difference_with_its_edge():
+    theirs = np.array([[70.0, 72.0], [60.0, 66.0], [65.0, 61.0]])
+    again = theirs + np.array([[2.0, 0.0], [0.0, 2.0], [2.0, 0.0]])
+    ours = theirs + 1.0  # one point above their first stream, and at the mean of both where `again` adds 2
+    mean, edge = crosscheck.versus_both_streams({"fedlib": ours, "authors": theirs, "authors_stream2": again})
+    d = ours - (theirs + again) / 2
+    assert np.allclose(mean, d.mean(0)) and np.allclose(edge, np.abs(d.mean(0)) + 2.919986 * d.std(0, ddof=1) / 3 ** 0.5)
+    assert crosscheck.versus_both_streams({"fedlib": ours, "authors": theirs}) is None

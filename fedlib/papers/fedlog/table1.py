@@ -157,6 +157,12 @@ def crosscheck(path) -> None:
               f"{feddbe_xcheck.EQUIVALENCE_SEEDS} seeds needed); the worst at evaluation {worst}: mean difference "
               f"{eq.mean[worst]:+.2f}, |mean| + t SE {eq.lhs[worst]:.2f} against a bound of "
               f"{np.broadcast_to(eq.bound, eq.lhs.shape)[worst]:.2f}")
+        both = feddbe_xcheck.versus_both_streams(curves)
+        if both is not None:
+            mean, edge = both
+            print(f"  against the mean of the authors' two streams: mean difference {mean[1:].min():+.2f} to "
+                  f"{mean[1:].max():+.2f} points over evaluations 1-{len(mean) - 1} (positive at "
+                  f"{int((mean[1:] > 0).sum())}), |mean| + t SE up to {edge.max():.2f}")
         names = {"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib",
                  "authors_stream2": "FedDBE, the authors' code, another random stream"}
         panel = {names[side]: {"method": "feddbe", "acc": acc} for side, acc in curves.items()}

@@ -64,6 +64,16 @@ def noise_floor(curves: dict) -> np.ndarray | None:
     return _edge(curves["authors_stream2"] - curves["authors"]) if "authors_stream2" in curves else None
 
 
+def versus_both_streams(curves: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """Ours against the mean of the authors' two streams, per evaluation: (mean paired difference, |mean| + t SE),
+    in points; None without the second stream. A diagnostic beside the rule: averaging their two streams halves
+    their stream noise's variance, so a gap shows sooner than against one stream."""
+    if "authors_stream2" not in curves:
+        return None
+    d = curves["fedlib"] - (curves["authors"] + curves["authors_stream2"]) / 2
+    return d.mean(0), _edge(d)
+
+
 def bound_at(curves: dict, floor: float = EQUIVALENCE_POINTS) -> np.ndarray:
     """The equivalence bound at each evaluation: `floor` points, or, where the curves hold the authors' noise floor
     (`noise_floor`), the larger of `floor` and it."""
