@@ -6,7 +6,9 @@ papermill with the notebook's `profile` parameter, run in notebooks/, its kernel
 in Jupyter's runtime folder) instead of unencrypted TCP: the kernel then has no reason to warn about eavesdropping,
 and nothing listens on a port; progress bars are off in its kernel (FEDLIB_PROGRESS=0), so the saved outputs
 hold results, not every update of a bar. Ctrl-C stops it with one line, not a ZMQ traceback, and exit status 130; run_all.sh's
-`.incomplete` marker then stays beside the executed notebook, so the book shows it as interrupted.
+`.incomplete` marker then stays beside the executed notebook, so the book shows it as interrupted. The kernel runs in
+a session of its own, which a Ctrl-C at the terminal does not reach: it is passed on to the kernel, whose cell stops
+then, rather than when it would have ended (papermill's shutdown waits for the cell's reply).
 """
 from __future__ import annotations
 
@@ -18,8 +20,30 @@ from traitlets import CaselessStrEnum
 
 
 class IPCKernelManager(KernelManager):
-    """A kernel manager whose kernels use IPC transport (jupyter_client's own option, by configuration)."""
+    """A kernel manager whose kernels use IPC transport (jupyter_client's own option, by configuration); the managers
+    made in this process are kept in `made`, so that a Ctrl-C can be passed on to their kernels."""
     transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+    made: list = []
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        IPCKernelManager.made.append(self)
+
+
+def _interrupt_kernels(signum, frame) -> None:
+    """SIGINT here: the same to every kernel this process started (each leads a session of its own), then
+    KeyboardInterrupt, as Python's own handler raises."""
+    import os
+    import signal
+
+    for km in IPCKernelManager.made:
+        pid = getattr(getattr(km, "provisioner", None), "pid", None)
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGINT)
+            except (ProcessLookupError, PermissionError):
+                pass  # that kernel is gone already
+    raise KeyboardInterrupt
 
 
 def execute(notebook: Path, out: Path, profile: str, cwd: Path | None = None) -> None:
@@ -28,11 +52,19 @@ def execute(notebook: Path, out: Path, profile: str, cwd: Path | None = None) ->
     import papermill
 
     os.environ.setdefault("FEDLIB_PROGRESS", "0")  # the kernel inherits it: no progress bars in the saved outputs
+    import signal
 
-    papermill.execute_notebook(str(notebook), str(out), parameters={"profile": profile}, kernel_name="python3",
-                               language="python",
-                               cwd=str(cwd or Path(notebook).resolve().parent),
-                               kernel_manager_class=f"{__name__}.IPCKernelManager")
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.default_int_handler:  # an ignored SIGINT (a job started in the background) stays ignored
+        signal.signal(signal.SIGINT, _interrupt_kernels)
+    try:
+        papermill.execute_notebook(str(notebook), str(out), parameters={"profile": profile}, kernel_name="python3",
+                                   language="python",
+                                   cwd=str(cwd or Path(notebook).resolve().parent),
+                                   kernel_manager_class=f"{__name__}.IPCKernelManager")
+    finally:
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous)
 
 
 VOLATILE_CELL = ("execution", "papermill")  # a cell's metadata that changes from run to run: timings, status

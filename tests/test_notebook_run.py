@@ -41,17 +41,22 @@ def test_ctrl_c_stops_a_notebook_in_one_line_without_a_traceback(tmp_path):
     started = tmp_path / "in_the_cell"
     nb = _notebook(tmp_path / "slow.ipynb", f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\n"
                                             "for _ in range(600):\n    time.sleep(0.1)")
+    # SIGINT as at a terminal, whatever this suite inherited: a suite started in the background by a shell without
+    # job control ignores SIGINT, its children inherit that, and the interrupt below would never arrive
     proc = subprocess.Popen([sys.executable, "-m", "fedlib.notebook_run", str(nb), str(tmp_path / "out.ipynb"), "quick"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for _ in range(600):  # until the kernel is up and in the second cell (a fixed wait was too short on a busy machine)
         if started.exists() or proc.poll() is not None:
             break
         time.sleep(0.2)
     time.sleep(1)
-    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+    sent = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group (the kernel leads its own session)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    # before, the kernel went on with its 60 s cell and papermill's shutdown waited for it: 59 s after the Ctrl-C
+    assert time.monotonic() - sent < 30
 
 
 def test_a_wrong_call_says_how_to_call_it(capsys):
