@@ -150,9 +150,16 @@ T.beta_ablation(results, plan, fedlog)
 # `scripts/feddbe_crosscheck.py` runs the authors' FedDBE (TsingZ0/DBE, their `main.py` unchanged) and ours on this
 # notebook's MNIST federation (the same clients, samples and initial weights per seed) with `cnn_mnist_nodrop`, SGD
 # at 0.005, kappa 50, rho 1, 5 local epochs, batch 10, and writes both curves of the pooled test accuracy to
-# `figures/feddbe_crosscheck.csv`, drawn here without the authors' code. Agreement rule (the script's): a paired
-# equivalence test, TOST at 5%: at every evaluation |mean paired difference| + t(0.95, n-1) SE <= 1 point, over at
-# least 5 seeds (the same seed gives both sides the same clients and initial weights).
+# `figures/feddbe_crosscheck.csv`, drawn here without the authors' code; `--model cnn_mnist` does the same with
+# Table A.2's CNN and its dropout. Agreement rule (the script's): a paired equivalence test, TOST at 5%: at every
+# evaluation |mean paired difference| + t(0.95, n-1) SE <= 1 point, over at least 5 seeds (the same seed gives both
+# sides the same clients and initial weights). Seed pairing does not pair the two codes' batch orders or dropout
+# masks, so the authors' code also runs a second time per seed on another random stream, and the bound at each
+# evaluation is the larger of 1 point and that noise floor's |mean| + t SE (`figures/feddbe_crosscheck.json` holds it,
+# with the authors' commit and how their generators were seeded). Where that floor sets the bound, a code that
+# behaves exactly like the authors' passes an evaluation about half the time (ours and their second stream are then
+# two draws of the same thing), so a steep early round can fail by chance; the line "against the mean of the
+# authors' two streams" is a less noisy view of the same gap.
 
 
 # %%
