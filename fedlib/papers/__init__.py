@@ -53,8 +53,9 @@ def cost_text(name: str, costs: dict) -> str:
     c = costs.get(name)
     if c is None:
         return "cost not measured yet (`scripts/cost_table.py`)"
-    return (f"{c['bound']}{c['core_hours']:g} core-hours for all its runs (one thread, measured {c['measured']}, "
-            f"docs/measurements.md)").replace(">", "more than ")
+    at_least = "more than " if c["bound"] == ">" else ""
+    return (f"{at_least}{c['core_hours']:g} core-hours for all its runs (one thread, measured {c['measured']}, "
+            f"docs/measurements.md)")
 
 
 def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
