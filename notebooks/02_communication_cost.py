@@ -159,7 +159,8 @@ T.beta_ablation(results, plan, fedlog)
 # with the authors' commit and how their generators were seeded). Where that floor sets the bound, a code that
 # behaves exactly like the authors' passes an evaluation about half the time (ours and their second stream are then
 # two draws of the same thing), so a steep early round can fail by chance; the line "against the mean of the
-# authors' two streams" is a less noisy view of the same gap.
+# authors' two streams" is a less noisy view of the same gap, and the lines "over the whole curve" test it with seeds
+# as the independent unit (one run's evaluations are not), beside the same test of their code against itself.
 
 
 # %%

@@ -335,3 +335,21 @@ def test_ours_against_the_mean_of_both_streams_is_a_paired_difference_with_its_e
     d = ours - (theirs + again) / 2
     assert np.allclose(mean, d.mean(0)) and np.allclose(edge, np.abs(d.mean(0)) + 2.919986 * d.std(0, ddof=1) / 3 ** 0.5)
     assert crosscheck.versus_both_streams({"fedlib": ours, "authors": theirs}) is None
+
+
+def test_curve_gap_averages_each_seed_over_its_evaluations_and_tests_across_seeds():
+    rng = np.random.default_rng(0)
+    theirs = 80 + rng.normal(0, 1, (8, 6))
+    again = 80 + rng.normal(0, 1, (8, 6))
+    shift = {"fedlib": (theirs + again) / 2 + 2.0 + rng.normal(0, 0.3, (8, 6)), "authors": theirs,
+             "authors_stream2": again}
+    shift["fedlib"][:, 0] = theirs[:, 0] - 50  # evaluation 0 is left out
+    gap = crosscheck.curve_gap(shift)
+    assert np.allclose(gap.per_seed, (shift["fedlib"] - (theirs + again) / 2)[:, 1:].mean(1))
+    assert 1.8 < gap.mean < 2.2 and gap.p_t < 1e-4 and gap.p_signed_rank == 2 / 2 ** 8  # all 8 seeds positive
+    assert gap.edge > abs(gap.mean)
+    reference = crosscheck.curve_gap(shift, against="stream2")
+    assert np.allclose(reference.per_seed, (theirs - again)[:, 1:].mean(1)) and reference.p_t > 0.01
+    assert crosscheck.curve_gap({"fedlib": theirs, "authors": again}) is None  # no second stream
+    assert crosscheck.curve_gap({"fedlib": theirs, "authors": again}, against="authors").mean == \
+        pytest.approx((theirs - again)[:, 1:].mean())

@@ -163,6 +163,14 @@ def crosscheck(path) -> None:
             print(f"  against the mean of the authors' two streams: mean difference {mean[1:].min():+.2f} to "
                   f"{mean[1:].max():+.2f} points over evaluations 1-{len(mean) - 1} (positive at "
                   f"{int((mean[1:] > 0).sum())}), |mean| + t SE up to {edge.max():.2f}")
+        for against, who in (("both", "ours minus the mean of their two streams"),
+                             ("stream2", "their first stream minus their second (the reference)")):
+            gap = feddbe_xcheck.curve_gap(curves, against)
+            if gap is not None:
+                print(f"  over the whole curve, seeds as the unit ({who}, mean of evaluations 1-"
+                      f"{curves['authors'].shape[1] - 1} per seed): {gap.mean:+.2f} points, |mean| + t SE "
+                      f"{gap.edge:.2f}, paired t p = {gap.p_t:.2f}, signed-rank p = {gap.p_signed_rank:.2f} "
+                      f"({len(gap.per_seed)} seeds)")
         names = {"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib",
                  "authors_stream2": "FedDBE, the authors' code, another random stream"}
         panel = {names[side]: {"method": "feddbe", "acc": acc} for side, acc in curves.items()}

@@ -98,3 +98,32 @@ def agreement(curves: dict, bound: float | np.ndarray = EQUIVALENCE_POINTS,
     lhs = _edge(d)
     ok = lhs <= bound
     return Equivalence(bool(ok.all()) and n >= min_seeds, ok, mean, se, lhs, bound, n)
+
+
+class CurveGap(NamedTuple):
+    """A systematic gap over the whole curve, judged with seeds as the independent unit (evaluations of one run are
+    not independent): per seed, the mean over evaluations 1.. of a paired difference, in points."""
+    per_seed: np.ndarray  # [seeds]
+    mean: float
+    edge: float  # |mean| + t(0.95, n-1) SE: the equivalence test's left side over the curve
+    p_t: float  # two-sided one-sample t-test of per_seed against 0
+    p_signed_rank: float  # two-sided exact Wilcoxon signed-rank test of per_seed against 0
+
+
+def curve_gap(curves: dict, against: str = "both") -> CurveGap | None:
+    """Ours minus the authors' (`against` "both": the mean of their two streams; "authors": their first stream) or
+    their first stream minus their second (`against` "stream2", the reference: two draws of the same code), averaged
+    over evaluations 1.. per seed (evaluation 0, before any training, is the same model on both sides). None where
+    the curves lack a side it needs or hold fewer than 2 seeds."""
+    need = {"both": ("fedlib", "authors", "authors_stream2"), "authors": ("fedlib", "authors"),
+            "stream2": ("authors", "authors_stream2")}[against]
+    if any(side not in curves for side in need) or len(curves[need[0]]) < 2:
+        return None
+    if against == "both":
+        d = curves["fedlib"] - (curves["authors"] + curves["authors_stream2"]) / 2
+    else:
+        d = curves[need[0]] - curves[need[1]]
+    per_seed = d[:, 1:].mean(1)
+    edge = float(_edge(per_seed[:, None])[0])
+    return CurveGap(per_seed, float(per_seed.mean()), edge, float(st.ttest_1samp(per_seed, 0).pvalue),
+                    float(st.wilcoxon(per_seed, method="exact").pvalue))
