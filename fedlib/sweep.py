@@ -457,6 +457,14 @@ class Runs:
     def missing_note(self, part: str) -> str:
         return f"{part}: not drawn, its runs are not cached or shipped; compute them with {self.driver}"
 
+    def get(self, cfgs: list[Config], part: str) -> list[Result] | None:
+        """The Results of `cfgs` if every one is there; otherwise None, after saying that `part` is not drawn and
+        which command computes it."""
+        if self.has(cfgs):
+            return self(cfgs)
+        print(self.missing_note(part))
+        return None
+
     def __call__(self, cfgs: list[Config]) -> list[Result]:
         absent = [c for c in cfgs if c.key() not in self._done]
         if absent:

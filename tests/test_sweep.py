@@ -259,6 +259,10 @@ def test_runs_draws_what_is_shipped_and_marks_the_rest_without_computing_it(monk
     with pytest.raises(sweep.NotShipped, match="scripts/paper_runs.py X"):
         runs([absent])
     assert "scripts/paper_runs.py X" in runs.missing_note("Fig. 1") and "1 of 2" in capsys.readouterr().out
+    assert runs.get([here, absent], "Fig. 1") is None
+    assert "Fig. 1: not drawn" in capsys.readouterr().out
+    assert runs.get([here], "Fig. 1")[0].curve().tolist() == runs([here])[0].curve().tolist()
+    assert capsys.readouterr().out == ""  # nothing said when the part is drawn
     quick = sweep.Runs([absent, absent], "quick", "-")
     assert quick.has([absent]) and ex.is_cached(absent) and not quick.missing
 

@@ -23,11 +23,10 @@ def read(plan: dict, profile: str) -> tuple[dict, dict, dict]:
     results = sweep.Runs([c for by_label in plan.values() for cs in by_label.values() for c in cs], profile, DRIVER)
     got, missing = {part: {} for part in PARTS}, {part: [] for part in PARTS}
     for (part, d), by_label in plan.items():
-        if all(results.has(cs) for cs in by_label.values()):
-            got[part][d] = {lab: results(cs) for lab, cs in by_label.items()}
-        else:
-            print(results.missing_note(f"{PARTS[part]} ({d})"))
+        if results.get([c for cs in by_label.values() for c in cs], f"{PARTS[part]} ({d})") is None:
             missing[part].append(d)
+        else:
+            got[part][d] = {lab: results(cs) for lab, cs in by_label.items()}
     return got["fig2"], got["fig3"], missing
 
 

@@ -80,11 +80,11 @@ def finals(runs: dict, configs_of, profile: str) -> tuple[dict, dict]:
     out, drawn = {}, {}
     for name, s in runs.items():
         cs = configs_of(name, s)
-        if not results.has(cs):
-            print(results.missing_note(f"{name}'s runs"))
+        found = results.get(cs, f"{name}'s runs")
+        if found is None:
             continue
         drawn[name] = s
-        for cfg, res in zip(cs, results(cs)):
+        for cfg, res in zip(cs, found):
             o = cfg.options
             acct = "rdp-sgd" if o.get("dp") == "formal" else o.get("accountant", "-")
             out.setdefault((name, o.get("dp", "none"), acct, o.get("epsilon", np.inf)), []).append(res.last())

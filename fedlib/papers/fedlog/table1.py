@@ -86,11 +86,10 @@ def table_a1(results, p: dict, fedlog) -> tuple[list, dict]:
     shown, found = [], {}
     for (d, k), s in p["settings"]["tableA1"].items():
         cfgs = fedlog.table_a1_configs(d, k, s) if ex.dataset_available(d) else []
-        if cfgs and not results.has(cfgs):
-            print(results.missing_note(f"Table A.1 ({d}, {k} classes per client)"))
-        elif cfgs:
+        got = results.get(cfgs, f"Table A.1 ({d}, {k} classes per client)") if cfgs else None
+        if got is not None:
             n = len(s["seeds"])
-            by_label = {lab: results(cfgs[i * n:(i + 1) * n]) for i, lab in enumerate(fedlog.TABLE_A1_METHODS)}
+            by_label = {lab: got[i * n:(i + 1) * n] for i, lab in enumerate(fedlog.TABLE_A1_METHODS)}
             rows, threshold = tables.table_a1(by_label, d, k, len(s["seeds"]), s["rounds"])
             print(f"{d}, {k} classes per client: threshold {threshold:.0%} (every method reaches it in every seed)")
             shown.append(outputs.save_table(rows, f"tableA1_{d}_{k}classes"))

@@ -15,8 +15,7 @@ from .reported import TABLE3
 def fig1(results, runs: dict, profile: str) -> dict | None:
     """Part A, Fig. 1: FedAvg's global accuracy under the four data conditions; condition -> [seeds, rounds] (%)."""
     S, f1 = PROFILES[profile], PROFILES[profile]["fig1"]
-    if not results.has(configs(runs["fig1"])):
-        print(results.missing_note("Fig. 1"))
+    if results.get(configs(runs["fig1"]), "Fig. 1") is None:
         return None
     panel = {cond: {"method": "fedavg", "acc": np.array([r.curve("acc_all") for r in results(cfgs)]) * 100}
              for cond, cfgs in runs["fig1"].items()}
@@ -106,10 +105,8 @@ def alpha(results, runs: dict, profile: str):
     C0 = S["fractions"][-1]
     at_ten = runs["table3"]["per participation"][(C0, "FedProf (partial)")]
     best = {10.0: stats.mean_se([analysis.best(r) for r in results(at_ten)])} if results.has(at_ten) else {}
-    if results.has(configs(runs["alpha"])):
+    if results.get(configs(runs["alpha"]), "alpha's sweep") is not None:
         best |= {a: stats.mean_se([analysis.best(r) for r in results(cfgs)]) for a, cfgs in runs["alpha"].items()}
-    else:
-        print(results.missing_note("alpha's sweep"))
     if not best:
         return None
     return outputs.save_table([{"alpha": a, "best_mean": m, "best_se": se, "seeds": len(S["seeds"]),
