@@ -50,6 +50,20 @@ AUTHOR_ARGS = ["-algo", "FedDBE", "-m", "cnn", "-nb", "10", "-nc", "50", "-jr", 
 
 MODELS = ("cnn_mnist_nodrop", "cnn_mnist")  # Table 1's FedDBE body, and Table A.2's CNN with its dropout
 STREAM2 = 1_000  # the noise floor: the authors' code run a second time per seed, its generators seeded seed + this
+# (their k-th run, `--streams k`, seed + (k - 1) x this)
+
+
+def their_run(authors: Path, scratch: Path, model: str, seed: int, rounds: int, k: int) -> list[float]:
+    """The accuracy curve of the authors' code on `seed`'s federation, their k-th random stream (k = 1: their
+    generators seeded with the seed; k >= 2: with seed + (k - 1) x STREAM2), run once and then read."""
+    folder = scratch / model / f"seed{seed}"
+    folder = folder if k == 1 else folder / f"stream{k}"
+    if not (folder / "authors.json").exists():
+        authors_code.export(our_config(seed, rounds, model), folder, DATASET)
+        authors_code.run_main(authors, folder, seed, model, ["-data", DATASET, "-gr", str(rounds), *AUTHOR_ARGS],
+                              stream=None if k == 1 else seed + (k - 1) * STREAM2)
+        (folder / "authors.json").write_text(json.dumps(authors_code.read_accuracy(folder)))
+    return json.loads((folder / "authors.json").read_text())
 
 
 def our_config(seed: int, rounds: int, model: str = "cnn_mnist_nodrop"):
@@ -93,7 +107,13 @@ def main() -> None:
     p.add_argument("--scratch", type=Path, default=ROOT / "build" / "feddbe_crosscheck")
     p.add_argument("--model", choices=MODELS, default=MODELS[0], help="the body both sides train (default: Table 1's)")
     p.add_argument("--describe", action="store_true", help="only write the model's provenance from the CSV there")
+    p.add_argument("--streams", type=int, default=2, help="runs of the authors' code per seed, each on its own random "
+                   "stream (default 2: the curves and the noise floor; 3 or more: the authors' code can also stand in "
+                   "our place, `crosscheck.replicas`)")
     args = p.parse_args()
+    if args.streams < 2:
+        raise SystemExit(f"--streams must be 2 or more (the rule needs the noise floor's second stream), got "
+                         f"{args.streams}")
     if not (args.authors / "system" / "flcore" / "servers" / "serverDBE.py").exists():
         raise SystemExit(f"{args.authors} is not a checkout of TsingZ0/DBE (no system/flcore/servers/serverDBE.py); "
                          f"clone it outside this repository and pass its path")
@@ -108,23 +128,11 @@ def main() -> None:
     torch.set_num_threads(1)
     rows = []
     for seed in range(lo, hi + 1):
-        folder = args.scratch / args.model / f"seed{seed}"
-        if not (folder / "authors.json").exists():
-            authors_code.export(our_config(seed, args.rounds, args.model), folder, DATASET)
-            authors_code.run_main(args.authors, folder, seed, args.model,
-                                  ["-data", DATASET, "-gr", str(args.rounds), *AUTHOR_ARGS])
-            (folder / "authors.json").write_text(json.dumps(authors_code.read_accuracy(folder)))
-        theirs = json.loads((folder / "authors.json").read_text())
-        again = folder / "stream2"  # their code again on another random stream (batch orders, dropout masks)
-        if not (again / "authors.json").exists():
-            authors_code.export(our_config(seed, args.rounds, args.model), again, DATASET)
-            authors_code.run_main(args.authors, again, seed, args.model,
-                                  ["-data", DATASET, "-gr", str(args.rounds), *AUTHOR_ARGS],
-                                  stream=seed + STREAM2)
-            (again / "authors.json").write_text(json.dumps(authors_code.read_accuracy(again)))
-        floor = json.loads((again / "authors.json").read_text())
-        rows += [dict(model=args.model, side="authors_stream2", seed=seed, round=r, acc_all=a)
-                 for r, a in enumerate(floor)]
+        theirs = their_run(args.authors, args.scratch, args.model, seed, args.rounds, 1)
+        for k in range(2, args.streams + 1):  # their code again on other random streams (batch orders, dropout masks)
+            again = their_run(args.authors, args.scratch, args.model, seed, args.rounds, k)
+            rows += [dict(model=args.model, side=f"authors_stream{k}", seed=seed, round=r, acc_all=a)
+                     for r, a in enumerate(again)]
         ours = ex.run(our_config(seed, args.rounds, args.model), progress=False)["rounds"]["acc_all"]
         rows += [dict(model=args.model, side="authors", seed=seed, round=r, acc_all=a) for r, a in enumerate(theirs)]
         rows += [dict(model=args.model, side="fedlib", seed=seed, round=r, acc_all=a) for r, a in enumerate(ours)]
@@ -152,6 +160,9 @@ def main() -> None:
               f"{'equivalent' if ok else 'DIFFER'}")
     print(f"{'passes' if eq.passes else 'fails'}: {int(eq.equivalent.sum())} of {len(eq.equivalent)} evaluations "
           f"within their bound ({eq.seeds} seeds, {crosscheck.EQUIVALENCE_SEEDS} needed); curves in {args.out}")
+    for r in crosscheck.replicas(curves) or []:
+        print(f"the authors' {r.candidate} in our place, against {r.reference} (floor with {r.partner}): "
+              f"{r.passing} of {r.evaluations} evaluations within their bound")
 
 if __name__ == "__main__":
     main()

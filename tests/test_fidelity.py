@@ -353,3 +353,41 @@ def test_curve_gap_averages_each_seed_over_its_evaluations_and_tests_across_seed
     assert crosscheck.curve_gap({"fedlib": theirs, "authors": again}) is None  # no second stream
     assert crosscheck.curve_gap({"fedlib": theirs, "authors": again}, against="authors").mean == \
         pytest.approx((theirs - again)[:, 1:].mean())
+
+
+def test_replicas_judge_the_authors_code_in_our_place_with_every_assignment_of_their_streams():
+    rng = np.random.default_rng(1)
+    base = np.linspace(10, 90, 7)
+    streams = {s: base + rng.normal(0, 2, (6, 7)) for s in ("authors", "authors_stream2", "authors_stream3")}
+    got = crosscheck.replicas({"fedlib": base + 5.0 + np.zeros((6, 7)), **streams})
+    assert len(got) == 6 and {r.candidate for r in got} == set(streams)  # fedlib never stands in
+    one = next(r for r in got if (r.candidate, r.reference, r.partner) ==
+               ("authors_stream3", "authors", "authors_stream2"))
+    trio = {"fedlib": streams["authors_stream3"], "authors": streams["authors"],
+            "authors_stream2": streams["authors_stream2"]}
+    eq = crosscheck.agreement(trio, bound=crosscheck.bound_at(trio))
+    assert one.passing == int(eq.equivalent.sum()) and one.evaluations == 7
+    assert 0 < min(r.passing for r in got) < 7  # 2-point stream noise: some evaluations fail
+    far = dict(streams, authors_stream3=streams["authors_stream3"] + 20.0)  # a stream that is not a replica
+    assert max(r.passing for r in crosscheck.replicas(far) if r.candidate == "authors_stream3") == 0
+    assert crosscheck.replicas({"fedlib": base[None], "authors": base[None], "authors_stream2": base[None]}) is None
+
+
+def test_the_authors_kth_stream_is_seeded_seed_plus_k_minus_1_thousand_and_run_once(tmp_path, monkeypatch):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("feddbe_crosscheck", Path(__file__).parent.parent / "scripts" /
+                                                  "feddbe_crosscheck.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    calls = []
+    monkeypatch.setattr(script, "our_config", lambda seed, rounds, model: (seed, rounds, model))
+    monkeypatch.setattr(script.authors_code, "export", lambda cfg, folder, name: folder.mkdir(parents=True))
+    monkeypatch.setattr(script.authors_code, "run_main",
+                        lambda checkout, folder, seed, model, argv, stream=None: calls.append((folder, stream)))
+    monkeypatch.setattr(script.authors_code, "read_accuracy", lambda folder: [0.1, len(calls) / 10])
+    for k in (1, 2, 3, 3):
+        curve = script.their_run(tmp_path / "DBE", tmp_path, "cnn_mnist", 4, 30, k)
+    seed4 = tmp_path / "cnn_mnist" / "seed4"
+    assert calls == [(seed4, None), (seed4 / "stream2", 1004), (seed4 / "stream3", 2004)]  # the 4th call read
+    assert curve == [0.1, 0.3]

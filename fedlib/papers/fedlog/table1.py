@@ -145,6 +145,32 @@ def beta_ablation(results, p: dict, fedlog):
     return table
 
 
+def _crosscheck_diagnostics(curves: dict, evaluations: int) -> None:
+    """Beside the rule: ours against the mean of the authors' two streams, the whole-curve gap with seeds as the
+    unit (and the same for their code against itself), and how often their own code passes the rule in our place."""
+    both = feddbe_xcheck.versus_both_streams(curves)
+    if both is not None:
+        mean, edge = both
+        print(f"  against the mean of the authors' two streams: mean difference {mean[1:].min():+.2f} to "
+              f"{mean[1:].max():+.2f} points over evaluations 1-{len(mean) - 1} (positive at "
+              f"{int((mean[1:] > 0).sum())}), |mean| + t SE up to {edge.max():.2f}")
+    for against, who in (("both", "ours minus the mean of their two streams"),
+                         ("stream2", "their first stream minus their second (the reference)")):
+        gap = feddbe_xcheck.curve_gap(curves, against)
+        if gap is not None:
+            print(f"  over the whole curve, seeds as the unit ({who}, mean of evaluations 1-"
+                  f"{curves['authors'].shape[1] - 1} per seed): {gap.mean:+.2f} points, |mean| + t SE "
+                  f"{gap.edge:.2f}, paired t p = {gap.p_t:.2f}, signed-rank p = {gap.p_signed_rank:.2f} "
+                  f"({len(gap.per_seed)} seeds)")
+    stand_ins = feddbe_xcheck.replicas(curves)
+    if stand_ins is not None:
+        passing = sorted(r.passing for r in stand_ins)
+        print(f"  the authors' code in our place ({len(curves) - 1} of their streams, every assignment of "
+              f"candidate, reference and floor partner): {passing[0]} to {passing[-1]} of {evaluations} "
+              f"evaluations within their bound (median {passing[len(passing) // 2]}), "
+              f"{sum(p == evaluations for p in passing)} of {len(passing)} assignments pass")
+
+
 def crosscheck(path) -> None:
     """FedDBE against its authors' code: the paired equivalence test (TOST at 5%) and the curves, per model."""
     for model in feddbe_xcheck.models(path):
@@ -156,23 +182,10 @@ def crosscheck(path) -> None:
               f"{feddbe_xcheck.EQUIVALENCE_SEEDS} seeds needed); the worst at evaluation {worst}: mean difference "
               f"{eq.mean[worst]:+.2f}, |mean| + t SE {eq.lhs[worst]:.2f} against a bound of "
               f"{np.broadcast_to(eq.bound, eq.lhs.shape)[worst]:.2f}")
-        both = feddbe_xcheck.versus_both_streams(curves)
-        if both is not None:
-            mean, edge = both
-            print(f"  against the mean of the authors' two streams: mean difference {mean[1:].min():+.2f} to "
-                  f"{mean[1:].max():+.2f} points over evaluations 1-{len(mean) - 1} (positive at "
-                  f"{int((mean[1:] > 0).sum())}), |mean| + t SE up to {edge.max():.2f}")
-        for against, who in (("both", "ours minus the mean of their two streams"),
-                             ("stream2", "their first stream minus their second (the reference)")):
-            gap = feddbe_xcheck.curve_gap(curves, against)
-            if gap is not None:
-                print(f"  over the whole curve, seeds as the unit ({who}, mean of evaluations 1-"
-                      f"{curves['authors'].shape[1] - 1} per seed): {gap.mean:+.2f} points, |mean| + t SE "
-                      f"{gap.edge:.2f}, paired t p = {gap.p_t:.2f}, signed-rank p = {gap.p_signed_rank:.2f} "
-                      f"({len(gap.per_seed)} seeds)")
+        _crosscheck_diagnostics(curves, len(eq.equivalent))
         names = {"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib",
                  "authors_stream2": "FedDBE, the authors' code, another random stream"}
-        panel = {names[side]: {"method": "feddbe", "acc": acc} for side, acc in curves.items()}
+        panel = {names[side]: {"method": "feddbe", "acc": acc} for side, acc in curves.items() if side in names}
         fig = plots.accuracy_curves({f"MNIST, Table 1's federation, {model or 'cnn_mnist_nodrop'}": panel},
                                     "FedDBE: our code against its authors' (accuracy over all test samples)",
                                     ylabel="test accuracy, all samples (%)",

@@ -3,6 +3,7 @@ our FedDBE against its authors' code on the same clients and seeds, judged by a 
 from __future__ import annotations
 
 import csv
+import itertools
 from pathlib import Path
 from typing import NamedTuple
 
@@ -127,3 +128,28 @@ def curve_gap(curves: dict, against: str = "both") -> CurveGap | None:
     edge = float(_edge(per_seed[:, None])[0])
     return CurveGap(per_seed, float(per_seed.mean()), edge, float(st.ttest_1samp(per_seed, 0).pvalue),
                     float(st.wilcoxon(per_seed, method="exact").pvalue))
+
+
+class Replica(NamedTuple):
+    """The rule with the authors' code in our place: `candidate` against `reference`, the bound from `partner`."""
+    candidate: str
+    reference: str
+    partner: str
+    passing: int  # evaluations within their bound
+    evaluations: int
+
+
+def replicas(curves: dict, floor: float = EQUIVALENCE_POINTS) -> list[Replica] | None:
+    """How often the authors' own code passes the cross-check's rule: for every ordered choice of three of their
+    streams ("authors", "authors_streamK"), one stands where fedlib stands, one is the reference, and the third gives
+    the noise floor with the reference, exactly as `agreement(bound=bound_at(...))` judges fedlib. None with fewer
+    than three streams. A code that behaves exactly like theirs passes as often as these do."""
+    streams = [s for s in curves if s == "authors" or s.startswith("authors_stream")]
+    if len(streams) < 3:
+        return None
+    out = []
+    for cand, ref, partner in itertools.permutations(streams, 3):
+        trio = {"fedlib": curves[cand], "authors": curves[ref], "authors_stream2": curves[partner]}
+        eq = agreement(trio, bound=bound_at(trio, floor))
+        out.append(Replica(cand, ref, partner, int(eq.equivalent.sum()), len(eq.equivalent)))
+    return out
