@@ -88,7 +88,8 @@ def describe(out: Path, model: str, authors: Path) -> Path:
     entry = {"authors_commit": commit.strip() or "unknown", "seeds": len(curves["authors"]),
              "evaluations": int(curves["authors"].shape[1]), "our_config": "fedlog.table1_config('mnist', 'FedDBE')",
              "their_generators": "torch, numpy and random seeded with the seed before the model is built, as their "
-                                 f"main.py seeds before building one; the second stream with seed + {STREAM2}",
+                                 f"main.py seeds before building one; their k-th stream with seed + (k - 1) x {STREAM2}",
+             "their_streams": sum(side == "authors" or side.startswith("authors_stream") for side in curves),
              "noise_floor_points": None if floor is None else [round(float(v), 3) for v in floor],
              "bound_points": [round(float(v), 3) for v in crosscheck.bound_at(curves)]}
     path = out.with_suffix(".json")

@@ -325,6 +325,7 @@ def test_the_cross_checks_provenance_records_the_noise_floor_and_bound_per_model
     assert entry["noise_floor_points"][0] == 0.0 and entry["noise_floor_points"][1] > 2.9  # a 3-point second stream
     assert entry["bound_points"] == [max(1.0, v) for v in entry["noise_floor_points"]]
     assert "before the model is built" in entry["their_generators"] and entry["authors_commit"] == "unknown"
+    assert entry["their_streams"] == 2
 
 
 def test_ours_against_the_mean_of_both_streams_is_a_paired_difference_with_its_edge():
