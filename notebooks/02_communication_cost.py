@@ -160,7 +160,10 @@ T.beta_ablation(results, plan, fedlog)
 # behaves exactly like the authors' passes an evaluation about half the time (ours and their second stream are then
 # two draws of the same thing), so a steep early round can fail by chance; the line "against the mean of the
 # authors' two streams" is a less noisy view of the same gap, and the lines "over the whole curve" test it with seeds
-# as the independent unit (one run's evaluations are not), beside the same test of their code against itself.
+# as the independent unit (one run's evaluations are not), beside the same test of their code against itself. Where
+# their code ran more than twice per seed (`--streams`), the last line puts their own code in our place under the
+# same rule, once for every choice of candidate, reference and floor partner among their streams: how often a code
+# that is theirs passes.
 
 
 # %%

@@ -255,6 +255,38 @@ def test_the_cross_check_row_counts_the_evaluations_that_are_not_equivalent(tmp_
     assert t.equivalent_to_authors(ledger, few) == [rules.MISSING] and "needs 5" in ledger.rows[-1].note
 
 
+
+def test_with_more_streams_the_cross_check_also_compares_our_failures_with_the_authors_code_in_our_place(tmp_path):
+    """Four streams of the authors' code, each 3 points of noise: ours a copy of their second stream fails nothing
+    (holds, as their code in our place can); ours 6 points above their first stream fails more evaluations than their
+    median stand-in (does not hold)."""
+    import csv
+
+    import numpy as np
+
+    from fedlib.papers.fedlog import table1 as t
+
+    rng = np.random.default_rng(3)
+    mean = 60 + 30 * (1 - np.exp(-np.arange(11) / 3))
+    streams = {s: mean + rng.normal(0, 3, (6, 11)) for s in ("authors", "authors_stream2", "authors_stream3",
+                                                              "authors_stream4")}
+
+    def write(path, ours):
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["model", "side", "seed", "round", "acc_all"])
+            for side, curves in (("fedlib", ours), *streams.items()):
+                w.writerows(["cnn_mnist", side, s, r, a / 100] for s in range(6) for r, a in enumerate(curves[s]))
+        return path
+
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    like = t.equivalent_to_authors(ledger, write(tmp_path / "like.csv", streams["authors_stream2"]))
+    assert like == [rules.HOLDS, rules.HOLDS] and "24 assignments of 4 streams" in ledger.rows[-1].note
+    assert ledger.rows[-1].ours == 0 and ledger.rows[-1].reference > 0  # their own code fails some
+    ahead = t.equivalent_to_authors(ledger, write(tmp_path / "ahead.csv", streams["authors"] + 6.0))
+    assert ahead == [rules.FAILS, rules.FAILS] and ledger.rows[-1].ours > ledger.rows[-1].reference
+
+
 def test_table_a1_markers_are_rows_at_the_captions_level_for_each_marked_setting(monkeypatch):
     """Table A.1's markers, read by direction and tested at p < 0.05: 5 seeds suffice there (smallest p 1/32); a
     setting the paper does not mark gives no row; `record` makes them beside Table 1's."""
