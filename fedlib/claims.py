@@ -464,8 +464,9 @@ def _claim_line(r: dict, scales: dict, coverage: dict) -> list[str]:
     show = lambda cell: "-" if cell in ("null", "", None) else _fmt(parse(cell))  # noqa: E731
     where = r["where"]
     cover = coverage.get(r["notebook"], {})
-    unshipped = any(where.startswith(w.rstrip(")")) for w in cover.get("unshipped", ()))  # "Table 1 (mnist)" is
+    hits = [w for w in cover.get("unshipped", ()) if where.startswith(w.rstrip(")"))]  # "Table 1 (mnist)" is
     # "Table 1"'s, "Table I (ladder, T = 10)" is "Table I (ladder)"'s
+    unshipped = bool(hits)
     flag = ", borderline" if str(r.get("borderline")) == "True" else ""
     judged = not str(r.get("note") or "").startswith("not judged")
     if r["scale"] in ("paper", "reduced") and r["verdict"] == MISSING and unshipped and judged:
@@ -479,7 +480,11 @@ def _claim_line(r: dict, scales: dict, coverage: dict) -> list[str]:
     runs = f"{seeds or '-'} x {r['rounds'] or '-'}, " if seeds or r["rounds"] else ""
     numbers = (f"<details><summary>numbers</summary>ours {show(r['ours'])}; compared with {show(r['reference'])}; "
                f"rule `{r['rule']}`; the paper's number {show(r['paper_value'])}; quick profile: {quick}</details>")
-    return [where, r["claim"], f"**{r['verdict']}**{flag}", _margin_text(r),
+    verdict = f"**{r['verdict']}**{flag}"
+    if r["scale"] not in ("paper", "reduced") and unshipped:  # its largest scale is a smaller profile's
+        why = cover.get("why", {}).get(max(hits, key=len), "its runs are not all shipped")
+        verdict = f"**not run at the paper protocol** ({why}); the {r['scale']} profile: {verdict}"
+    return [where, r["claim"], verdict, _margin_text(r),
             f"{runs}{r['scale']}" + (f" (paper protocol, reduced: {reduced})" if reduced else ""), numbers]
 
 

@@ -159,6 +159,28 @@ def test_a_claim_whose_paper_runs_are_missing_says_what_is_shipped_and_the_comma
     assert "| - x 100, paper" in missing  # no seeds, where it said "0 x 100"
     assert "paper protocol, reduced: N = 200 clients (not 1000), MNIST for EMNIST digits" in there
     assert f"fedprof_fig1 (Fig. 1): 2 of {len(runs)} runs shipped" in text
+    assert cover[s.notebook]["why"]["Fig. 1"].startswith(f"fedprof_fig1: 2 of {len(runs)} runs shipped, ")
+
+
+def test_a_claim_judged_only_below_the_paper_protocol_reads_not_run_there_with_its_cost(tmp_path, monkeypatch):
+    """A claim whose largest scale is the quick profile's, while its paper-profile runs are not all shipped, reads
+    "not run at the paper protocol" with what is shipped and the measured cost, its quick verdict after; a claim of
+    a shipped table keeps its quick verdict as it is."""
+    # before: the quick verdict ("indicative (2 seeds)") stood alone in the verdict column
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    cover = {"02_nb": {"lines": ["x"], "unshipped": ["Table 1 (fashion_mnist)"], "deviations": {},
+                       "why": {"Table 1 (fashion_mnist)": "table1_fashion_mnist: 0 of 70 runs shipped, 11.8 "
+                                                          "core-hours for all its runs"}}}
+    ledger = claims.ClaimsLedger("02_nb", "quick")
+    ledger.compare("P", "Table 1 (fashion_mnist)", "a claim of the unshipped set", [2.0, 3.0], [1.0, 1.5], ">")
+    ledger.compare("P", "Table 1 (mnist)", "a claim of a shipped set", [2.0, 3.0], [1.0, 1.5], ">")
+    claims.write_collected(claims.collect(ledger.save().parent), tmp_path, coverage=cover)
+    lines = (tmp_path / "claims.md").read_text().splitlines()
+    unshipped = next(line for line in lines if "claim of the unshipped set" in line)
+    shipped = next(line for line in lines if "claim of a shipped set" in line)
+    assert ("**not run at the paper protocol** (table1_fashion_mnist: 0 of 70 runs shipped, 11.8 core-hours for all "
+            "its runs); the quick profile: **indicative (2 seeds)**") in unshipped
+    assert "not run at the paper protocol" not in shipped and "| **indicative (2 seeds)** |" in shipped
 
 
 def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(tmp_path):

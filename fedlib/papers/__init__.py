@@ -61,7 +61,8 @@ def cost_text(name: str, costs: dict) -> str:
 def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
     """Notebook -> {"lines": what of its paper-profile runs is shipped, a line per run set that is not whole, with
     its measured cost (`measured_costs`) and the command that computes the rest; "unshipped": the paper's tables and
-    figures (`where`) of those sets; "deviations": where -> what its runs change from the paper}. Counted from the
+    figures (`where`) of those sets; "why": where -> how much of its set is shipped and its cost, in a few words;
+    "deviations": where -> what its runs change from the paper}. Counted from the
     archive (`shipped(cfg)`: default, the run is in archive/ under its key)."""
     from .. import archive
 
@@ -70,7 +71,7 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
     costs = measured_costs() if costs is None else costs
     out: dict[str, dict] = {}
     for s in RUN_SETS.values():
-        entry = out.setdefault(s.notebook, {"lines": [], "unshipped": [], "deviations": {}})
+        entry = out.setdefault(s.notebook, {"lines": [], "unshipped": [], "why": {}, "deviations": {}})
         runs = s.runs()
         have = sum(bool(shipped(cfg)) for _, cfg in runs)
         if have < len(runs):
@@ -78,6 +79,8 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
                                   f"{cost_text(s.name, costs)}; compute the rest with `{s.command()}`, then "
                                   f"`{s.command()} --pack`")
             entry["unshipped"] += list(s.where)
+            entry["why"] |= {w: f"{s.name}: {have} of {len(runs)} runs shipped, {cost_text(s.name, costs)}"
+                             for w in s.where}
         for where in s.where:
             if s.deviations:
                 entry["deviations"][where] = s.deviations
