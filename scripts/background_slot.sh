@@ -3,25 +3,40 @@
 # arguments, e.g. "scripts/paper_runs.py table1 --seeds 5-9"; blank lines and # comments skipped) one after another,
 # from WORKTREE, a `git worktree` at a fixed commit, so that edits to the checkout neither stop nor change them. Runs
 # go to RESULTS (shared with the other slot and with the checkout that packs them) and resume from their checkpoints
-# when the slot is started again. Lines may be appended to QUEUE while it runs.
+# when the slot is started again. Lines may be appended to QUEUE while it runs. Further WORKTREE QUEUE pairs run
+# after the first queue is done, each from its own worktree: when one list is done, its slot passes to the next.
 #
 #   git worktree add ../wt HEAD
-#   nohup scripts/background_slot.sh ../wt /path/to/results queueA.txt > slotA.log 2>&1 &
+#   nohup scripts/background_slot.sh ../wt /path/to/results queueA.txt [../wt2 queueB.txt ...] > slotA.log 2>&1 &
 #   FEDLIB_RESULTS=/path/to/results python scripts/paper_runs.py SET --pack     # from the checkout, when done
 set -u
-if [ $# -ne 3 ] || ! [ -d "$1/fedlib" ] || ! [ -f "$3" ]; then
-  echo "usage: scripts/background_slot.sh WORKTREE RESULTS QUEUE (WORKTREE holds fedlib/, QUEUE is a file)" >&2
+usage="usage: scripts/background_slot.sh WORKTREE RESULTS QUEUE [WORKTREE QUEUE ...] (each WORKTREE holds fedlib/, each QUEUE is a file)"
+if [ $# -lt 3 ] || [ $(( ($# - 3) % 2 )) -ne 0 ]; then
+  echo "$usage" >&2
   exit 2
 fi
-WT="$(cd "$1" && pwd)"
+pairs=("$1" "$3" "${@:4}")
+for ((i = 0; i < ${#pairs[@]}; i += 2)); do  # every pair checked before any work starts
+  if ! [ -d "${pairs[i]}/fedlib" ] || ! [ -f "${pairs[i + 1]}" ]; then
+    echo "$usage; '${pairs[i]}' or '${pairs[i + 1]}' is not" >&2
+    exit 2
+  fi
+  pairs[i]="$(cd "${pairs[i]}" && pwd)"  # absolute: the loop below changes folder
+  pairs[i + 1]="$(cd "$(dirname "${pairs[i + 1]}")" && pwd)/$(basename "${pairs[i + 1]}")"
+done
+RESULTS="$(mkdir -p "$2" && cd "$2" && pwd)"  # absolute: the runs start in the worktree
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${FEDLIB_PYTHON:-$HERE/.venv/bin/python}"
-export FEDLIB_RESULTS="$2" FEDLIB_DATA="${FEDLIB_DATA:-$HERE/data}" OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONPATH="$WT"
-cd "$WT"
-while IFS= read -r line; do
-  case "$line" in ""|\#*) continue;; esac
-  echo "$(date -u +%FT%TZ) start: $line"
-  # split as a shell would quote (shlex), but run no shell: the line names a script and its arguments, nothing more
-  nice -n 5 "$PY" -c 'import runpy, shlex, sys; sys.argv = shlex.split(sys.argv[1]); runpy.run_path(sys.argv[0], run_name="__main__")' "$line"
-  echo "$(date -u +%FT%TZ) end ($?): $line"
-done < "$3"
+export FEDLIB_RESULTS="$RESULTS" FEDLIB_DATA="${FEDLIB_DATA:-$HERE/data}" OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+for ((i = 0; i < ${#pairs[@]}; i += 2)); do
+  WT="${pairs[i]}"
+  export PYTHONPATH="$WT"
+  cd "$WT"
+  while IFS= read -r line; do
+    case "$line" in ""|\#*) continue;; esac
+    echo "$(date -u +%FT%TZ) start: $line"
+    # split as a shell would quote (shlex), but run no shell: the line names a script and its arguments, nothing more
+    nice -n 5 "$PY" -c 'import runpy, shlex, sys; sys.argv = shlex.split(sys.argv[1]); runpy.run_path(sys.argv[0], run_name="__main__")' "$line"
+    echo "$(date -u +%FT%TZ) end ($?): $line"
+  done < "${pairs[i + 1]}"
+done

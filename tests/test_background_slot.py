@@ -1,0 +1,43 @@
+"""scripts/background_slot.sh: a queue's lines run in order from its worktree; further WORKTREE QUEUE pairs run after
+it (the slot passes to the next list); bad arguments stop it before anything runs."""
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "background_slot.sh"
+JOB = "import os, sys; open(os.environ['LOG'], 'a').write(os.path.basename(os.getcwd()) + ' ' + sys.argv[1] + ' ' + " \
+      "os.environ['PYTHONPATH'].split(os.sep)[-1] + ' ' + os.environ['OMP_NUM_THREADS'] + '\\n')\n"
+
+
+def _worktree(root: Path, name: str) -> Path:
+    wt = root / name
+    (wt / "fedlib").mkdir(parents=True)
+    (wt / "job.py").write_text(JOB)
+    return wt
+
+
+def _slot(tmp_path, *args):
+    env = {"PATH": "/usr/bin:/bin", "FEDLIB_PYTHON": sys.executable, "LOG": str(tmp_path / "log.txt")}
+    return subprocess.run(["bash", str(SCRIPT), *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_the_slot_runs_each_queue_from_its_worktree_then_passes_to_the_next(tmp_path):
+    _worktree(tmp_path, "wt1"), _worktree(tmp_path, "wt2")
+    (tmp_path / "q1.txt").write_text("job.py a\n# a comment\n\njob.py 'b c'\n")
+    (tmp_path / "q2.txt").write_text("job.py d\n")
+    done = _slot(tmp_path, "wt1", "results", "q1.txt", "wt2", "q2.txt")  # relative paths, from the caller's folder
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "log.txt").read_text().splitlines() == ["wt1 a wt1 1", "wt1 b c wt1 1", "wt2 d wt2 1"]
+    assert done.stdout.count("start:") == 3 and (tmp_path / "results").is_dir()
+
+
+def test_the_slot_refuses_a_bad_pair_before_running_anything(tmp_path):
+    _worktree(tmp_path, "wt1")
+    (tmp_path / "q1.txt").write_text("job.py a\n")
+    for args in (["wt1", "results", "q1.txt", "wt1"],  # an odd pair
+                 ["wt1", "results", "q1.txt", "nowhere", "q1.txt"],  # no such worktree
+                 ["wt1", "results", "q1.txt", "wt1", "missing.txt"]):  # no such queue
+        done = _slot(tmp_path, *args)
+        assert done.returncode == 2 and "usage: scripts/background_slot.sh" in done.stderr
+    assert not (tmp_path / "log.txt").exists() and not (tmp_path / "results").exists()
