@@ -163,7 +163,7 @@ T.beta_ablation(results, plan, fedlog)
 # as the independent unit (one run's evaluations are not), beside the same test of their code against itself. Where
 # their code ran more than twice per seed (`--streams`), the last line puts their own code in our place under the
 # same rule, once for every choice of candidate, reference and floor partner among their streams: how often a code
-# that is theirs passes.
+# that is theirs passes (drawn as a bar chart, ours marked).
 
 
 # %%

@@ -392,3 +392,19 @@ def test_the_authors_kth_stream_is_seeded_seed_plus_k_minus_1_thousand_and_run_o
     seed4 = tmp_path / "cnn_mnist" / "seed4"
     assert calls == [(seed4, None), (seed4 / "stream2", 1004), (seed4 / "stream3", 2004)]  # the 4th call read
     assert curve == [0.1, 0.3]
+
+
+def test_the_replica_figure_counts_assignments_per_number_of_passing_evaluations_and_marks_ours():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from fedlib.papers.fedlog import figures
+
+    stand_ins = [crosscheck.Replica("a", "b", "c", p, 31) for p in (22, 22, 25, 30)]
+    fig = figures.replica_passes(stand_ins, 28, 31, "cnn_mnist")
+    ax = fig.axes[0]
+    heights = {round(b.get_x() + b.get_width() / 2): b.get_height() for b in ax.patches}
+    assert heights == {22: 2, 25: 1, 30: 1}
+    assert ax.get_xlabel() == "evaluations within the bound (of 31)" and ax.get_ylabel() == "assignments (count)"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "fedlib (28 of 31)" in labels and any("4 assignments" in t for t in labels)

@@ -218,3 +218,23 @@ def step_sizes(study: dict[float, dict], bound_note: str = ""):
 
 
 # ----------------------------------------------------------------------------- FedCR's notebook (06)
+
+
+def replica_passes(stand_ins: list, ours: int, evaluations: int, model: str):
+    """The cross-check's rule applied to the authors' own code in our place (`crosscheck.replicas`): how many of
+    the assignments of their streams pass each number of evaluations, with fedlib's number marked. Returns the
+    figure."""
+    passing = np.array([r.passing for r in stand_ins])
+    fig, ax = plt.subplots(figsize=(6.2, 3.8))
+    values, counts = np.unique(passing, return_counts=True)
+    ax.bar(values, counts, width=0.8, color="0.6",
+           label=f"the authors' code in our place ({count(len(stand_ins), 'assignment')} of their streams)")
+    ax.axvline(ours, color=PALETTE["fedlog"], lw=2, label=f"fedlib ({ours} of {evaluations})")
+    ax.set(xlabel=f"evaluations within the bound (of {evaluations})", ylabel="assignments (count)",
+           title=f"FedDBE, {model}: the cross-check rule applied to the authors' own code")
+    ax.set_xlim(min(values.min(), ours) - 1.5, evaluations + 0.5)
+    ax.set_ylim(0, counts.max() + 1.6)  # room for the legend
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig

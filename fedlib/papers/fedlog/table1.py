@@ -192,6 +192,12 @@ def crosscheck(path) -> None:
                                     xlabel="evaluation (after this many rounds of training)")
         plots.caption(fig, "crosscheck", eq.seeds, curves["fedlib"].shape[1] - 1, note="SGD 0.005, kappa 50, rho 1")
         outputs.save_figure(fig, "feddbe_crosscheck" + ("" if model in (None, "cnn_mnist_nodrop") else f"_{model}"))
+        stand_ins = feddbe_xcheck.replicas(curves)
+        if stand_ins is not None:
+            fig = figures.replica_passes(stand_ins, int(eq.equivalent.sum()), len(eq.equivalent), model or "")
+            plots.caption(fig, "crosscheck", eq.seeds, curves["fedlib"].shape[1] - 1,
+                          note=f"{len(curves) - 1} streams of the authors' code per seed")
+            outputs.save_figure(fig, f"feddbe_crosscheck_replicas_{model}")
     if not feddbe_xcheck.models(path):
         print(f"{path} is missing: run scripts/feddbe_crosscheck.py with a checkout of TsingZ0/DBE")
 
