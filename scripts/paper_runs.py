@@ -3,7 +3,7 @@ run killed mid-way goes on from its checkpoint, `fedlib.checkpoint`); pack the f
 
     OMP_NUM_THREADS=1 python scripts/paper_runs.py SET [--seeds 0-4] [--only LABEL ...] [--reverse] [--shard 0/2]
     python scripts/paper_runs.py SET --pack      # the finished ones into archive/<SET>_paper.jsonl.gz
-    python scripts/paper_runs.py SET --list      # the runs of SET, and which are done
+    python scripts/paper_runs.py SET --list      # the runs of SET: done, started (a checkpoint) or todo
 
 Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the notebooks read too):
   table1, augment      notebook 02: MNIST Table 1 (every entry) and the augmentation ablation
@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import argparse
 import re
+from datetime import datetime, timezone
 
 import torch
 
-from fedlib import archive, cache, knobs
+from fedlib import archive, cache, checkpoint, knobs
 from fedlib import experiments as ex
 from fedlib.papers import RUN_SETS
 
@@ -66,6 +67,18 @@ def parse_shard(p: argparse.ArgumentParser, shard: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+def status(cfg: ex.Config) -> str:
+    """"done" (in the results cache), "started (checkpoint of <UTC time>)" (a run that will resume from its
+    checkpoint; the file is not read, so listing never touches it), or "todo"."""
+    if ex.is_cached(cfg):
+        return "done"
+    ckpt = checkpoint.path_for(cache.path(cfg))
+    if ckpt.exists():
+        when = datetime.fromtimestamp(ckpt.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M")
+        return f"started (checkpoint of {when} UTC)"
+    return "todo"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=SETS)
@@ -92,7 +105,7 @@ def main() -> None:
         return
     if args.list:
         for lab, cfg in runs:
-            print(f"{'done' if ex.is_cached(cfg) else 'todo'}  seed {cfg.seed}  {lab}  {cfg.key()}")
+            print(f"{status(cfg)}  seed {cfg.seed}  {lab}  {cfg.key()}")
         return
     torch.set_num_threads(1)
     mine = runs[i::n]

@@ -279,3 +279,24 @@ def test_paper_runs_takes_one_seed_or_a_range_and_refuses_the_rest():
     assert one.returncode == 0 and {line.split()[2] for line in one.stdout.splitlines()} == {"2"}
     assert some.returncode == 0 and {line.split()[2] for line in some.stdout.splitlines()} == {"1", "2"}
     assert bad.returncode == 2 and "--seeds takes N or A-B" in bad.stderr
+
+
+def test_paper_runs_list_tells_done_started_and_todo_without_reading_a_checkpoint():
+    """`paper_runs.py SET --list`: a cached run is done; one with a checkpoint beside its cache entry is started (the
+    file is only looked at, so a running job's checkpoint is never touched); the others are todo."""
+    from pathlib import Path
+
+    from fedlib import cache, checkpoint
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import paper_runs
+
+    done, started, todo = _circle(0, rounds=2), _circle(1, rounds=2), _circle(2, rounds=2)
+    ex.run(done, progress=False)
+    ckpt = checkpoint.path_for(cache.path(started))
+    ckpt.parent.mkdir(parents=True, exist_ok=True)
+    ckpt.write_bytes(b"not a checkpoint at all")
+    os.utime(ckpt, (1_700_000_000, 1_700_000_000))
+    assert paper_runs.status(done) == "done" and paper_runs.status(todo) == "todo"
+    assert paper_runs.status(started) == "started (checkpoint of 2023-11-14 22:13 UTC)"
+    assert ckpt.read_bytes() == b"not a checkpoint at all"  # left as it was
