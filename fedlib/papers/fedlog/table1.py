@@ -145,7 +145,7 @@ def beta_ablation(results, p: dict, fedlog):
     return table
 
 
-def _crosscheck_diagnostics(curves: dict, evaluations: int) -> None:
+def _crosscheck_diagnostics(curves: dict, evaluations: int, stand_ins: list | None) -> None:
     """Beside the rule: ours against the mean of the authors' two streams, the whole-curve gap with seeds as the
     unit (and the same for their code against itself), and how often their own code passes the rule in our place."""
     both = feddbe_xcheck.versus_both_streams(curves)
@@ -162,12 +162,11 @@ def _crosscheck_diagnostics(curves: dict, evaluations: int) -> None:
                   f"{curves['authors'].shape[1] - 1} per seed): {gap.mean:+.2f} points, |mean| + t SE "
                   f"{gap.edge:.2f}, paired t p = {gap.p_t:.2f}, signed-rank p = {gap.p_signed_rank:.2f} "
                   f"({len(gap.per_seed)} seeds)")
-    stand_ins = feddbe_xcheck.replicas(curves)
     if stand_ins is not None:
         passing = sorted(r.passing for r in stand_ins)
         print(f"  the authors' code in our place ({len(curves) - 1} of their streams, every assignment of "
               f"candidate, reference and floor partner): {passing[0]} to {passing[-1]} of {evaluations} "
-              f"evaluations within their bound (median {passing[len(passing) // 2]}), "
+              f"evaluations within their bound (median {np.median(passing):g}), "
               f"{sum(p == evaluations for p in passing)} of {len(passing)} assignments pass")
 
 
@@ -182,7 +181,8 @@ def crosscheck(path) -> None:
               f"{feddbe_xcheck.EQUIVALENCE_SEEDS} seeds needed); the worst at evaluation {worst}: mean difference "
               f"{eq.mean[worst]:+.2f}, |mean| + t SE {eq.lhs[worst]:.2f} against a bound of "
               f"{np.broadcast_to(eq.bound, eq.lhs.shape)[worst]:.2f}")
-        _crosscheck_diagnostics(curves, len(eq.equivalent))
+        stand_ins = feddbe_xcheck.replicas(curves)
+        _crosscheck_diagnostics(curves, len(eq.equivalent), stand_ins)
         names = {"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib",
                  "authors_stream2": "FedDBE, the authors' code, another random stream"}
         panel = {names[side]: {"method": "feddbe", "acc": acc} for side, acc in curves.items() if side in names}
@@ -192,7 +192,6 @@ def crosscheck(path) -> None:
                                     xlabel="evaluation (after this many rounds of training)")
         plots.caption(fig, "crosscheck", eq.seeds, curves["fedlib"].shape[1] - 1, note="SGD 0.005, kappa 50, rho 1")
         outputs.save_figure(fig, "feddbe_crosscheck" + ("" if model in (None, "cnn_mnist_nodrop") else f"_{model}"))
-        stand_ins = feddbe_xcheck.replicas(curves)
         if stand_ins is not None:
             fig = figures.replica_passes(stand_ins, int(eq.equivalent.sum()), len(eq.equivalent), model or "")
             plots.caption(fig, "crosscheck", eq.seeds, curves["fedlib"].shape[1] - 1,

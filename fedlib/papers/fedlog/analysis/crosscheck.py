@@ -71,8 +71,12 @@ def versus_both_streams(curves: dict) -> tuple[np.ndarray, np.ndarray] | None:
     their stream noise's variance, so a gap shows sooner than against one stream."""
     if "authors_stream2" not in curves:
         return None
-    d = curves["fedlib"] - (curves["authors"] + curves["authors_stream2"]) / 2
+    d = _ours_minus_their_mean(curves)
     return d.mean(0), _edge(d)
+
+
+def _ours_minus_their_mean(curves: dict) -> np.ndarray:
+    return curves["fedlib"] - (curves["authors"] + curves["authors_stream2"]) / 2
 
 
 def bound_at(curves: dict, floor: float = EQUIVALENCE_POINTS) -> np.ndarray:
@@ -120,10 +124,7 @@ def curve_gap(curves: dict, against: str = "both") -> CurveGap | None:
             "stream2": ("authors", "authors_stream2")}[against]
     if any(side not in curves for side in need) or len(curves[need[0]]) < 2:
         return None
-    if against == "both":
-        d = curves["fedlib"] - (curves["authors"] + curves["authors_stream2"]) / 2
-    else:
-        d = curves[need[0]] - curves[need[1]]
+    d = _ours_minus_their_mean(curves) if against == "both" else curves[need[0]] - curves[need[1]]
     per_seed = d[:, 1:].mean(1)
     edge = float(_edge(per_seed[:, None])[0])
     return CurveGap(per_seed, float(per_seed.mean()), edge, float(st.ttest_1samp(per_seed, 0).pvalue),
