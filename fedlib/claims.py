@@ -459,30 +459,43 @@ def _margin_text(r: dict) -> str:
     return f"{_fmt(parse(r['margin']))} ({spread})" + (f"; {r['note']}" if r.get("note") else "")
 
 
+def belongs(where: str, named: str) -> bool:
+    """Whether a claim's `where` is the table or figure a run set `named`: the same, or `named` with a qualifier
+    ("Table 1 (mnist)" is "Table 1"'s, "Table I (ladder, T = 10)" is "Table I (ladder)"'s); "Table III" is not
+    "Table I"'s, nor "Table 10" "Table 1"'s."""
+    if where == named:
+        return True
+    if named.endswith(")"):  # a qualified name: more qualifiers may follow its own, after a comma
+        return where.startswith(named[:-1] + ",")
+    return where.startswith(named + " (")
+
+
 def _claim_line(r: dict, scales: dict, coverage: dict) -> list[str]:
     """The cells of one claim's line: where, claim, verdict, margin, seeds x rounds and scale, its numbers."""
     show = lambda cell: "-" if cell in ("null", "", None) else _fmt(parse(cell))  # noqa: E731
     where = r["where"]
     cover = coverage.get(r["notebook"], {})
-    hits = [w for w in cover.get("unshipped", ()) if where.startswith(w.rstrip(")"))]  # "Table 1 (mnist)" is
-    # "Table 1"'s, "Table I (ladder, T = 10)" is "Table I (ladder)"'s
+    hits = [w for w in cover.get("unshipped", ()) if belongs(where, w)]
     unshipped = bool(hits)
     flag = ", borderline" if str(r.get("borderline")) == "True" else ""
     judged = not str(r.get("note") or "").startswith("not judged")
-    if r["scale"] in ("paper", "reduced") and r["verdict"] == MISSING and unshipped and judged:
-        flag += "; its paper-profile runs are not all shipped (above)"
+    waiting = r["scale"] in ("paper", "reduced") and r["verdict"] == MISSING and unshipped and judged
     quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "this line"
     if r["scale"] != "paper" and unshipped:
         quick += "; paper-profile runs not all shipped"
-    matching = [w for w in cover.get("deviations", {}) if where.startswith(w.rstrip(")"))]  # the closest: longest
+    matching = [w for w in cover.get("deviations", {}) if belongs(where, w)]  # the closest: the longest
     reduced = cover["deviations"][max(matching, key=len)] if matching and r["scale"] in ("paper", "reduced") else None
     seeds = r["seeds"] if str(r["seeds"]) not in ("", "0") else ""  # a comparison whose runs are missing has none
     runs = f"{seeds or '-'} x {r['rounds'] or '-'}, " if seeds or r["rounds"] else ""
     numbers = (f"<details><summary>numbers</summary>ours {show(r['ours'])}; compared with {show(r['reference'])}; "
                f"rule `{r['rule']}`; the paper's number {show(r['paper_value'])}; quick profile: {quick}</details>")
     verdict = f"**{r['verdict']}**{flag}"
-    if r["scale"] not in ("paper", "reduced") and unshipped:  # its largest scale is a smaller profile's
-        why = cover.get("why", {}).get(max(hits, key=len), "its runs are not all shipped")
+    if not judged:  # `cannot_judge`: the reason instead of "missing data", which it is not
+        verdict, r = f"**not judged at this scale** ({str(r['note']).removeprefix('not judged here: ')})", {**r, "note": ""}
+    why = cover.get("why", {}).get(max(hits, key=len), "its runs are not all shipped") if unshipped else ""
+    if waiting:  # its runs are declared and not all in archive/: say how many are and what the rest costs
+        verdict = f"**not run at the paper protocol** ({why})"
+    elif r["scale"] not in ("paper", "reduced") and unshipped:  # its largest scale is a smaller profile's
         verdict = f"**not run at the paper protocol** ({why}); the {r['scale']} profile: {verdict}"
     return [where, r["claim"], verdict, _margin_text(r),
             f"{runs}{r['scale']}" + (f" (paper protocol, reduced: {reduced})" if reduced else ""), numbers]

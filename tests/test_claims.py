@@ -155,7 +155,9 @@ def test_a_claim_whose_paper_runs_are_missing_says_what_is_shipped_and_the_comma
     lines = text.splitlines()
     missing = next(line for line in lines if "whose runs are missing" in line)
     there = next(line for line in lines if "whose runs are there" in line)
-    assert "runs are not all shipped" in missing and "runs are not all shipped" not in there
+    # before: "not run: missing data; its paper-profile runs are not all shipped (above)", without the count or cost
+    assert f"| **not run at the paper protocol** (fedprof_fig1: 2 of {len(runs)} runs shipped, " in missing
+    assert "missing data" not in missing and "not run" not in there
     assert "| - x 100, paper" in missing  # no seeds, where it said "0 x 100"
     assert "paper protocol, reduced: N = 200 clients (not 1000), MNIST for EMNIST digits" in there
     assert f"fedprof_fig1 (Fig. 1): 2 of {len(runs)} runs shipped" in text
@@ -229,3 +231,45 @@ def test_the_claims_page_has_a_section_per_paper_one_line_per_claim_and_no_se_ov
     for word in ("**holds**", "**does not hold**", "**within noise**", "**indicative (n seeds)**", "**borderline**",
                  f"**{claims.CENSORED}**", f"**{claims.MISSING}**", "**partly**", "**this line**"):
         assert word in text, word  # every verdict word defined on the page
+
+
+def test_a_claim_belongs_to_the_run_set_of_its_table_not_to_one_whose_name_it_starts_with():
+    # before: a prefix test, so "Table III (ladder, T = 10)" took "Table I"'s set, its cost and its deviations
+    assert claims.belongs("Table 1 (mnist)", "Table 1") and claims.belongs("Table 1", "Table 1")
+    assert claims.belongs("Table I (ladder, T = 10)", "Table I (ladder)")
+    assert claims.belongs("Table I (ladder)", "Table I (ladder)")
+    assert not claims.belongs("Table III (ladder, T = 10)", "Table I (ladder)")
+    assert not claims.belongs("Table III", "Table I") and not claims.belongs("Table 10", "Table 1")
+    assert not claims.belongs("Table 1 (fashion_mnist)", "Table 1 (mnist)")
+    cover = {"07_nb": {"lines": ["x"], "unshipped": ["Table I", "Table I (ladder)", "Table III (ladder)"],
+                       "why": {"Table I": "big: 0 of 15", "Table I (ladder)": "ladder: 0 of 57",
+                               "Table III (ladder)": "ladder: 0 of 57"},
+                       "deviations": {"Table I": "FashionMNIST only", "Table I (ladder)": "ConvNet-32"}}}
+    rows = [dict(where=w, verdict=claims.MISSING, scale="reduced", notebook="07_nb", note="", seeds="", rounds=5,
+                 ours="", reference="", rule="paired: ours > reference", paper_value="", claim="c", margin="")
+            for w in ("Table III (ladder, T = 10)", "Table I (ladder, T = 10)")]
+    table3, table1 = (claims._claim_line(r, {"reduced": r}, cover) for r in rows)
+    assert table3[2] == "**not run at the paper protocol** (ladder: 0 of 57)" and "FashionMNIST only" not in table3[4]
+    assert table1[2] == "**not run at the paper protocol** (ladder: 0 of 57)" and "ConvNet-32" in table1[4]
+
+
+def test_two_unshipped_sets_of_one_table_are_both_named_in_its_rows():
+    # before: the second set's words replaced the first's, so Table 2's n1 rows read "fedcr_table2_n2: 0 of 12"
+    from fedlib import papers
+
+    n1 = papers.RUN_SETS["fedcr_table2_n1"]
+    first = n1.runs()[0][1].key()
+    cover = papers.coverage(shipped=lambda cfg: cfg.key() == first, costs={})
+    why = cover[n1.notebook]["why"]["Table 2"]
+    assert why.startswith("fedcr_table2_n1: 1 of 12 runs shipped, cost not measured yet")
+    assert "; fedcr_table2_n2: 0 of 12 runs shipped" in why
+
+
+def test_a_claim_the_runs_cannot_judge_reads_not_judged_with_its_reason_not_missing_data(tmp_path, monkeypatch):
+    # before: "**not run: missing data**", the reason only in the margin column
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    ledger = claims.ClaimsLedger("07_nb", "reduced")
+    ledger.cannot_judge("P", "Fig. 4 (ladder)", "accuracy rises with the samples per class", "the ladder fixes dpc")
+    claims.write_collected(claims.collect(ledger.save().parent), tmp_path, coverage={})
+    line = next(line for line in (tmp_path / "claims.md").read_text().splitlines() if "samples per class" in line)
+    assert "| **not judged at this scale** (the ladder fixes dpc) | - |" in line and "missing data" not in line

@@ -79,8 +79,9 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
                                   f"{cost_text(s.name, costs)}; compute the rest with `{s.command()}`, then "
                                   f"`{s.command()} --pack`")
             entry["unshipped"] += list(s.where)
-            entry["why"] |= {w: f"{s.name}: {have} of {len(runs)} runs shipped, {cost_text(s.name, costs)}"
-                             for w in s.where}
+            for w in s.where:  # sets that share a table (Table 2's n1 and n2) are named one after the other
+                said = f"{s.name}: {have} of {len(runs)} runs shipped, {cost_text(s.name, costs)}"
+                entry["why"][w] = f"{entry['why'][w]}; {said}" if w in entry["why"] else said
         for where in s.where:
             if s.deviations:
                 entry["deviations"][where] = s.deviations

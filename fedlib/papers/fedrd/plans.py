@@ -143,7 +143,7 @@ def _run_sets():
     return [RunSet("fedrd_table1", nb, lambda seeds: [(lab, scaled("fashion_mnist", lab, "paper", seed=s))
                                                      for s in seeds for lab in METHODS],
                    where=("Table I",), deviations="FashionMNIST only"),
-            RunSet("fedrd_ladder", nb, _ladder_runs, where=("Table I (ladder)",),
+            RunSet("fedrd_ladder", nb, _ladder_runs, where=("Table I (ladder)", "Table III (ladder)", "Fig. 2 (ladder)"),
                    deviations=f"FashionMNIST, ConvNet-{LADDER['width']} (not 128), {LADDER['train_fraction']:.0%} of "
                               f"the data, {LADDER['server_epochs']} server epochs (not 500), T = 10-300 steps")]
 
