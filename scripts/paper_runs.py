@@ -16,6 +16,8 @@ Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the 
   fedprof_fig1, fedprof_alpha   notebook 08: Fig. 1's four data conditions; alpha 0, 1, 100
   fedcr_table2_n1, fedcr_table2_n2   notebook 06 (a): FashionMNIST, FedCR, FedAvg(-FT), Ditto and FedRep, 250 rounds
   fedcr_table9         notebook 06 (b): FedCR-NA against local training, k classes per client
+  fedcr_table3, fedcr_beta   notebook 06: FedCR on n1 at each Gaussian dimension V, at each beta (FashionMNIST, MNIST)
+  fedcr_seed_systems   notebook 06: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting, 5 seeds
   fedrd_table1         notebook 07 (c): FedRD, FedDM, FedAvg, FedProx, FedNova on FashionMNIST (paper size)
   fedrd_ladder         notebook 07: the same at a reduced scale, FedDM and FedRD (real and random initialisation)
                        at T = 10, 30, 100, 300 matching steps (fedrd.LADDER), the averaging baselines once

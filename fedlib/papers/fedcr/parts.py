@@ -13,8 +13,8 @@ from ... import experiments as ex
 from ...result import Result, compare
 
 NOTEBOOK = "06_fedcr_common_representation"
-DRIVER = "scripts/paper_runs.py fedcr_table2_n1 (fedcr_table2_n2, fedcr_table9)"
-UNDECLARED = "FEDLIB_COMPUTE=1 FEDLIB_PROFILE=paper ./run_all.sh 06 (no run set declares them yet)"
+DRIVER = "scripts/paper_runs.py fedcr_table2_n1 (fedcr_table2_n2, fedcr_table9, fedcr_table3, fedcr_beta, fedcr_seed_systems)"
+UNDECLARED = "FEDLIB_COMPUTE=1 FEDLIB_PROFILE=paper ./run_all.sh 06 (no run set declares them)"
 
 
 def reader(profile: str):
@@ -133,7 +133,8 @@ def sweeps(p: dict) -> dict:
             for v in values:
                 rs = p["get"]([run(d, "FedCR", "n1", sd, **{name: v}) for sd in S["seeds"]])
                 if rs is None:
-                    _missing(f"FedCR at {name} = {v:g} ({d})")
+                    _missing(f"FedCR at {name} = {v:g} ({d})", "scripts/paper_runs.py "
+                             + ("fedcr_table3" if name == "dim" else "fedcr_beta"))
                 else:
                     out[(name, d, v)] = [final(r) for r in rs]
     return out
@@ -242,7 +243,7 @@ def seed_systems_table1(p: dict, paper, fedlog) -> dict:
     for lab, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]:
         t1[lab] = get([paper.table1_run(p["profile"], method, sd) for sd in g["seeds"]])
     if any(rs is None for rs in t1.values()):
-        _missing("FedCR in FedLog's Table 1 setting")
+        _missing("FedCR in FedLog's Table 1 setting", "scripts/paper_runs.py fedcr_seed_systems")
         return {}
     rows = [{**r, "seeds": len(g["seeds"]), "rounds": g["rounds"]}
             for r in stats.table_rows(t1, fedlog.THRESHOLD["mnist"], reference="FedLog-C")]

@@ -86,15 +86,36 @@ def _table9_runs(seeds):
             for k in t9["ks"] for s in seeds for lab in ("FedCR-NA", "Local")]
 
 
+SWEEP_SETS = ("fashion_mnist", "mnist")  # Table 3's and Fig. 3(d)'s datasets here: the paper profile's n1 columns
+# whose data are here (MNIST standing in for EMNIST-L), as notebook 06's plan() finds them
+
+
+def _sweep_runs(name, seeds):  # Table 3 (name "dim") or Fig. 3(d) ("beta"): FedCR on n1 at each value
+    S = PROFILES["paper"]
+    values = S["dims"] if name == "dim" else S["betas"]
+    return [(f"FedCR {name}={v:g} {d}", run("paper", d, "FedCR", "n1", s, **{name: v}))
+            for s in seeds for d in SWEEP_SETS for v in values]
+
+
+def _seed_systems_runs(seeds):  # part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting
+    return [(lab, table1_run("paper", method, s)) for s in seeds for lab, method in (("FedCR", "fedcr"),
+                                                                                      ("FedCR-NA", "fedcr_na"))]
+
+
 def _run_sets():
     from functools import partial
 
     from ..runset import RunSet
 
     nb = "06_fedcr_common_representation"
+    sweeps = "MNIST for EMNIST-L; FedCR at width 1024"
     return [RunSet(f"fedcr_table2_{part}", nb, partial(_table2_runs, part), where=("Table 2",),
                    deviations="FashionMNIST only; FedCR, FedAvg(-FT), Ditto and FedRep") for part in ("n1", "n2")] + \
-        [RunSet("fedcr_table9", nb, _table9_runs, where=("Table 9",), deviations="FashionMNIST for CIFAR-10")]
+        [RunSet("fedcr_table9", nb, _table9_runs, where=("Table 9",), deviations="FashionMNIST for CIFAR-10"),
+         RunSet("fedcr_table3", nb, partial(_sweep_runs, "dim"), where=("Table 3",), deviations=sweeps),
+         RunSet("fedcr_beta", nb, partial(_sweep_runs, "beta"), where=("Fig. 3(d)",), deviations=sweeps),
+         RunSet("fedcr_seed_systems", nb, _seed_systems_runs, seeds=tuple(PROFILES["paper"]["table1"]["seeds"]),
+                where=("Table 1 (seed systems)",))]
 
 
 RUN_SETS = _run_sets()
