@@ -365,18 +365,21 @@ def collect(folder: Path | None = None) -> list[dict]:
                                   f"notebook rather than editing the file")
             ours, reference = parse(row["ours"]), parse(row["reference"])
             row["scale"] = row.get("scale") or row["profile"]
-            row.update(_derived(ours, reference, row["rule"], again))
+            row.update(_derived(ours, reference, row["rule"], again, row.get("note") or ""))
             rows.append(row)
     return rows
 
 
-def _derived(ours, reference, rule: str, found: str) -> dict:
+def _derived(ours, reference, rule: str, found: str, note: str = "") -> dict:
     """The columns a row's numbers and rule determine beside its verdict: borderline, and for paired rows the
-    margin, its SE, p and the note."""
+    margin, its SE, p and the note: the notebook's (`note`, e.g. which rival a row is against) followed by what the
+    numbers say (a censored side, zero spread), each once."""
     out = {"borderline": str(is_borderline(ours, reference, rule, found)), "margin": "", "se": "", "p": ""}
     if rule.startswith(PAIRED) and found != MISSING:
         out["margin"], out["se"] = (str(v) for v in paired_stats(ours, reference, rule)[:2])
-        out["p"], out["note"] = str(paired_p(ours, reference, rule)[0]), paired_note(ours, reference, rule)
+        parts = [x for x in note.split("; ") if x]
+        parts += [x for x in paired_note(ours, reference, rule).split("; ") if x and x not in parts]
+        out["p"], out["note"] = str(paired_p(ours, reference, rule)[0]), "; ".join(parts)
     return out
 
 

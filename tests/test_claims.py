@@ -273,3 +273,18 @@ def test_a_claim_the_runs_cannot_judge_reads_not_judged_with_its_reason_not_miss
     claims.write_collected(claims.collect(ledger.save().parent), tmp_path, coverage={})
     line = next(line for line in (tmp_path / "claims.md").read_text().splitlines() if "samples per class" in line)
     assert "| **not judged at this scale** (the ladder fixes dpc) | - |" in line and "missing data" not in line
+
+
+def test_a_notebooks_note_on_a_paired_row_survives_collection_beside_what_the_numbers_say(tmp_path, monkeypatch):
+    # before: collect() replaced every paired row's note with the numbers' own (often empty), so "the strongest
+    # other entry: FedProto" written by the notebook never reached claims.md
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    ledger = claims.ClaimsLedger("02_nb", "paper")
+    ledger.compare("P", "Table 1", "a row with a rival", [2.0, 3.0, 4.0], [1.0, 1.5, 2.0], ">")
+    ledger.rows[-1].note = "the strongest other entry: FedProto"
+    ledger.compare("P", "Table 1", "a row of equal gaps", [2.0, 3.0, 4.0], [1.0, 2.0, 3.0], ">")
+    ledger.rows[-1].note = "the rival: X; " + ledger.rows[-1].note  # the notebook's, then the numbers' (kept once)
+    rows = {r["claim"]: r for r in claims.collect(ledger.save().parent)}
+    assert rows["a row with a rival"]["note"] == "the strongest other entry: FedProto"
+    assert rows["a row of equal gaps"]["note"].startswith("the rival: X; zero spread")
+    assert rows["a row of equal gaps"]["note"].count("zero spread") == 1
