@@ -288,3 +288,17 @@ def test_a_notebooks_note_on_a_paired_row_survives_collection_beside_what_the_nu
     assert rows["a row with a rival"]["note"] == "the strongest other entry: FedProto"
     assert rows["a row of equal gaps"]["note"].startswith("the rival: X; zero spread")
     assert rows["a row of equal gaps"]["note"].count("zero spread") == 1
+
+
+def test_every_fedlog_set_names_its_stand_in_data_for_the_papers():
+    # before: the DP sets (for CIFAR-10) and Fig. 2's (for CelebA and Sent140) named no stand-in, so their rows
+    # carried no "paper protocol, reduced: ..." beside the scale
+    from fedlib import papers
+
+    cover = papers.coverage(shipped=lambda cfg: True, costs={})
+    for nb, where, data in (("03_differential_privacy", "Fig. 3 right", "CIFAR-10"),
+                            ("03_differential_privacy", "Thm. 7", "CIFAR-10"),
+                            ("05_convergence", "Fig. 2", "CelebA and Sent140"),
+                            ("05_convergence", "Fig. 3 left", "CIFAR-100")):
+        assert data in cover[nb]["deviations"][where], where
+    assert cover["03_differential_privacy"]["deviations"]["Fig. 3 right"].count("CIFAR-10") == 1  # said once

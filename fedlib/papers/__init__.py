@@ -82,9 +82,10 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
             for w in s.where:  # sets that share a table (Table 2's n1 and n2) are named one after the other
                 said = f"{s.name}: {have} of {len(runs)} runs shipped, {cost_text(s.name, costs)}"
                 entry["why"][w] = f"{entry['why'][w]}; {said}" if w in entry["why"] else said
-        for where in s.where:
-            if s.deviations:
-                entry["deviations"][where] = s.deviations
+        for where in s.where:  # sets of one table with different deviations: both said, each once
+            said = entry["deviations"].get(where)
+            if s.deviations and said != s.deviations:
+                entry["deviations"][where] = f"{said}; {s.deviations}" if said else s.deviations
     return out
 
 
