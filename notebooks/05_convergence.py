@@ -68,14 +68,14 @@ speed = {d: (ours, theirs) for d, (ours, theirs, _) in speed.items()}
 verdict = "FedLog and FedLog-C converge faster (mean accuracy over rounds above LG-FedAvg 1's and FedProto's): " + \
     ", ".join(f"{d} {'yes' if ours > theirs else 'no'} ({ours:.1f}% vs {theirs:.1f}%)" for d, (ours, theirs) in speed.items())
 C.draw(fig2, METHODS, "fig2_local_optimum", "Fig. 2: local optimum before each aggregation (mean ± std over seeds)",
-       "std", profile, verdict)
+       "std", profile, verdict, fedlog.PAPER_DATA["fig2"])
 
 # %% [markdown]
 # ## Fig. 3 (left): flexible architectures
 
 # %%
 C.draw(fig3, METHODS, "fig3_left_flexible", "Fig. 3 (left): half the clients with a smaller body (mean ± SE over seeds)",
-       "se", profile)
+       "se", profile, paper_data=fedlog.PAPER_DATA["fig3_left"])
 print("\n".join(line for d, by_label in fig3.items() for line in C.faster(f"Fig. 3 left, {d}", by_label)[2]))
 print("\n".join(C.fig3_order(fig3, fedlog.FIG3_LEFT_CIFAR100)))
 outputs.save_table(C.summary_rows(fig2, "fig2_local_optimum") + C.summary_rows(fig3, "fig3_left_flexible"),

@@ -373,3 +373,27 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
     monkeypatch.setattr(rules.ClaimsLedger, "save", lambda self: None)
     ledger = C.record({}, {}, {}, [], S, "paper", missing)
     assert [r.verdict for r in ledger.rows] == [rules.MISSING] * 4  # Fig. 2, Fig. 3's two steps, Thm. 4
+
+
+def test_the_dp_and_convergence_figures_name_the_data_standing_in_for_the_papers(tmp_path, monkeypatch):
+    # before: their captions named profile, seeds and rounds, not that MNIST stood in for CIFAR-10 (Fig. 3 right),
+    # CIFAR-100 (Fig. 3 left) or CelebA and Sent140 (Fig. 2)
+    import matplotlib.pyplot as plt
+
+    from fedlib import plots
+    from fedlib.papers import fedlog
+    from fedlib.papers.fedlog import convergence as C
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    from fedlib.result import Result
+
+    assert plots.stand_in(["mnist", "fashion_mnist"], fedlog.PAPER_DATA["fig2"]) == \
+        "mnist and fashion_mnist stand in for the paper's CelebA and Sent140"
+    assert plots.stand_in(["cifar100"], fedlog.PAPER_DATA["fig3_left"]) == ""
+    run = Result({"config": {"method": "fedlog", "n_clients": 2},
+                  "rounds": {"acc_mean": [0.5, 0.6], "up_bits": [1, 1], "down_bits": [1, 1]}})
+    by_dataset = {"mnist": {lab: [run, run] for lab in fedlog.CONVERGENCE_METHODS}}
+    fig = C.draw(by_dataset, fedlog.CONVERGENCE_METHODS, "x", "Fig. 3 (left): x", "se", "smoke",
+                 paper_data=fedlog.PAPER_DATA["fig3_left"])
+    assert any("mnist stands in for the paper's CIFAR-100" in t.get_text() for t in fig.texts)
+    plt.close(fig)

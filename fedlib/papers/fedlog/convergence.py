@@ -55,9 +55,10 @@ def faster(title: str, by_label: dict) -> tuple[float, float, list[str]]:
     return min(ours), max(theirs), lines
 
 
-def draw(by_dataset: dict, methods: dict, name: str, title: str, spread: str, profile: str, verdict: str = ""):
+def draw(by_dataset: dict, methods: dict, name: str, title: str, spread: str, profile: str, verdict: str = "",
+         paper_data: dict | None = None):
     """Accuracy against rounds and against bits, per dataset; saved as `name` (None, and nothing saved, without
-    runs)."""
+    runs). `paper_data` (the paper's datasets, `PAPER_DATA`): the caption names those ours stand in for."""
     if not by_dataset:
         print(f"{title.split(':')[0]}: not drawn, no dataset's runs are all there")
         return None
@@ -65,7 +66,7 @@ def draw(by_dataset: dict, methods: dict, name: str, title: str, spread: str, pr
                  for lab, rs in by_label.items()} for d, by_label in by_dataset.items()}
     fig = figures.rounds_and_bits(shown, title, spread, verdict)
     any_runs = next(iter(next(iter(by_dataset.values())).values()))
-    plots.caption(fig, profile, len(any_runs), any_runs[0].n_rounds)
+    plots.caption(fig, profile, len(any_runs), any_runs[0].n_rounds, note=plots.stand_in(by_dataset, paper_data or {}))
     outputs.save_figure(fig, name)
     return fig
 

@@ -10,6 +10,7 @@ from ... import claims as rules, outputs
 from ... import config, data, dpsgd, models, plots, privacy, stats, sweep
 from ... import experiments as ex
 from . import figures
+from .reported import PAPER_DATA
 
 NOTEBOOK = "03_differential_privacy"
 
@@ -117,7 +118,8 @@ def accuracy_figure(runs: dict, final: dict, profile: str, b: float, delta: floa
             no_dp=100 * float(np.mean(final[(name, "none", "-", np.inf)])), series=series)
     fig = figures.dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
     plots.caption(fig, profile, " / ".join(plots.count(len(s["seeds"]), "seed") for s in runs.values()),
-                  " / ".join(plots.count(s["rounds"], "round") for s in runs.values()), note=f"δ = {delta}, b = {b}")
+                  " / ".join(plots.count(s["rounds"], "round") for s in runs.values()),
+                  note="; ".join(filter(None, [f"δ = {delta}, b = {b}", plots.stand_in(runs, PAPER_DATA["fig3_right"])])))
     outputs.save_figure(fig, "fig3_right_dp")
     return fig
 
