@@ -241,7 +241,10 @@ class ClaimsLedger:
                     seeds, rounds, self.scale or self.profile, margin, se, is_borderline(ours, reference, rule, found),
                     p, note)
         self.rows.append(row)
-        extra = f", margin {margin:.4g} +- {se:.2g} (SE), p {p:.2g}" if margin != "" else ""
+        extra = ""
+        if margin != "":  # one seed has no standard error and no p: say the seed count instead of "+- nan"
+            extra = (f", margin {margin:.4g} +- {se:.2g} (SE), p {p:.2g}" if se == se else
+                     f", margin {margin:.4g} (1 seed: no SE, no p)")
         print(f"[{row.verdict}{', borderline' if row.borderline else ''}] {paper}, {where}: {claim} "
               f"(ours {_fmt(ours)}, {rule.replace('reference', _fmt(reference))}{extra})")
         return row.verdict

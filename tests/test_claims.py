@@ -254,15 +254,17 @@ def test_a_claim_belongs_to_the_run_set_of_its_table_not_to_one_whose_name_it_st
 
 
 def test_two_unshipped_sets_of_one_table_are_both_named_in_its_rows():
-    # before: the second set's words replaced the first's, so Table 2's n1 rows read "fedcr_table2_n2: 0 of 12"
+    # before: the second set's words replaced the first's, so Table 2's n1 rows read "fedcr_table2_n2: 0 of 12";
+    # Table 2's sets now name their partition, and the DP sets (one per dataset) share "Fig. 3 right"
     from fedlib import papers
 
     n1 = papers.RUN_SETS["fedcr_table2_n1"]
     first = n1.runs()[0][1].key()
     cover = papers.coverage(shipped=lambda cfg: cfg.key() == first, costs={})
-    why = cover[n1.notebook]["why"]["Table 2"]
-    assert why.startswith("fedcr_table2_n1: 1 of 12 runs shipped, cost not measured yet")
-    assert "; fedcr_table2_n2: 0 of 12 runs shipped" in why
+    assert cover[n1.notebook]["why"]["Table 2 (n1)"].startswith("fedcr_table2_n1: 1 of 12 runs shipped, cost not")
+    assert cover[n1.notebook]["why"]["Table 2 (n2)"].startswith("fedcr_table2_n2: 0 of 12 runs shipped")
+    why = cover["03_differential_privacy"]["why"]["Fig. 3 right"]
+    assert why.startswith("dp: ") and "; dp_fashion_mnist: 0 of " in why
 
 
 def test_a_claim_the_runs_cannot_judge_reads_not_judged_with_its_reason_not_missing_data(tmp_path, monkeypatch):
@@ -302,3 +304,13 @@ def test_every_fedlog_set_names_its_stand_in_data_for_the_papers():
                             ("05_convergence", "Fig. 3 left", "CIFAR-100")):
         assert data in cover[nb]["deviations"][where], where
     assert cover["03_differential_privacy"]["deviations"]["Fig. 3 right"].count("CIFAR-10") == 1  # said once
+
+
+def test_a_one_seed_comparison_prints_no_standard_error(capsys):
+    # before: "margin 3.667 +- nan (SE), p nan", a mean +- SE over one seed
+    ledger = claims.ClaimsLedger("06_nb", "quick")
+    ledger.compare("P", "Table 2", "A beats B", [72.86], [69.19])
+    out = capsys.readouterr().out
+    assert "nan" not in out and "margin 3.67 (1 seed: no SE, no p)" in out
+    ledger.compare("P", "Table 2", "A beats B", [72.0, 73.0, 74.0], [70.0, 70.5, 71.5])
+    assert "+- " in capsys.readouterr().out

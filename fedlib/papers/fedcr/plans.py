@@ -109,7 +109,7 @@ def _run_sets():
 
     nb = "06_fedcr_common_representation"
     sweeps = "MNIST for EMNIST-L; FedCR at width 1024"
-    return [RunSet(f"fedcr_table2_{part}", nb, partial(_table2_runs, part), where=("Table 2",),
+    return [RunSet(f"fedcr_table2_{part}", nb, partial(_table2_runs, part), where=(f"Table 2 ({part})",),
                    deviations="FashionMNIST only; FedCR, FedAvg(-FT), Ditto and FedRep") for part in ("n1", "n2")] + \
         [RunSet("fedcr_table9", nb, _table9_runs, where=("Table 9",), deviations="FashionMNIST for CIFAR-10"),
          RunSet("fedcr_table3", nb, partial(_sweep_runs, "dim"), where=("Table 3",), deviations=sweeps),
