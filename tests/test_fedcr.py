@@ -252,3 +252,45 @@ def test_fig_2s_view_in_the_worker_pool_equals_the_view_computed_here(monkeypatc
         train = ctx.fed.train
         held = [len(torch.unique(train.y[c, :int(train.counts[c])])) for c in range(train.n_clients)]
         assert p["classes"] == max(held) and held.index(max(held)) == p["client"] and p["mu"].shape == (5, 2)
+
+
+def test_a_cached_fig_2_view_comes_back_bit_for_bit_and_the_paper_profile_draws_it_from_archive(tmp_path, monkeypatch):
+    """Before, Fig. 2's views were live: the paper profile, which computes nothing, never drew Fig. 2 and its claims
+    said "not run". `cached_view` keeps each view as JSON in the results cache, `scripts/fedcr_fig2_views.py --pack`
+    ships it, and a shipped view is read back with the same bits and draws the figure without computing."""
+    import numpy as np
+
+    from fedlib import archive, sweep
+    from fedlib.papers import fedcr
+    from fedlib.papers.fedcr import parts
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "figures"))
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    cfg = _config(model="cnn_mnist_vib_v2", partition="dirichlet", seed=0)
+    fresh = analysis.cached_view(cfg, 1, 5)
+    again = analysis.cached_view(cfg, 1, 5, compute=False)
+    assert again["mu"].dtype == fresh["mu"].dtype and np.array_equal(again["mu"], fresh["mu"])
+    assert np.array_equal(again["y"], fresh["y"]) and again["client"] == fresh["client"]
+    assert analysis.cached_view(_config(model="cnn_mnist_vib_v2", partition="dirichlet", seed=1), 1, 5,
+                                compute=False) is None
+    # the paper profile: nothing computed; with the four views in archive/ it draws them
+    S = {**fedcr.PROFILES["smoke"], "fig2": {**fedcr.PROFILES["smoke"]["fig2"]}}
+    p = {"S": S, "profile": "paper", "run": lambda d, lab, q, sd, **kw: fedcr.run("smoke", d, lab, q, sd, **kw)}
+    monkeypatch.setattr(analysis, "fig2_view", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    assert not sweep.may_compute("paper") and parts.fig2(p) == {}
+    monkeypatch.undo()  # compute the four smoke views for real, then ship them
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "figures"))
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    f2 = S["fig2"]
+    for _, c in parts.fig2_cases(p["run"], f2):
+        analysis.cached_view(c, f2["epochs"], f2["points"])
+    (tmp_path / "archive" / analysis.VIEWS).mkdir(parents=True)
+    for f in (tmp_path / "results" / analysis.VIEWS).glob("*.json"):
+        (tmp_path / "archive" / analysis.VIEWS / f.name).write_bytes(f.read_bytes())
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "empty"))  # only archive/ holds them now
+    monkeypatch.setattr(analysis, "fig2_view", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
+    silhouettes = parts.fig2(p)
+    assert sorted(silhouettes) == [("n1", 0.0), ("n1", 5e-4), ("n2", 0.0), ("n2", 5e-4)]

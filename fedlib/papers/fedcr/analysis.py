@@ -2,10 +2,13 @@
 images after it trains on). Numeric: `papers/*/analysis` is in the code fingerprint."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import torch
 
-from ... import engine, experiments as ex
+from ... import cache, engine, experiments as ex
+from ...paths import results_dir
 
 
 def client_view(alg, client: int, epochs: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -32,3 +35,25 @@ def fig2_view(cfg, epochs: int, points: int) -> dict:
     client = int(held.argmax())
     mu, y = client_view(alg, client, epochs, points)
     return dict(client=client, classes=int(held[client]), mu=mu.numpy(), y=y.numpy())
+
+
+VIEWS = "fedcr_fig2_view_v1"  # the folder of Fig. 2's views, by cache key, in the results cache and in archive/
+
+
+def cached_view(cfg, epochs: int, points: int, compute: bool = True) -> dict | None:
+    """`fig2_view` of `cfg` from the results cache or archive/ (JSON, read as data: the float32 means come back
+    bit for bit); else computed and cached, or None with `compute` False."""
+    from ... import archive
+
+    name = f"{cfg.key()}_e{epochs}_n{points}.json"
+    for path in (results_dir() / VIEWS / name, archive.folder() / VIEWS / name):
+        if path.exists():
+            v = json.loads(path.read_text())
+            return dict(client=v["client"], classes=v["classes"], mu=np.array(v["mu"], dtype=np.float32),
+                        y=np.array(v["y"], dtype=np.int64))
+    if not compute:
+        return None
+    v = fig2_view(cfg, epochs, points)
+    cache.write_atomic(results_dir() / VIEWS / name, dict(client=v["client"], classes=v["classes"],
+                                                          mu=v["mu"].tolist(), y=v["y"].tolist()))
+    return v

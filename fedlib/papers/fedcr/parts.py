@@ -182,6 +182,13 @@ def betas_part(per_seed: dict, p: dict, paper):
     return table
 
 
+def fig2_cases(run, f2: dict) -> list[tuple]:
+    """Part E's four runs: ((partition, beta), Config) for n1 and n2, beta 0 and 5e-4, V = 2, seed 0, at a
+    profile's `run` (the plan's) and Fig. 2 settings `f2` (its PROFILES entry's "fig2")."""
+    return [((q, beta), run("mnist", "FedCR", q, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"]))
+            for q in ("n1", "n2") for beta in (0.0, 5e-4)]
+
+
 def fig2(p: dict) -> dict:
     """Part E: the 2-D Gaussian means of one client's MNIST test images, beta = 0 against 5e-4, n1 and n2; returns
     (partition, beta) -> the silhouette of the means by class."""
@@ -189,13 +196,16 @@ def fig2(p: dict) -> dict:
     scatter, silhouettes = {}, {}
     if not ex.dataset_available("mnist"):
         return silhouettes
-    if not sweep.may_compute(p["profile"]):  # its runs are live (trained, then one client trains on): not shipped
-        print(f"Fig. 2: not drawn, its runs are live and the {p['profile']} profile computes nothing; FEDLIB_COMPUTE=1 "
-              f"computes them")
+    cases, cfgs = zip(*fig2_cases(p["run"], f2))
+    views = [analysis.cached_view(cfg, f2["epochs"], f2["points"], compute=False) for cfg in cfgs]
+    if None in views and not sweep.may_compute(p["profile"]):  # live runs (trained, then one client trains on)
+        print(f"Fig. 2: not drawn, its views are not cached or shipped and the {p['profile']} profile computes "
+              f"nothing; compute them with `scripts/fedcr_fig2_views.py --profile {p['profile']}`, then ship them "
+              f"with `--pack`")
         return silhouettes
-    cases = [(q, beta) for q in ("n1", "n2") for beta in (0.0, 5e-4)]
-    cfgs = [p["run"]("mnist", "FedCR", q, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"]) for q, beta in cases]
-    views = sweep.call_many(analysis.fig2_view, [(cfg, f2["epochs"], f2["points"]) for cfg in cfgs])  # workers
+    todo = [i for i, v in enumerate(views) if v is None]  # computed in the workers, then cached
+    for i, v in zip(todo, sweep.call_many(analysis.cached_view, [(cfgs[i], f2["epochs"], f2["points"]) for i in todo])):
+        views[i] = v
     for (q, beta), v in zip(cases, views):
         silhouettes[(q, beta)] = stats.silhouette(v["mu"], v["y"])
         scatter[f"{q}, beta = {beta:g} (client {v['client']}, {v['classes']} classes)"] = (
@@ -313,9 +323,8 @@ def kl_separates(ledger, silhouettes: dict, partition: str, rounds) -> str:
                              [silhouettes[(partition, 5e-4)]] if there else None,
                              [silhouettes[(partition, 0.0)]] if there else None, ">", rounds=rounds)
     if not there:  # its runs are live (trained, then one client trains on), so nothing of them is shipped
-        ledger.rows[-1].note = ("its four runs are computed live and never shipped; the paper profile computes nothing, "
-                                "so it judges this only with FEDLIB_COMPUTE=1, which computes every missing run of "
-                                "notebook 06 as well")
+        ledger.rows[-1].note = (f"its four views are not cached or shipped: `scripts/fedcr_fig2_views.py --profile "
+                                f"{ledger.profile}` computes them, `--pack` ships them")
     return verdict
 
 
