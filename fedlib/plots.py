@@ -86,16 +86,6 @@ def log_x(ax) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def stand_in(datasets, paper_data: dict[str, str]) -> str:
-    """What a caption says of the data: "mnist and fashion_mnist stand in for the paper's CIFAR-10" for the datasets
-    shown that are not the paper's (`paper_data`: our name -> the paper's), "" when every one is."""
-    others = [d for d in datasets if d not in paper_data]
-    if not others:
-        return ""
-    return f"{' and '.join(others)} stand{'s' if len(others) == 1 else ''} in for the paper's " + \
-        " and ".join(paper_data.values())
-
-
 def caption(fig, profile: str, seeds, rounds, note: str = "") -> None:
     """The small line under every figure: which profile, how many seeds and rounds it shows (numbers, or text
     such as "2 seeds / 1 seed" for figures whose panels differ)."""

@@ -380,16 +380,15 @@ def test_the_dp_and_convergence_figures_name_the_data_standing_in_for_the_papers
     # CIFAR-100 (Fig. 3 left) or CelebA and Sent140 (Fig. 2)
     import matplotlib.pyplot as plt
 
-    from fedlib import plots
     from fedlib.papers import fedlog
-    from fedlib.papers.fedlog import convergence as C
+    from fedlib.papers.fedlog import convergence as C, figures
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     from fedlib.result import Result
 
-    assert plots.stand_in(["mnist", "fashion_mnist"], fedlog.PAPER_DATA["fig2"]) == \
+    assert figures.stand_in(["mnist", "fashion_mnist"], fedlog.PAPER_DATA["fig2"]) == \
         "mnist and fashion_mnist stand in for the paper's CelebA and Sent140"
-    assert plots.stand_in(["cifar100"], fedlog.PAPER_DATA["fig3_left"]) == ""
+    assert figures.stand_in(["cifar100"], fedlog.PAPER_DATA["fig3_left"]) == ""
     run = Result({"config": {"method": "fedlog", "n_clients": 2},
                   "rounds": {"acc_mean": [0.5, 0.6], "up_bits": [1, 1], "down_bits": [1, 1]}})
     by_dataset = {"mnist": {lab: [run, run] for lab in fedlog.CONVERGENCE_METHODS}}

@@ -66,7 +66,7 @@ def draw(by_dataset: dict, methods: dict, name: str, title: str, spread: str, pr
                  for lab, rs in by_label.items()} for d, by_label in by_dataset.items()}
     fig = figures.rounds_and_bits(shown, title, spread, verdict)
     any_runs = next(iter(next(iter(by_dataset.values())).values()))
-    plots.caption(fig, profile, len(any_runs), any_runs[0].n_rounds, note=plots.stand_in(by_dataset, paper_data or {}))
+    plots.caption(fig, profile, len(any_runs), any_runs[0].n_rounds, note=figures.stand_in(by_dataset, paper_data or {}))
     outputs.save_figure(fig, name)
     return fig
 

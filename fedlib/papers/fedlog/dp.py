@@ -119,7 +119,7 @@ def accuracy_figure(runs: dict, final: dict, profile: str, b: float, delta: floa
     fig = figures.dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
     plots.caption(fig, profile, " / ".join(plots.count(len(s["seeds"]), "seed") for s in runs.values()),
                   " / ".join(plots.count(s["rounds"], "round") for s in runs.values()),
-                  note="; ".join(filter(None, [f"δ = {delta}, b = {b}", plots.stand_in(runs, PAPER_DATA["fig3_right"])])))
+                  note="; ".join(filter(None, [f"δ = {delta}, b = {b}", figures.stand_in(runs, PAPER_DATA["fig3_right"])])))
     outputs.save_figure(fig, "fig3_right_dp")
     return fig
 

@@ -238,3 +238,13 @@ def replica_passes(stand_ins: list, ours: int, evaluations: int, model: str):
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
+
+
+def stand_in(datasets, paper_data: dict[str, str]) -> str:
+    """What a caption says of the data: "mnist and fashion_mnist stand in for the paper's CIFAR-10" for the datasets
+    shown that are not the paper's (`paper_data`: our name -> the paper's), "" when every one is."""
+    others = [d for d in datasets if d not in paper_data]
+    if not others:
+        return ""
+    return f"{' and '.join(others)} stand{'s' if len(others) == 1 else ''} in for the paper's " + \
+        " and ".join(paper_data.values())
