@@ -182,6 +182,8 @@ def test_table1_markers_agree_only_where_our_exact_test_gives_the_papers_marker(
     assert got == [rules.HOLDS, rules.HOLDS, rules.FAILS, rules.HOLDS, rules.FAILS, rules.HOLDS]
     assert abs(ledger.rows[0].ours - 1 / 1024) < 1e-12 and "⇓" in ledger.rows[0].claim
     assert "10 of 10 seeds equal" in ledger.rows[1].note
+    # the exact p and its direction in the note (before: only in the numbers, the margin column read "-")
+    assert ledger.rows[0].note == "p 0.000977 (lower, 10 seeds)" and "the likelier direction" in ledger.rows[4].note
     few = {k: v[:5] for k, v in runs.items()}
     short = rules.ClaimsLedger("02_test", "paper")
     assert set(t.markers(short, "Table 1 (mnist)", few, 0.5, paper, 0.01, 100)) == {rules.MISSING}

@@ -302,12 +302,15 @@ def markers(ledger, where: str, runs: dict, threshold: float, paper: dict, level
                 test = less if mark in LOWER else greater
                 verdict = ledger.record("FedLog", where, claim, test.p, level, "ours < reference", paper_value=mark,
                                         seeds=len(ours), rounds=rounds)
+                said = f"p {test.p:.3g} ({'lower' if mark in LOWER else 'higher'}, {len(ours)} seeds)"
             else:
                 test = min(less, greater, key=lambda t: t.p)
                 verdict = ledger.record("FedLog", where, claim, test.p, level, "ours >= reference", paper_value="",
                                         seeds=len(ours), rounds=rounds)
+                said = f"p {test.p:.3g} ({'lower' if test is less else 'higher'}, the likelier direction, {len(ours)} seeds)"
             if test.zeros:
-                ledger.rows[-1].note = f"{test.zeros} of {len(ours)} seeds equal on both sides, dropped by the test"
+                said += f"; {test.zeros} of {len(ours)} seeds equal on both sides, dropped by the test"
+            ledger.rows[-1].note = said  # the exact p in the margin column (the rule compares it with the level)
             out.append(verdict)
     return out
 
