@@ -76,8 +76,24 @@ def _with_banner(nb, state: str, profile: str | None, number: str):
     return nb
 
 
+def _paper_figures(root: Path) -> list[str]:
+    """The gallery's last section: every paper-profile figure committed in figures/ (`*_paper.png`), drawn from
+    archive/ by `FEDLIB_PROFILE=paper ./run_all.sh`, so that a notebook whose committed outputs are the quick
+    profile's (a part of its paper runs shipped, the rest computing) still shows what is shipped."""
+    figures = sorted((root / "figures").glob("*_paper.png"))
+    lines = ["## The paper profile's figures", "",
+             "Drawn from the runs shipped in `archive/` by `FEDLIB_PROFILE=paper ./run_all.sh NN`; a notebook whose "
+             "last run was the paper profile shows its own above too.", ""]
+    if not figures:
+        return lines + ["None committed yet.", ""]
+    for path in figures:
+        lines += [f"### {path.stem}", "", f"![{path.stem}](../figures/{path.name})", ""]
+    return lines
+
+
 def _gallery(notebooks: list[tuple[str, object]], src: Path) -> str:
-    """The gallery page: every figure the notebooks drew, under the notebook that draws it."""
+    """The gallery page: every figure the notebooks drew, under the notebook that draws it; then every
+    paper-profile figure committed in figures/."""
     folder = src / "docs" / "gallery"
     folder.mkdir(parents=True, exist_ok=True)
     lines = ["# Gallery", "", "Every figure the notebooks drew in their last run, under the notebook that draws it "
@@ -91,7 +107,7 @@ def _gallery(notebooks: list[tuple[str, object]], src: Path) -> str:
         for k, png in enumerate(images, start=1):
             (folder / f"{name}_{k}.png").write_bytes(base64.b64decode(png))
             lines += [f"![figure {k} of {name}](gallery/{name}_{k}.png)", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + _paper_figures(project_root()))
 
 
 def assemble(executed: Path, src: Path) -> list[tuple[str, str, str | None]]:

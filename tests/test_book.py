@@ -77,6 +77,23 @@ def test_a_committed_notebook_with_outputs_is_shown_with_the_profile_of_its_last
     assert "08 fedprof client selection](notebooks/08_fedprof_client_selection.ipynb): complete, paper profile" in intro
 
 
+def test_the_gallery_shows_every_committed_paper_profile_figure(tmp_path, monkeypatch):
+    """Before, the gallery showed only the notebooks' own outputs, so a paper figure drawn from archive/ by a
+    notebook whose committed outputs are the quick profile's (FedCR's Fig. 2) was in figures/ and nowhere in the
+    book."""
+    root = _checkout_without_outputs(tmp_path)
+    (root / "figures").mkdir(exist_ok=True)
+    (root / "figures" / "fedcr_fig2_features_paper.png").write_bytes(base64.b64decode(PIXEL))
+    (root / "figures" / "fedcr_fig2_features.png").write_bytes(base64.b64decode(PIXEL))  # quick: not listed
+    monkeypatch.setattr(book, "project_root", lambda: root)
+    monkeypatch.setattr(book, "figures_dir", lambda: root / "figures")
+    _sources(tmp_path)
+    gallery = (tmp_path / "src" / "docs" / "gallery.md").read_text()
+    assert "![fedcr_fig2_features_paper](../figures/fedcr_fig2_features_paper.png)" in gallery
+    assert "(../figures/fedcr_fig2_features.png)" not in gallery
+    assert (tmp_path / "src" / "figures" / "fedcr_fig2_features_paper.png").exists()  # where the link points
+
+
 def _checkout_without_outputs(tmp_path):
     """A copy of the checkout's book sources with notebooks that carry no outputs."""
     real = Path(book.__file__).resolve().parent.parent
