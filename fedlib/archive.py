@@ -59,6 +59,17 @@ def damaged(root: Path | None = None) -> list[str]:
     return lines
 
 
+def cached_json(kind: str, name: str) -> dict | None:
+    """A computed object that is not a run (a trace, a figure's view), kept as JSON under `kind`/`name` in the
+    results cache or, shipped, in archive/: the first found, read as data; None in neither."""
+    from .paths import results_dir
+
+    for path in (results_dir() / kind / name, folder() / kind / name):
+        if path.exists():
+            return json.loads(path.read_text())
+    return None
+
+
 def find(method: str, key: str) -> dict | None:
     return _index(folder()).get((method, key))
 

@@ -79,12 +79,12 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
                                   f"{cost_text(s.name, costs)}; compute the rest with `{s.command()}`, then "
                                   f"`{s.command()} --pack`")
             entry["unshipped"] += list(s.where)
-            for w in s.where:  # sets that share a table (Table 2's n1 and n2) are named one after the other
+            for w in s.where:  # sets that share a table (the DP sets, one per dataset) are named one after the other
                 said = f"{s.name}: {have} of {len(runs)} runs shipped, {cost_text(s.name, costs)}"
                 entry["why"][w] = f"{entry['why'][w]}; {said}" if w in entry["why"] else said
         for where in s.where:  # sets of one table with different deviations: both said, each once
             said = entry["deviations"].get(where)
-            if s.deviations and said != s.deviations:
+            if s.deviations and s.deviations not in (said or "").split("; "):
                 entry["deviations"][where] = f"{said}; {s.deviations}" if said else s.deviations
     return out
 

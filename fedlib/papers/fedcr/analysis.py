@@ -2,8 +2,6 @@
 images after it trains on). Numeric: `papers/*/analysis` is in the code fingerprint."""
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import torch
 
@@ -46,11 +44,10 @@ def cached_view(cfg, epochs: int, points: int, compute: bool = True) -> dict | N
     from ... import archive
 
     name = f"{cfg.key()}_e{epochs}_n{points}.json"
-    for path in (results_dir() / VIEWS / name, archive.folder() / VIEWS / name):
-        if path.exists():
-            v = json.loads(path.read_text())
-            return dict(client=v["client"], classes=v["classes"], mu=np.array(v["mu"], dtype=np.float32),
-                        y=np.array(v["y"], dtype=np.int64))
+    v = archive.cached_json(VIEWS, name)
+    if v is not None:
+        return dict(client=v["client"], classes=v["classes"], mu=np.array(v["mu"], dtype=np.float32),
+                    y=np.array(v["y"], dtype=np.int64))
     if not compute:
         return None
     v = fig2_view(cfg, epochs, points)

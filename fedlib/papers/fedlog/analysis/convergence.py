@@ -12,7 +12,6 @@ step inside Thm. 4's bound.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import torch
@@ -117,11 +116,9 @@ def cached_trace(cfg: Config, compute: bool = True) -> dict | None:
     from .... import archive
 
     name = f"{cfg.key()}.json"
-    for path in (results_dir() / TRACES / name, archive.folder() / TRACES / name):
-        if path.exists():
-            return json.loads(path.read_text())
-    if not compute:
-        return None
+    found = archive.cached_json(TRACES, name)
+    if found is not None or not compute:
+        return found
     res = trace(cfg)
     cache.write_atomic(results_dir() / TRACES / name, res)
     return res
