@@ -15,8 +15,8 @@ that cannot be read is set aside with a message, and the run starts from round 0
 
 No checkpoint can run code when it is read (a results folder may be shared): its first two lines, the format and the
 code fingerprint, are checked before anything is unpickled; tensors are written as numpy arrays; and the unpickler
-accepts only fedlib's classes, torch.nn's module classes and a short list of rebuild functions (`_ALLOWED_FUNCTIONS`),
-refusing anything else by name. A checkpoint of the older format (no first line) is never unpickled: it is set aside
+accepts only fedlib's classes, torch.nn's module classes and a short list of rebuild functions (of tensors and CPU
+generators: `_ALLOWED_FUNCTIONS`), refusing anything else by name. A checkpoint of the older format (no first line) is never unpickled: it is set aside
 and its run starts again.
 """
 from __future__ import annotations
@@ -77,6 +77,11 @@ def _rebuild_tensor(array, dtype, device, requires_grad):
     return torch.from_numpy(array).to(device=device, dtype=dtype).requires_grad_(requires_grad)
 
 
+def _rebuild_generator(state):
+    """A CPU random generator at the state `_Pickler` wrote (a DP mechanism's noise stream, fedlib.privacy)."""
+    return torch.Generator().set_state(torch.from_numpy(state))
+
+
 _AS_NUMPY = {torch.float32, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool,
              torch.float16}
 
@@ -90,6 +95,10 @@ class _Pickler(pickle.Pickler):
         return self.data.get(id(obj))
 
     def reducer_override(self, obj):
+        if isinstance(obj, torch.Generator):
+            if obj.device.type != "cpu":
+                raise TypeError(f"a checkpoint holds CPU random generators only; got one on {obj.device}")
+            return _rebuild_generator, (obj.get_state().numpy().copy(),)
         if not isinstance(obj, torch.Tensor) or obj.device.type == "meta" or type(obj) is not torch.Tensor:
             return NotImplemented  # a model template's parameters on the meta device carry no numbers
         if obj.is_sparse or obj.dtype not in _AS_NUMPY:
@@ -106,6 +115,7 @@ class _Pickler(pickle.Pickler):
 # builtins. Anything else (os.system, eval, torch.load behind torch.storage._load_from_bytes, ...) is refused before
 # it is called, so no checkpoint file can run code.
 _ALLOWED_FUNCTIONS = {("fedlib.checkpoint", "_rebuild_rows"), ("fedlib.checkpoint", "_rebuild_tensor"),
+                      ("fedlib.checkpoint", "_rebuild_generator"),
                       ("torch._utils", "_rebuild_meta_tensor_no_storage"), ("torch._utils", "_rebuild_parameter"),
                       ("numpy._core.numeric", "_frombuffer"), ("numpy.core.numeric", "_frombuffer"),
                       ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
@@ -115,7 +125,8 @@ _ALLOWED_FUNCTIONS = {("fedlib.checkpoint", "_rebuild_rows"), ("fedlib.checkpoin
 
 
 _CLASS_MODULES = ("fedlib.algorithms.", "fedlib.engine", "fedlib.messages", "fedlib.models", "fedlib.data",
-                  "torch.nn.modules.")  # where the classes of a run's state live (none of them acts when built)
+                  "fedlib.privacy", "torch.nn.modules.")  # where the classes of a run's state live (none of them
+# acts when built; fedlib.privacy: a DP run's GaussianMechanism, its noise generator and release count)
 
 
 class CheckpointRefused(pickle.UnpicklingError):

@@ -21,6 +21,13 @@ def _config(kind):
         return fedlog.paper_config("mnist", "ditto", model="cnn_mnist_nodrop", n_clients=6, train_fraction=0.01,
                                   rounds=6, local_epochs=1, participation=0.5, final_finetune_epochs=1,
                                   optimizer="sgd", lr=0.05)
+    if kind.startswith("fedlog_"):  # a DP run: the mechanism's noise generator is part of the state
+        dp = kind.removeprefix("fedlog_")
+        opts = {"dp": dp, "epsilon": 5.0, "delta": 1e-5, "clip_b": 2.0}
+        if dp == "formal":
+            opts.update(epsilon=50.0, sgd_noise=1.0, sgd_clip=1.0)
+        return fedlog.paper_config("mnist", "fedlog", n_clients=4, train_fraction=0.01, rounds=6, local_epochs=1,
+                                   options=opts)
     return fedcr.config("mnist", "FedCR", "n1", seed=0, rounds=6, width=32, dim=8, n_clients=6,  # server state
                            train_fraction=0.01, local_epochs=1, participation=0.5)
 
@@ -45,7 +52,7 @@ def _comparable(result):
     return {**{k: v for k, v in result.items() if k not in ("wall_s", "code", "rounds")}, "rounds": rounds}
 
 
-@pytest.mark.parametrize("kind", ["fedavg", "ditto", "fedcr"])
+@pytest.mark.parametrize("kind", ["fedavg", "ditto", "fedcr", "fedlog_local", "fedlog_formal"])
 def test_a_run_killed_mid_way_resumes_to_a_bit_identical_result(kind, tmp_path, monkeypatch):
     cfg = _config(kind)
     monkeypatch.setenv("FEDLIB_CHECKPOINT_SECONDS", "0")
