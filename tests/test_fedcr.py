@@ -2,6 +2,8 @@
 the last-epoch statistics, the messages' bits and partial participation."""
 import math
 
+import warnings
+
 import pytest
 import torch
 
@@ -194,6 +196,11 @@ def test_the_protocol_config_follows_sec_5_1_and_refuses_what_it_does_not_know()
     # FedLog has no fine-tune (its body trains every round); Ditto's is the authors' final round of every client
     assert fedcr.config("mnist", "FedLog", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 0
     assert fedcr.config("mnist", "Ditto", "n1", seed=0, rounds=1, width=8, dim=2, lr=0.1).final_finetune_epochs == 10
+    with warnings.catch_warnings():  # n2 keeps classes_per_client=5 for its keys: no warning a reader did not cause
+        warnings.simplefilter("error")
+        fedcr.config("fashion_mnist", "FedAvg", "n2", seed=0, rounds=1, width=8, dim=2)
+    with pytest.warns(UserWarning, match="classes_per_client=3 has no effect"):  # one a reader set still warns
+        fedcr.config("fashion_mnist", "FedAvg", "n2", seed=0, rounds=1, width=8, dim=2, classes=3)
     for bad in [("celeba", "FedCR", "n1"), ("mnist", "FedSR", "n1"), ("mnist", "FedCR", "n3")]:
         with pytest.raises(ValueError, match="choose from|not|partitions"):
             fedcr.config(*bad, seed=0, rounds=1, width=8, dim=2, lr=0.1)
