@@ -5,6 +5,8 @@
 # go to RESULTS (shared with the other slot and with the checkout that packs them) and resume from their checkpoints
 # when the slot is started again. Lines may be appended to QUEUE while it runs. Further WORKTREE QUEUE pairs run
 # after the first queue is done, each from its own worktree: when one list is done, its slot passes to the next.
+# A line "@OTHER_WORKTREE script.py args" runs from that worktree instead (a set declared at a later commit, or a
+# fix the running list needs; a relative path is read from the folder the slot was started in).
 #
 #   git worktree add ../wt HEAD
 #   nohup scripts/background_slot.sh ../wt /path/to/results queueA.txt [../wt2 queueB.txt ...] > slotA.log 2>&1 &
@@ -24,19 +26,40 @@ for ((i = 0; i < ${#pairs[@]}; i += 2)); do  # every pair checked before any wor
   pairs[i]="$(cd "${pairs[i]}" && pwd)"  # absolute: the loop below changes folder
   pairs[i + 1]="$(cd "$(dirname "${pairs[i + 1]}")" && pwd)/$(basename "${pairs[i + 1]}")"
 done
+START="$(pwd)"
+worktree_of() {  # the worktree a queue line names with "@PATH ", else $1; absolute
+  case "$2" in
+    @*) local w="${2%% *}"; w="${w#@}"; (cd "$START" && cd "$w" 2>/dev/null && pwd) ;;
+    *) echo "$1" ;;
+  esac
+}
+for ((i = 0; i < ${#pairs[@]}; i += 2)); do  # the lines already queued name worktrees that hold fedlib/
+  while IFS= read -r line; do
+    case "$line" in @*)
+      w="$(worktree_of "${pairs[i]}" "$line")"
+      if [ -z "$w" ] || ! [ -d "$w/fedlib" ]; then
+        echo "$usage; '${line%% *}' in ${pairs[i + 1]} names no worktree with fedlib/" >&2
+        exit 2
+      fi;;
+    esac
+  done < "${pairs[i + 1]}"
+done
 RESULTS="$(mkdir -p "$2" && cd "$2" && pwd)"  # absolute: the runs start in the worktree
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${FEDLIB_PYTHON:-$HERE/.venv/bin/python}"
 export FEDLIB_RESULTS="$RESULTS" FEDLIB_DATA="${FEDLIB_DATA:-$HERE/data}" OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 for ((i = 0; i < ${#pairs[@]}; i += 2)); do
-  WT="${pairs[i]}"
-  export PYTHONPATH="$WT"
-  cd "$WT"
   while IFS= read -r line; do
     case "$line" in ""|\#*) continue;; esac
-    echo "$(date -u +%FT%TZ) start: $line"
+    WT="$(worktree_of "${pairs[i]}" "$line")"
+    case "$line" in @*) line="${line#* }";; esac
+    if [ -z "$WT" ] || ! [ -d "$WT/fedlib" ]; then  # a line appended while the slot ran
+      echo "$(date -u +%FT%TZ) skipped (it names no worktree with fedlib/): $line"
+      continue
+    fi
+    echo "$(date -u +%FT%TZ) start: $line  (in $WT)"
     # split as a shell would quote (shlex), but run no shell: the line names a script and its arguments, nothing more
-    nice -n 5 "$PY" -c 'import runpy, shlex, sys; sys.argv = shlex.split(sys.argv[1]); runpy.run_path(sys.argv[0], run_name="__main__")' "$line"
+    (cd "$WT" && PYTHONPATH="$WT" nice -n 5 "$PY" -c 'import runpy, shlex, sys; sys.argv = shlex.split(sys.argv[1]); runpy.run_path(sys.argv[0], run_name="__main__")' "$line")
     echo "$(date -u +%FT%TZ) end ($?): $line"
   done < "${pairs[i + 1]}"
 done

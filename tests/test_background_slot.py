@@ -41,3 +41,16 @@ def test_the_slot_refuses_a_bad_pair_before_running_anything(tmp_path):
         done = _slot(tmp_path, *args)
         assert done.returncode == 2 and "usage: scripts/background_slot.sh" in done.stderr
     assert not (tmp_path / "log.txt").exists() and not (tmp_path / "results").exists()
+
+
+def test_a_line_may_name_its_own_worktree_and_one_that_names_none_stops_the_slot_first(tmp_path):
+    _worktree(tmp_path, "wt1"), _worktree(tmp_path, "wt2")
+    (tmp_path / "q1.txt").write_text("job.py a\n@wt2 job.py 'b c'\njob.py d\n")
+    done = _slot(tmp_path, "wt1", "results", "q1.txt")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "log.txt").read_text().splitlines() == ["wt1 a wt1 1", "wt2 b c wt2 1", "wt1 d wt1 1"]
+    (tmp_path / "log.txt").unlink()
+    (tmp_path / "q1.txt").write_text("job.py a\n@nowhere job.py b\n")
+    done = _slot(tmp_path, "wt1", "results2", "q1.txt")
+    assert done.returncode == 2 and "'@nowhere' in" in done.stderr and "names no worktree" in done.stderr
+    assert not (tmp_path / "log.txt").exists()
