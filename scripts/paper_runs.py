@@ -19,6 +19,7 @@ Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the 
   fedcr_table3, fedcr_beta   notebook 06: FedCR on n1 at each Gaussian dimension V, at each beta (FashionMNIST, MNIST)
   fedcr_seed_systems   notebook 06: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting, 5 seeds
   fedrd_table1         notebook 07 (c): FedRD, FedDM, FedAvg, FedProx, FedNova on FashionMNIST (paper size)
+  fedrd_table3         notebook 07: FedDM and FedRD initialised from noise (Table III; real: fedrd_table1's runs)
   fedrd_ladder         notebook 07: the same at a reduced scale, FedDM and FedRD (real and random initialisation)
                        at T = 10, 30, 100, 300 matching steps (fedrd.LADDER), the averaging baselines once
 Two jobs share a 2-core machine: give them `--shard 0/2` and `--shard 1/2` (or one `--reverse`).

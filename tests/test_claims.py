@@ -198,7 +198,9 @@ def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(
 
     path = tmp_path / "costs.csv"
     row = dict(set="fedprof_fig1", runs=12, core_hours="3.3", bound="", measured="2026-11-23", how="x")
-    cost_table.record([row, {**row, "set": "fedrd_table1", "core_hours": "330", "bound": ">"}], path)
+    cost_table.record([row, {**row, "set": "fedrd_table1", "core_hours": "330", "bound": ">"},
+                       {**row, "set": "fedrd_table3", "core_hours": "130", "bound": ">", "how": "a derived bound"}],
+                      path)
     cost_table.record([{**row, "core_hours": "4.1", "measured": "2026-11-25"}], path)
     costs = papers.measured_costs(path)
     assert costs["fedprof_fig1"]["core_hours"] == 4.1 and costs["fedrd_table1"]["bound"] == ">"
@@ -206,7 +208,9 @@ def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(
     lines = " ".join(line for entry in cover.values() for line in entry["lines"])
     assert "fedprof_fig1 (Fig. 1): 0 of 12 runs shipped, 4.1 core-hours for all its runs (one thread, measured " \
            "2026-11-25" in lines
-    assert "fedrd_table1 (Table I): 0 of 15 runs shipped, more than 330 core-hours" in lines
+    assert "fedrd_table1 (Table I, Fig. 2): 0 of 15 runs shipped, more than 330 core-hours" in lines
+    assert "fedrd_table3 (Table III): 0 of 6 runs shipped, more than 130 core-hours for all its runs (one thread, " \
+           "derived from a measured bound 2026-11-23" in lines  # not "measured": no run of it was timed
     assert "fedcr_table9 (Table 9): 0 of 18 runs shipped, cost not measured yet" in lines
     path.write_text("set,hours\nfig2,1\n")
     with pytest.raises(ValueError, match="cost_table.py --record"):

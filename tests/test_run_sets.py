@@ -29,6 +29,7 @@ PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, au
     "fedcr_beta": (36, "5b0c6dff1196a70c"),  # part D, none shipped
     "fedcr_seed_systems": (6, "3bf15f3ea49a6f30"),  # part G, none shipped
     "fedrd_table1": (15, "2a110f76be071b83"),  # remade when FedRD's protocol took skip_finished (none shipped)
+    "fedrd_table3": (6, "6eae710da441a0a6"),  # declared 2026-11-25: Table III's noise-initialised runs (none shipped)
     "fedrd_ladder": (57, "60735c7680f9a5b7"),
 }
 
@@ -82,3 +83,19 @@ def test_fedcrs_sweep_and_seed_system_sets_are_the_runs_notebook_06_reads():
         for name in ("fedcr_table3", "fedcr_beta", "fedcr_seed_systems"):
             keys = [cfg.key() for _, cfg in RUN_SETS[name].runs()]
             assert keys and set(keys) <= planned, name
+
+
+def test_fedrds_table3_set_is_the_noise_initialised_runs_notebook_07_reads(monkeypatch):
+    """Before, Table III had no paper-size set: claims.md showed its quick rows with no command and no cost."""
+    from fedlib import experiments as ex
+    from fedlib.papers import fedrd
+    from fedlib.papers.fedrd import parts, plans
+
+    monkeypatch.setattr(ex, "dataset_available", lambda d: d == "fashion_mnist")  # the set is FashionMNIST's
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = parts.plan("paper", plans.SCALES, plans.SWEEPS, fedrd.METHODS, plans.notebook_run)
+        planned = {c.key() for (d, lab, init), cs in p["inits"].items() if init == "random" for c in cs}
+        assert {cfg.key() for _, cfg in RUN_SETS["fedrd_table3"].runs()} == planned and len(planned) == 6
+        assert {c.key() for cs in p["table1"].values() for c in cs} == \
+            {cfg.key() for _, cfg in RUN_SETS["fedrd_table1"].runs()}  # Fig. 2 reads their first rounds

@@ -54,7 +54,8 @@ def cost_text(name: str, costs: dict) -> str:
     if c is None:
         return "cost not measured yet (`scripts/cost_table.py`)"
     at_least = "more than " if c["bound"] == ">" else ""
-    return (f"{at_least}{c['core_hours']:g} core-hours for all its runs (one thread, measured {c['measured']}, "
+    how = "derived from a measured bound" if str(c["how"]).startswith("a derived") else "measured"
+    return (f"{at_least}{c['core_hours']:g} core-hours for all its runs (one thread, {how} {c['measured']}, "
             f"docs/measurements.md)")
 
 

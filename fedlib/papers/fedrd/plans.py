@@ -142,7 +142,11 @@ def _run_sets():
     nb = "07_fedrd_representation_distillation"
     return [RunSet("fedrd_table1", nb, lambda seeds: [(lab, scaled("fashion_mnist", lab, "paper", seed=s))
                                                      for s in seeds for lab in METHODS],
-                   where=("Table I",), deviations="FashionMNIST only"),
+                   where=("Table I", "Fig. 2"), deviations="FashionMNIST only"),  # Fig. 2: their first rounds
+            RunSet("fedrd_table3", nb, lambda seeds: [(f"{lab} random", notebook_run("paper", "fashion_mnist", lab, s,
+                                                                                   init="random"))
+                                                     for s in seeds for lab in ("FedDM", "FedRD")],
+                   where=("Table III",), deviations="FashionMNIST only; the real-initialised runs are fedrd_table1's"),
             RunSet("fedrd_ladder", nb, _ladder_runs, where=("Table I (ladder)", "Table III (ladder)", "Fig. 2 (ladder)"),
                    deviations=f"FashionMNIST, ConvNet-{LADDER['width']} (not 128), {LADDER['train_fraction']:.0%} of "
                               f"the data, {LADDER['server_epochs']} server epochs (not 500), T = 10-300 steps")]
