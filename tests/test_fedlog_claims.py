@@ -108,6 +108,7 @@ def test_the_flexible_order_is_two_rows_and_thm4_takes_the_lowest_inside_the_bou
     rows = [{"inside_bound": 1.0, "loss_decreased": 0.93}, {"inside_bound": 1.0, "loss_decreased": 1.0},
             {"inside_bound": 0.4, "loss_decreased": 0.2}]
     assert conv.loss_decreases_inside_the_bound(ledger, rows, 4) == rules.FAILS and ledger.rows[-1].ours == 0.93
+    assert ledger.rows[-1].seeds == 1  # said in its row (it read "-"): the traces are one seed's
     assert conv.loss_decreases_inside_the_bound(ledger, rows[1:], 4) == rules.HOLDS
     assert conv.loss_decreases_inside_the_bound(ledger, rows[2:], 4) == rules.MISSING  # none inside the bound
 
