@@ -6,7 +6,7 @@
 # when the slot is started again. Lines may be appended to QUEUE while it runs. Further WORKTREE QUEUE pairs run
 # after the first queue is done, each from its own worktree: when one list is done, its slot passes to the next.
 # A line "@OTHER_WORKTREE script.py args" runs from that worktree instead (a set declared at a later commit, or a
-# fix the running list needs; a relative path is read from the folder the slot was started in).
+# fix the running list needs; a path without spaces, a relative one read from the folder the slot was started in).
 #
 #   git worktree add ../wt HEAD
 #   nohup scripts/background_slot.sh ../wt /path/to/results queueA.txt [../wt2 queueB.txt ...] > slotA.log 2>&1 &
@@ -29,7 +29,7 @@ done
 START="$(pwd)"
 worktree_of() {  # the worktree a queue line names with "@PATH ", else $1; absolute
   case "$2" in
-    @*) local w="${2%% *}"; w="${w#@}"; (cd "$START" && cd "$w" 2>/dev/null && pwd) ;;
+    @*) local w="${2%% *}"; w="${w#@}"; [ -n "$w" ] && (cd "$START" && cd "$w" 2>/dev/null && pwd) ;;
     *) echo "$1" ;;
   esac
 }

@@ -50,7 +50,8 @@ def test_a_line_may_name_its_own_worktree_and_one_that_names_none_stops_the_slot
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "log.txt").read_text().splitlines() == ["wt1 a wt1 1", "wt2 b c wt2 1", "wt1 d wt1 1"]
     (tmp_path / "log.txt").unlink()
-    (tmp_path / "q1.txt").write_text("job.py a\n@nowhere job.py b\n")
-    done = _slot(tmp_path, "wt1", "results2", "q1.txt")
-    assert done.returncode == 2 and "'@nowhere' in" in done.stderr and "names no worktree" in done.stderr
+    for line, named in (("@nowhere job.py b", "'@nowhere' in"), ("@ job.py b", "'@' in")):  # an empty one too
+        (tmp_path / "q1.txt").write_text(f"job.py a\n{line}\n")
+        done = _slot(tmp_path, "wt1", "results2", "q1.txt")
+        assert done.returncode == 2 and named in done.stderr and "names no worktree" in done.stderr
     assert not (tmp_path / "log.txt").exists()
