@@ -99,3 +99,23 @@ def test_fedrds_table3_set_is_the_noise_initialised_runs_notebook_07_reads(monke
         assert {cfg.key() for _, cfg in RUN_SETS["fedrd_table3"].runs()} == planned and len(planned) == 6
         assert {c.key() for cs in p["table1"].values() for c in cs} == \
             {cfg.key() for _, cfg in RUN_SETS["fedrd_table1"].runs()}  # Fig. 2 reads their first rounds
+
+
+def test_the_dp_sets_name_how_many_records_their_stand_ins_hold():
+    """The DP stand-ins' record counts, read from their federations: MNIST's Table 1 setting holds 3,000 (the noise
+    of a release does not shrink with fewer records, so against CIFAR-10's 50,000 it weighs about 17 times more)."""
+    from fedlib import experiments as ex
+    from fedlib.papers import fedlog
+
+    for d, text in (("mnist", "3,000 training records over 50 clients (56-65 each)"),
+                    ("fashion_mnist", "60,000 training records over 100 clients (600 each)")):
+        if not ex.dataset_available(d):
+            pytest.skip(f"{d} is not here")
+        counts = ex.federation(fedlog.paper_config(d, "fedlog")).train.counts
+        said = f"{int(counts.sum()):,} training records over {len(counts)} clients (" + (
+            f"{int(counts.min())}-{int(counts.max())} each)" if counts.min() != counts.max() else f"{int(counts.min())} each)")
+        deviation = RUN_SETS["dp" if d == "mnist" else "dp_fashion_mnist"].deviations
+        assert said == text and text in deviation
+        if d == "mnist":  # CIFAR-10 in the paper's setting: 50,000 records, 500 a client
+            ratio, per_client = 50_000 / float(counts.sum()), 500 / float(counts.float().mean())
+            assert f"about {ratio:.0f} times larger against the summed statistic, {per_client:.0f} times" in deviation
