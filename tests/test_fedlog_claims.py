@@ -68,6 +68,35 @@ def test_dp_recovery_is_the_first_epsilon_from_which_every_larger_one_is_back():
         rules.FAILS  # no recovery counts as infinity
 
 
+def test_the_matched_epsilon_gives_our_records_the_papers_noise_per_record():
+    from fedlib import privacy
+    from fedlib.papers.fedlog import dp
+
+    paper = {"n": 50_000, "m": 101, "k": 100}
+    assert abs(dp.matched_epsilon(0.5, paper, dict(paper), 0.01, 2.0) - 0.5) < 1e-9  # the same setting: the same
+    ours = {"n": 3_000, "m": 51, "k": 100}
+    e = dp.matched_epsilon(0.5, paper, ours, 0.01, 2.0)
+    assert e > 0.5  # fewer records: the paper's noise per record costs more epsilon
+    assert abs(privacy.sigma_thm7(e, 0.01, 51, 2.0, 100) / 3_000 - privacy.sigma_thm7(0.5, 0.01, 101, 2.0, 100) / 50_000) \
+        < 1e-9
+
+
+def test_dp_recovery_at_the_papers_noise_is_judged_at_the_first_grid_point_above_the_matched_epsilon():
+    from fedlib.papers.fedlog import dp
+
+    final, runs = _final(0.97, central=[0.5, 0.9, 0.97], local=[0.1, 0.1, 0.1])  # eps 0.5, 5, 50
+    recovered, _ = dp.recovery(runs, final)
+    ledger = rules.ClaimsLedger("03_test", "quick")
+    assert dp.recovers_like_the_paper(ledger, recovered, runs, "central", 0.5) == rules.FAILS  # back at 50 only
+    assert dp.recovers_at_the_papers_noise(ledger, recovered, runs, "central", 0.5, {"mnist": 7.6}) == rules.HOLDS
+    assert ledger.rows[-1].reference == [50.0] and "matched epsilon 7.6" in ledger.rows[-1].note  # 50 is the grid's
+    assert dp.recovers_at_the_papers_noise(ledger, recovered, runs, "central", 0.5, {"mnist": 4.0}) == rules.FAILS
+    assert dp.recovers_at_the_papers_noise(ledger, recovered, runs, "central", 0.5, {"mnist": 0.5}) == rules.FAILS
+    assert ledger.rows[-1].reference == [0.5]  # a grid point equal to the matched epsilon is its own
+    assert dp.recovers_at_the_papers_noise(ledger, recovered, runs, "local", 5.0, {"mnist": 33.7}) == rules.FAILS
+    assert dp.recovers_at_the_papers_noise(ledger, recovered, {}, "local", 5.0, {}) == rules.MISSING
+
+
 def test_thm7s_sensitivity_fails_once_the_body_is_trained_on_the_records():
     from fedlib.papers.fedlog import dp
 
