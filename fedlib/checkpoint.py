@@ -54,6 +54,29 @@ def path_for(result_path: Path) -> Path:
     return result_path.with_suffix(".ckpt")
 
 
+def progress_path(target: Path) -> Path:
+    """Beside a checkpoint, how far its run is, as JSON ({"next_round", "rounds", "elapsed_s"}): what
+    `scripts/paper_runs.py --list` shows, read as data without touching the checkpoint."""
+    return target.with_name(target.name + ".progress")
+
+
+def progress(target: Path) -> dict | None:
+    """The progress written beside the checkpoint `target` (None: none, or unreadable)."""
+    import json
+
+    try:
+        found = json.loads(progress_path(target).read_text())
+        return {k: float(found[k]) for k in ("next_round", "rounds", "elapsed_s")}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def remove(target: Path) -> None:
+    """A finished run's checkpoint and its progress."""
+    target.unlink(missing_ok=True)
+    progress_path(target).unlink(missing_ok=True)
+
+
 def _rebuild_rows(first, others, same, dtype, device, requires_grad):
     """The inverse of `_compact`."""
     first_t = torch.from_numpy(first)
@@ -194,6 +217,13 @@ def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: fl
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    try:  # only informational: a run goes on without it
+        from .cache import write_atomic
+
+        write_atomic(progress_path(target), {"next_round": next_round, "rounds": alg.ctx.rounds,
+                                              "elapsed_s": round(elapsed, 1)})
+    except OSError:
+        pass
     return True
 
 
@@ -241,6 +271,7 @@ def load(target: Path, ctx) -> dict | None:
         reason = f"it could not be read ({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})"
     aside = target.with_name(target.name + ".unused")
     os.replace(target, aside)
+    progress_path(target).unlink(missing_ok=True)
     print(f"fedlib: checkpoint {target} not used: {reason}; moved it to {aside.name}, the run starts from round 0",
           file=sys.stderr)
     return None

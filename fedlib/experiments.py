@@ -213,7 +213,7 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
     saved_to = None
     if cache:
         saved_to = store.save(cfg, result)  # the cache, or the rescue folder when the cache cannot be written
-        ckpt.unlink(missing_ok=True)
+        checkpoint.remove(ckpt)
     out = Result(provenance.note(result))
     out.saved_to = saved_to
     return out

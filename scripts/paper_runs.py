@@ -71,14 +71,20 @@ def parse_shard(p: argparse.ArgumentParser, shard: str) -> tuple[int, int]:
 
 
 def status(cfg: ex.Config) -> str:
-    """"done" (in the results cache), "started (checkpoint of <UTC time>)" (a run that will resume from its
-    checkpoint; the file is not read, so listing never touches it), or "todo"."""
+    """"done" (in the results cache), "started (checkpoint of <UTC time>[, its rounds and the time left])" (a run that
+    will resume from its checkpoint; the checkpoint is not read, so listing never touches it: its progress file
+    is), or "todo"."""
     if ex.is_cached(cfg):
         return "done"
     ckpt = checkpoint.path_for(cache.path(cfg))
     if ckpt.exists():
         when = datetime.fromtimestamp(ckpt.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M")
-        return f"started (checkpoint of {when} UTC)"
+        p = checkpoint.progress(ckpt)  # written beside it by fedlib since 2026-11-26
+        if p is None or not 0 < p["next_round"] <= p["rounds"]:
+            return f"started (checkpoint of {when} UTC)"
+        left = p["elapsed_s"] / p["next_round"] * (p["rounds"] - p["next_round"]) / 3600
+        return (f"started (checkpoint of {when} UTC, {p['next_round']:.0f} of {p['rounds']:.0f} rounds, "
+                f"about {left:.1f} h left at its pace)")
     return "todo"
 
 

@@ -69,8 +69,11 @@ def test_a_run_killed_mid_way_resumes_to_a_bit_identical_result(kind, tmp_path, 
     computed = []
     real = ex.run_round
     monkeypatch.setattr(ex, "run_round", lambda alg, rnd, ledger, *a: (computed.append(rnd), real(alg, rnd, ledger, *a))[1])
+    beside = checkpoint.progress(saved)  # how far the killed run got, written beside its checkpoint
+    assert (beside["next_round"], beside["rounds"]) == (3, 6) and beside["elapsed_s"] > 0
     resumed = ex.run(cfg, progress=False)
     assert computed[:3] == [3, 4, 5]  # rounds 0-2 came from the checkpoint
+    assert not checkpoint.progress_path(saved).exists()  # removed with the checkpoint
     a, b = _comparable(resumed), _comparable(whole)
     assert {k: (a[k], b[k]) for k in a if a[k] != b[k]} == {}
     assert not saved.exists()
@@ -82,9 +85,12 @@ def test_a_damaged_checkpoint_is_set_aside_and_the_run_starts_over(tmp_path, mon
     saved = checkpoint.path_for(cache.path(cfg))
     saved.parent.mkdir(parents=True)
     saved.write_bytes(b"\x80\x05garbage")
+    checkpoint.progress_path(saved).write_text('{"next_round": 4, "rounds": 6, "elapsed_s": 9.0}')
+    assert checkpoint.progress(saved)["next_round"] == 4
     res = ex.run(cfg, progress=False)
     assert len(res["rounds"]["acc_mean"]) == cfg.rounds
     assert "not used" in capsys.readouterr().err and saved.with_name(saved.name + ".unused").exists()
+    assert checkpoint.progress(saved) is None  # a progress that no checkpoint stands behind is gone with it
 
 
 def test_the_checkpoint_interval_is_checked():

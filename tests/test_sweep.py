@@ -299,4 +299,9 @@ def test_paper_runs_list_tells_done_started_and_todo_without_reading_a_checkpoin
     os.utime(ckpt, (1_700_000_000, 1_700_000_000))
     assert paper_runs.status(done) == "done" and paper_runs.status(todo) == "todo"
     assert paper_runs.status(started) == "started (checkpoint of 2023-11-14 22:13 UTC)"
+    checkpoint.progress_path(ckpt).write_text('{"next_round": 1, "rounds": 2, "elapsed_s": 5400}')
+    assert paper_runs.status(started) == "started (checkpoint of 2023-11-14 22:13 UTC, 1 of 2 rounds, about 1.5 h " \
+                                         "left at its pace)"
+    checkpoint.progress_path(ckpt).write_text("import os")  # not JSON: said as before, nothing run
+    assert paper_runs.status(started) == "started (checkpoint of 2023-11-14 22:13 UTC)"
     assert ckpt.read_bytes() == b"not a checkpoint at all"  # left as it was
