@@ -69,7 +69,8 @@ print("\n".join(fedlog.dp.formal_spend(runs, DELTA, fedlog.paper_config)))
 final, drawn = fedlog.dp.finals(runs, fedlog.dp_configs, profile)
 
 # %%
-fig = fedlog.dp.accuracy_figure(drawn, final, profile, B, DELTA)
+at_papers_noise = fedlog.dp.matched(drawn, M, B, DELTA, fedlog.paper_config)  # see "What the numbers say"
+fig = fedlog.dp.accuracy_figure(drawn, final, profile, B, DELTA, at_papers_noise)
 
 # %%
 fedlog.dp.table(drawn, final, M, B, DELTA)
@@ -82,9 +83,10 @@ fedlog.dp.table(drawn, final, M, B, DELTA)
 # shrink with fewer of them, so on our stand-ins (3,000 MNIST records in Table 1's setting, 60,000 FashionMNIST,
 # against CIFAR-10's 50,000) the paper's $\epsilon$ buys another noise per record. A second row per mode reads the
 # claim at the paper's noise per record: from the $\epsilon$ whose $\sigma$ / records equals the paper's
-# (`fedlog.dp.matched_epsilon`; its value per dataset is in the row's margin note).
+# (`fedlog.dp.matched_epsilon`; its value per dataset is in the row's margin note, and a dotted line in the figure).
 
 # %%
 recovered, said = fedlog.dp.recovery(drawn, final)
 print("\n".join(said))
-ledger = fedlog.dp.record(recovered, runs, drawn, M, B, fedlog.paper_config, profile)  # claims: fedlib/papers/fedlog/dp.py
+ledger = fedlog.dp.record(recovered, runs, drawn, M, B, fedlog.paper_config, profile,  # claims: fedlib/papers/fedlog/dp.py
+                          at_papers_noise)

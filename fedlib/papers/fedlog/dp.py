@@ -93,9 +93,10 @@ def finals(runs: dict, configs_of, profile: str) -> tuple[dict, dict]:
     return out, drawn
 
 
-def accuracy_figure(runs: dict, final: dict, profile: str, b: float, delta: float):
+def accuracy_figure(runs: dict, final: dict, profile: str, b: float, delta: float, at_papers_noise: dict | None = None):
     """Fig. 3 right: accuracy against epsilon per dataset, central and local DP with each accountant and the formal
-    variant, in percent; saved as fig3_right_dp (None, and nothing saved, when no dataset's runs are there)."""
+    variant, in percent, with (`at_papers_noise`, `matched`) the epsilons at the paper's noise per record marked;
+    saved as fig3_right_dp (None, and nothing saved, when no dataset's runs are there)."""
     if not runs:
         print("Fig. 3 right: not drawn, no dataset's runs are all there")
         return None
@@ -115,8 +116,10 @@ def accuracy_figure(runs: dict, final: dict, profile: str, b: float, delta: floa
             series[f"formal: DP-SGD (z={f['z']}, C={f['clip']}) + local DP"] = dict(
                 eps=f["eps"], mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms], seeds=len(f["seeds"]),
                 color="tab:green", ls="-.", marker="s")
+        marks = {f"{mode} DP at the paper's noise per record (ε = {by[name]:.3g})": (by[name], color)
+                 for (mode, by), color in zip((at_papers_noise or {}).items(), ("tab:red", "tab:blue")) if name in by}
         panels[f"{name}, {plots.count(s['rounds'], 'round')}, {plots.count(len(s['seeds']), 'seed')}"] = dict(
-            no_dp=100 * float(np.mean(final[(name, "none", "-", np.inf)])), series=series)
+            no_dp=100 * float(np.mean(final[(name, "none", "-", np.inf)])), series=series, marks=marks)
     fig = figures.dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
     plots.caption(fig, profile, " / ".join(plots.count(len(s["seeds"]), "seed") for s in runs.values()),
                   " / ".join(plots.count(s["rounds"], "round") for s in runs.values()),
@@ -245,20 +248,29 @@ def paper_setting(paper_config) -> dict:
             "m": models.statistic_size("cifar10", config.INPUT_SHAPES["cifar10"], 10)}
 
 
-def record(recovered: dict, runs: dict, drawn: dict, sizes: dict, b: float, paper_config, profile: str,
-           delta: float | None = None):
-    """Notebook 03's claims, saved; returns the ledger. `runs`: the datasets whose files are here (Thm. 7's row reads
-    their federations); `drawn`: those whose runs are all there (`finals`); `delta` (default the paper's, DP_DELTA)
-    calibrates the matched epsilon."""
-    delta = DP_DELTA if delta is None else delta
-    ledger = rules.ClaimsLedger(NOTEBOOK, profile)
+PAPER_RECOVERY = {"central": 0.5, "local": 5.0}  # Sec. 4.5: the epsilon from which each mode is back at its optimum
+
+
+def matched(runs: dict, sizes: dict, b: float, delta: float, paper_config) -> dict:
+    """mode -> dataset -> the epsilon of our runs whose noise per record is the paper's at its recovery epsilon
+    (PAPER_RECOVERY; `matched_epsilon`), for the datasets of `runs`."""
     paper = paper_setting(paper_config)
-    for mode, paper_eps in (("central", 0.5), ("local", 5.0)):
-        recovers_like_the_paper(ledger, recovered, drawn, mode, paper_eps)
-        matched = {n: matched_epsilon(paper_eps, {"n": paper["records"][mode], "m": paper["m"], "k": paper["k"]},
+    return {mode: {n: matched_epsilon(e, {"n": paper["records"][mode], "m": paper["m"], "k": paper["k"]},
                                       {"n": records(n, s, paper_config)[mode], "m": sizes[n], "k": s["rounds"]},
-                                      delta, b) for n, s in drawn.items()}
-        recovers_at_the_papers_noise(ledger, recovered, drawn, mode, paper_eps, matched)
+                                      delta, b) for n, s in runs.items()} for mode, e in PAPER_RECOVERY.items()}
+
+
+def record(recovered: dict, runs: dict, drawn: dict, sizes: dict, b: float, paper_config, profile: str,
+           at_papers_noise: dict | None = None):
+    """Notebook 03's claims, saved; returns the ledger. `runs`: the datasets whose files are here (Thm. 7's row reads
+    their federations); `drawn`: those whose runs are all there (`finals`); `at_papers_noise`: `matched` over
+    `drawn` (default: computed here at the paper's delta)."""
+    ledger = rules.ClaimsLedger(NOTEBOOK, profile)
+    if at_papers_noise is None:
+        at_papers_noise = matched(drawn, sizes, b, DP_DELTA, paper_config)
+    for mode, paper_eps in PAPER_RECOVERY.items():
+        recovers_like_the_paper(ledger, recovered, drawn, mode, paper_eps)
+        recovers_at_the_papers_noise(ledger, recovered, drawn, mode, paper_eps, at_papers_noise[mode])
     n_max = int(max(ex.federation(paper_config(n, "fedlog", **runs[n]["over"])).train.counts.max()
                     for n in runs)) if runs else 0
     for name in list(runs)[:1]:

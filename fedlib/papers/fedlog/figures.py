@@ -42,13 +42,16 @@ def accuracy_vs_bits(curves: dict[str, dict], threshold: float, title: str, zoom
 
 def dp_accuracy(panels: dict[str, dict], title: str):
     """Fig. 3 right. panels[dataset] = {"no_dp": accuracy, "series": {label: {"eps": [...], "mean": [...],
-    "se": [...], "seeds": n, "color": ..., "ls": ..., "marker": ...}}}. A series with one seed or at most three
+    "se": [...], "seeds": n, "color": ..., "ls": ..., "marker": ...}}, "marks": {label: (epsilon, color)}} (marks
+    optional: vertical lines). A series with one seed or at most three
     budgets says so in its label and is drawn without joining lines (nothing was measured between its points).
     Every panel shares one accuracy range. Returns the figure."""
 
     fig, axes = plt.subplots(1, len(panels), figsize=(5.8 * len(panels), 4.8), squeeze=False, sharey=True)
     for ax, (name, p) in zip(axes[0], panels.items()):
         ax.axhline(p["no_dp"], color="k", ls=":", label="no DP")
+        for label, (eps, color) in p.get("marks", {}).items():  # an epsilon to read the curves at, as a line
+            ax.axvline(eps, color=color, ls=(0, (1, 3)), lw=1.2, label=label)
         for label, s in p["series"].items():
             sparse = s["seeds"] < 2 or len(s["eps"]) <= 3
             mark = " (" + ", ".join(t for t, bad in ((count(s["seeds"], "seed"), s["seeds"] < 2),
