@@ -55,6 +55,10 @@ def test_dp_accuracy_tells_the_accountants_apart_and_marks_thin_budgets():
     handles = ax.get_legend().legend_handles
     styles = {t: h.get_linestyle() for t, h in zip(texts, handles) if hasattr(h, "get_linestyle")}
     assert styles["central DP, Thm. 7"] != styles["central DP, RDP accountant"]
+    marked = fedlog_figures.dp_accuracy({"mnist": dict(no_dp=0.95, series=series, marks={
+        "central DP at the paper's noise per record (ε = 7.6)": (7.6, "tab:red")})}, "synthetic").axes[0]
+    assert "central DP at the paper's noise per record (ε = 7.6)" in _legend_texts(marked.get_legend())
+    assert any(list(line.get_xdata()) == [7.6, 7.6] for line in marked.get_lines())  # a vertical line at it
 
 
 def _snapshot(rng, local=False):
