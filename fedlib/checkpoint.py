@@ -16,8 +16,9 @@ that cannot be read is set aside with a message, and the run starts from round 0
 No checkpoint can run code when it is read (a results folder may be shared): its first two lines, the format and the
 code fingerprint, are checked before anything is unpickled; tensors are written as numpy arrays; and the unpickler
 accepts only fedlib's classes, torch.nn's module classes and a short list of rebuild functions (of tensors and CPU
-generators: `_ALLOWED_FUNCTIONS`), refusing anything else by name. A checkpoint of the older format (no first line) is never unpickled: it is set aside
-and its run starts again.
+generators: `_ALLOWED_FUNCTIONS`), refusing anything else by name. A checkpoint of the older format (no first line)
+is never unpickled: it is set aside and its run starts again. Beside a checkpoint, a small JSON file says how far its
+run is (`progress`), for `scripts/paper_runs.py --list`.
 """
 from __future__ import annotations
 

@@ -428,3 +428,18 @@ def test_the_dp_and_convergence_figures_name_the_data_standing_in_for_the_papers
                  paper_data=fedlog.PAPER_DATA["fig3_left"])
     assert any("mnist stands in for the paper's CIFAR-100" in t.get_text() for t in fig.texts)
     plt.close(fig)
+
+
+def test_the_dp_recovery_epsilons_are_the_papers_text():
+    """Sec. 4.5: central DP is back at its optimum when epsilon >= 0.5, local DP acceptable when epsilon >= 5.0."""
+    from pathlib import Path
+
+    from fedlib.papers.fedlog.reported import PAPER_RECOVERY
+
+    seeds = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("the seed papers' text is not beside this checkout")
+    text = next(seeds.glob("000_*.txt")).read_text()
+    section = text[text.index("#### 4.5 Differential Privacy"):][:1200]
+    for mode, eps in PAPER_RECOVERY.items():
+        assert f"\\epsilon \\geq {eps}$" in section, mode

@@ -11,7 +11,7 @@ from ... import config, data, dpsgd, models, plots, privacy, stats, sweep
 from ... import experiments as ex
 from . import figures
 from .protocol import DP_DELTA
-from .reported import CIFAR10_TRAIN_RECORDS, PAPER_DATA
+from .reported import CIFAR10_TRAIN_RECORDS, PAPER_DATA, PAPER_RECOVERY
 
 NOTEBOOK = "03_differential_privacy"
 
@@ -246,9 +246,6 @@ def paper_setting(paper_config) -> dict:
     n = CIFAR10_TRAIN_RECORDS * cfg.train_fraction
     return {"records": {"central": n, "local": n / cfg.n_clients}, "k": cfg.rounds,
             "m": models.statistic_size("cifar10", config.INPUT_SHAPES["cifar10"], 10)}
-
-
-PAPER_RECOVERY = {"central": 0.5, "local": 5.0}  # Sec. 4.5: the epsilon from which each mode is back at its optimum
 
 
 def matched(runs: dict, sizes: dict, b: float, delta: float, paper_config) -> dict:
