@@ -42,14 +42,16 @@ def test_the_summary_names_the_highest():
 
 
 # ----------------------------------------------------------------------------------------------- notebook 03 (DP)
-def _final(no_dp, central, local):
-    """Made-up final accuracies: (dataset, mode, accountant, epsilon) -> per-seed fractions on one dataset."""
+def _final(no_dp, central, local, spread=(0.0, 0.0005, -0.0005)):
+    """Made-up final accuracies: (dataset, mode, accountant, epsilon) -> per-seed fractions on one dataset, three
+    seeds, each seed's DP runs offset by `spread` from the seed's mean (the non-private run by the opposite)."""
     eps = [0.5, 5.0, 50.0]
-    out = {("mnist", "none", "-", float("inf")): [no_dp, no_dp]}
+    out = {("mnist", "none", "-", float("inf")): [no_dp - d for d in spread]}
     for mode, accs in (("central", central), ("local", local)):
         for e, a in zip(eps, accs):
-            out[("mnist", mode, "thm7", e)] = [a, a]
-    return out, {"mnist": {"eps": eps, "seeds": [0, 1], "rounds": 5}}
+            out[("mnist", mode, "thm7", e)] = [a + d for d in spread]
+    runs = {"mnist": {"eps": eps, "seeds": [0, 1, 2], "rounds": 5}}
+    return out, runs
 
 
 def test_dp_recovery_is_the_first_epsilon_from_which_every_larger_one_is_back():
@@ -58,14 +60,34 @@ def test_dp_recovery_is_the_first_epsilon_from_which_every_larger_one_is_back():
     final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
     recovered, said = dp.recovery(runs, final)
     assert recovered[("mnist", "central", "thm7")] == 0.5 and recovered[("mnist", "local", "thm7")] == 50.0
-    ledger = rules.ClaimsLedger("03_test", "quick")
-    assert dp.recovers_like_the_paper(ledger, recovered, runs, "central", 0.5) == rules.HOLDS
-    assert dp.recovers_like_the_paper(ledger, recovered, runs, "local", 5.0) == rules.FAILS  # 50 > 5
     never_final, _ = _final(0.97, central=[0.5, 0.6, 0.7], local=[0.1, 0.1, 0.1])
-    never, _ = dp.recovery(runs, never_final)
-    assert never[("mnist", "central", "thm7")] is None
-    assert dp.recovers_like_the_paper(rules.ClaimsLedger("03_test", "quick"), never, runs, "central", 0.5) == \
-        rules.FAILS  # no recovery counts as infinity
+    assert dp.recovery(runs, never_final)[0][("mnist", "central", "thm7")] is None
+
+
+def test_dp_back_at_the_optimum_is_a_paired_test_at_the_worst_epsilon_from_the_claims_on():
+    """Before, the row compared the seeds' mean recovery epsilon with the paper's, with no test and no p. Now each
+    seed's worst grid point from the claim's epsilon on is tested against -1 point by a paired t-test."""
+    from fedlib.papers.fedlog import dp
+
+    final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
+    ledger = rules.ClaimsLedger("03_test", "quick")
+    assert dp.recovers_like_the_paper(ledger, final, runs, runs, "mnist", "central") == rules.HOLDS
+    row = ledger.rows[-1]
+    assert row.ours == pytest.approx([-0.5, -0.4, -0.6]) and row.reference == -1.0  # eps 0.5 is each seed's worst
+    assert row.p < 0.025 and "mnist stands in for the paper's CIFAR-10" in row.claim and row.seeds == 3
+    assert dp.recovers_like_the_paper(ledger, final, runs, runs, "mnist", "local") == rules.FAILS  # 0.9 at 5: 7 points
+    # a seed mean within 1 point but too spread over seeds to tell: not decided (the old rule said "holds")
+    wide, _ = _final(0.97, central=[0.962, 0.97, 0.97], local=[0.1] * 3, spread=(0.0, 0.02, -0.02))
+    assert dp.recovers_like_the_paper(rules.ClaimsLedger("03_test", "quick"), wide, runs, runs, "mnist", "central") \
+        == rules.WITHIN
+    # a larger epsilon that falls back counts: the claim is "from 0.5 on"
+    dip, _ = _final(0.97, central=[0.97, 0.9, 0.97], local=[0.1] * 3)
+    assert dp.recovers_like_the_paper(rules.ClaimsLedger("03_test", "quick"), dip, runs, runs, "mnist", "central") \
+        == rules.FAILS
+    # runs not all there: not run, and said why
+    missing = rules.ClaimsLedger("03_test", "quick")
+    assert dp.recovers_like_the_paper(missing, final, runs, {}, "mnist", "central") == rules.MISSING
+    assert "not all cached or shipped" in missing.rows[-1].note
 
 
 def test_the_matched_epsilon_gives_our_records_the_papers_noise_per_record():
@@ -85,16 +107,18 @@ def test_dp_recovery_at_the_papers_noise_is_judged_at_the_first_grid_point_above
     from fedlib.papers.fedlog import dp
 
     final, runs = _final(0.97, central=[0.5, 0.9, 0.97], local=[0.1, 0.1, 0.1])  # eps 0.5, 5, 50
-    recovered, _ = dp.recovery(runs, final)
     ledger = rules.ClaimsLedger("03_test", "quick")
-    assert dp.recovers_like_the_paper(ledger, recovered, runs, "central", 0.5) == rules.FAILS  # back at 50 only
-    assert dp.recovers_at_the_papers_noise(ledger, recovered, runs, "central", 0.5, {"mnist": 7.6}) == rules.HOLDS
-    assert ledger.rows[-1].reference == [50.0] and "matched epsilon 7.6" in ledger.rows[-1].note  # 50 is the grid's
-    assert dp.recovers_at_the_papers_noise(ledger, recovered, runs, "central", 0.5, {"mnist": 4.0}) == rules.FAILS
-    assert dp.recovers_at_the_papers_noise(ledger, recovered, runs, "central", 0.5, {"mnist": 0.5}) == rules.FAILS
-    assert ledger.rows[-1].reference == [0.5]  # a grid point equal to the matched epsilon is its own
-    assert dp.recovers_at_the_papers_noise(ledger, recovered, runs, "local", 5.0, {"mnist": 33.7}) == rules.FAILS
-    assert dp.recovers_at_the_papers_noise(ledger, recovered, {}, "local", 5.0, {}) == rules.MISSING
+    assert dp.recovers_like_the_paper(ledger, final, runs, runs, "mnist", "central") == rules.FAILS  # back at 50 only
+    assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, "mnist", "central", 7.6) == rules.HOLDS
+    assert ledger.rows[-1].ours == pytest.approx([0.0, 0.1, -0.1]) and "matched epsilon 7.6" in ledger.rows[-1].note
+    assert "epsilon >= 50" in ledger.rows[-1].claim  # 50 is the grid's first point at or above 7.6
+    assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, "mnist", "central", 4.0) == rules.FAILS
+    assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, "mnist", "central", 0.5) == rules.FAILS
+    assert "epsilon >= 0.5" in ledger.rows[-1].claim  # a grid point equal to the matched epsilon is its own
+    assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, "mnist", "local", 33.7) == rules.FAILS
+    beyond = rules.ClaimsLedger("03_test", "quick")  # the grid stops below the matched epsilon: not run, said why
+    assert dp.recovers_at_the_papers_noise(beyond, final, runs, runs, "mnist", "local", 80.0) == rules.MISSING
+    assert "the grid stops at epsilon = 50" in beyond.rows[-1].note
 
 
 def test_thm7s_sensitivity_fails_once_the_body_is_trained_on_the_records():
@@ -366,8 +390,8 @@ def test_notebook_03_computes_nothing_in_the_paper_profile_and_its_claims_say_no
     assert "compute them with scripts/paper_runs.py dp" in capsys.readouterr().out
     assert dp.accuracy_figure(drawn, final, "paper", 2.0, 0.01) is None and dp.table(drawn, final, {}, 2.0, 0.01) is None
     ledger = rules.ClaimsLedger("03_test", "paper")
-    assert dp.recovers_like_the_paper(ledger, {}, drawn, "central", 0.5) == rules.MISSING
-    assert "no dataset's runs" in ledger.rows[0].note
+    assert dp.recovers_like_the_paper(ledger, final, settings, drawn, "mnist", "central") == rules.MISSING
+    assert "not all cached or shipped" in ledger.rows[0].note
 
 
 def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_traces(monkeypatch, tmp_path, capsys):

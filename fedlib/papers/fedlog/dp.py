@@ -172,20 +172,45 @@ def recovery(runs: dict, final: dict) -> tuple[dict, list[str]]:
     return out, lines
 
 
-def recovers_like_the_paper(ledger, recovered: dict, runs: dict, mode: str, paper_eps: float) -> str:
-    """Fig. 3 right: with Thm. 7's sigma, `mode` DP is back at the non-private accuracy from the paper's epsilon
-    (per dataset; no recovery counts as infinity)."""
-    names = [n for n in runs if (n, mode, "thm7") in recovered]
-    x = [recovered[(n, mode, "thm7")] for n in names]
-    verdict = ledger.record("FedLog", "Fig. 3 right", f"{mode} DP with Thm. 7's sigma is back at the non-private "
-                            f"accuracy from epsilon = {paper_eps} (ours per dataset; no recovery counts as infinity; "
-                            "the paper's mechanism, not a formal guarantee: see the next row)",
-                            [v if v is not None else float("inf") for v in x] if names else None, paper_eps,
-                            "ours <= reference", paper_value=paper_eps,
-                            seeds=sorted({len(runs[n]["seeds"]) for n in names}) if names else "",
-                            rounds=sorted({runs[n]["rounds"] for n in names}) if names else "")
-    ledger.rows[-1].note = f"datasets: {', '.join(names)}" if names else "no dataset's runs are all cached or shipped"
+TOLERANCE = 1.0  # points: "back at the optimum" is a final accuracy within this of the non-private one, seed by seed
+
+
+def worst_gap(final: dict, name: str, mode: str, s: dict, from_eps: float) -> list[float] | None:
+    """Per seed, in points: the lowest over the grid's epsilons >= `from_eps` of `mode` DP's final accuracy (Thm. 7's
+    sigma) minus the non-private run's of the same seed (None: no grid point that high, or the runs are not there)."""
+    grid = [e for e in s["eps"] if e >= from_eps * (1 - 1e-9)]
+    if not grid or any((name, mode, "thm7", e) not in final for e in grid):
+        return None
+    ref = final[(name, "none", "-", np.inf)]
+    return [100 * min(final[(name, mode, "thm7", e)][i] - ref[i] for e in grid) for i in range(len(ref))]
+
+
+def back_at_the_optimum(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str, from_eps: float,
+                        claim: str, note: str = "") -> str:
+    """One dataset's row of Fig. 3 right's claim "`mode` DP is back at the optimum from `from_eps`": a paired
+    non-inferiority test over seeds. Per seed, the worst grid epsilon >= `from_eps` (`worst_gap`) against -TOLERANCE
+    points, one-sided paired t (the ledger's rule): it holds when every such epsilon is shown to be within 1 point of
+    the non-private accuracy (the worst one tested stands for all, so the test keeps its level). Missing when the
+    dataset's runs are not all there (`drawn`) or the grid stops below `from_eps`."""
+    s = runs[name]
+    gaps = worst_gap(final, name, mode, s, from_eps) if name in drawn else None
+    data = figures.stand_in([name], PAPER_DATA["fig3_right"]) or name
+    verdict = ledger.compare("FedLog", "Fig. 3 right", f"{claim} ({data}"
+                             f"; at every grid epsilon >= {from_eps:g} the final accuracy is within {TOLERANCE:g} point "
+                             "of the non-private run's, seed by seed: ours is the worst such epsilon's difference, in "
+                             "points)", gaps, -TOLERANCE, ">", paper_value=PAPER_RECOVERY[mode], rounds=s["rounds"])
+    why = "" if gaps is not None else "its runs are not all cached or shipped" if name not in drawn else \
+        f"the grid stops at epsilon = {max(s['eps']):g}, below {from_eps:g}"
+    ledger.rows[-1].note = "; ".join(filter(None, [note, why, ledger.rows[-1].note]))
     return verdict
+
+
+def recovers_like_the_paper(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str) -> str:
+    """Fig. 3 right as the paper says it: with Thm. 7's sigma, `mode` DP is back at the non-private accuracy from the
+    paper's epsilon (PAPER_RECOVERY), on `name` (`back_at_the_optimum`)."""
+    return back_at_the_optimum(ledger, final, runs, drawn, name, mode, PAPER_RECOVERY[mode],
+                               f"{mode} DP with Thm. 7's sigma is back at the non-private accuracy from the paper's "
+                               f"epsilon = {PAPER_RECOVERY[mode]:g} (the paper's mechanism, not a formal guarantee)")
 
 
 def matched_epsilon(paper_eps: float, paper: dict, ours: dict, delta: float, b: float) -> float:
@@ -202,25 +227,19 @@ def matched_epsilon(paper_eps: float, paper: dict, ours: dict, delta: float, b: 
     return float(np.exp(hi))
 
 
-def recovers_at_the_papers_noise(ledger, recovered: dict, runs: dict, mode: str, paper_eps: float,
-                                 matched: dict) -> str:
-    """Fig. 3 right read at the paper's noise per record (`matched`: dataset -> `matched_epsilon`): `mode` DP with
-    Thm. 7's sigma is back at the non-private accuracy from the first epsilon of our grid at or above the matched
-    one (no recovery counts as infinity). Our stand-ins hold fewer records than CIFAR-10, so the paper's epsilon
-    buys them more noise per record."""
-    names = [n for n in runs if (n, mode, "thm7") in recovered and n in matched]
-    grid = [min((e for e in runs[n]["eps"] if e >= matched[n] * (1 - 1e-9)), default=float("inf")) for n in names]
-    verdict = ledger.record("FedLog", "Fig. 3 right", f"at the paper's noise per record: {mode} DP with Thm. 7's "
-                            f"sigma is back at the non-private accuracy from the epsilon whose sigma / records equals "
-                            f"the paper's at {paper_eps} on CIFAR-10 (ours per dataset, the first grid point at or "
-                            "above it; no recovery counts as infinity)",
-                            [recovered[(n, mode, "thm7")] if recovered[(n, mode, "thm7")] is not None else float("inf")
-                             for n in names] if names else None, grid if names else None, "ours <= reference",
-                            paper_value=paper_eps, seeds=sorted({len(runs[n]["seeds"]) for n in names}) if names else "",
-                            rounds=sorted({runs[n]["rounds"] for n in names}) if names else "")
-    ledger.rows[-1].note = "; ".join(f"{n}: matched epsilon {matched[n]:.3g}" for n in names) if names else \
-        "no dataset's runs are all cached or shipped"
-    return verdict
+def recovers_at_the_papers_noise(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str,
+                                 matched_eps: float | None) -> str:
+    """Fig. 3 right read at the paper's noise per record (`matched_eps`: `matched_epsilon` for `name`): `mode` DP
+    with Thm. 7's sigma is back at the non-private accuracy from the first epsilon of our grid at or above the matched
+    one (`back_at_the_optimum`). Our stand-ins hold fewer records than CIFAR-10, so the paper's epsilon buys them
+    more noise per record."""
+    grid = [e for e in runs[name]["eps"] if matched_eps is not None and e >= matched_eps * (1 - 1e-9)]
+    at = min(grid) if grid else float("inf")
+    return back_at_the_optimum(ledger, final, runs, drawn, name, mode, at,
+                               f"at the paper's noise per record: {mode} DP with Thm. 7's sigma is back at the "
+                               f"non-private accuracy from the first grid epsilon at or above the one whose sigma / "
+                               f"records equals the paper's at {PAPER_RECOVERY[mode]:g} on CIFAR-10",
+                               note=f"matched epsilon {matched_eps:.3g}" if matched_eps is not None else "")
 
 
 def records(name: str, s: dict, paper_config) -> dict:
@@ -257,17 +276,18 @@ def matched(runs: dict, sizes: dict, b: float, delta: float, paper_config) -> di
                                       delta, b) for n, s in runs.items()} for mode, e in PAPER_RECOVERY.items()}
 
 
-def record(recovered: dict, runs: dict, drawn: dict, sizes: dict, b: float, paper_config, profile: str,
+def record(final: dict, runs: dict, drawn: dict, sizes: dict, b: float, paper_config, profile: str,
            at_papers_noise: dict | None = None):
-    """Notebook 03's claims, saved; returns the ledger. `runs`: the datasets whose files are here (Thm. 7's row reads
-    their federations); `drawn`: those whose runs are all there (`finals`); `at_papers_noise`: `matched` over
-    `drawn` (default: computed here at the paper's delta)."""
+    """Notebook 03's claims, saved; returns the ledger. `final`: `finals`' accuracies; `runs`: the datasets whose
+    files are here (a row each; Thm. 7's row reads their federations); `drawn`: those whose runs are all there;
+    `at_papers_noise`: `matched` over `drawn` (default: computed here at the paper's delta)."""
     ledger = rules.ClaimsLedger(NOTEBOOK, profile)
     if at_papers_noise is None:
         at_papers_noise = matched(drawn, sizes, b, DP_DELTA, paper_config)
-    for mode, paper_eps in PAPER_RECOVERY.items():
-        recovers_like_the_paper(ledger, recovered, drawn, mode, paper_eps)
-        recovers_at_the_papers_noise(ledger, recovered, drawn, mode, paper_eps, at_papers_noise[mode])
+    for mode in PAPER_RECOVERY:
+        for name in runs:
+            recovers_like_the_paper(ledger, final, runs, drawn, name, mode)
+            recovers_at_the_papers_noise(ledger, final, runs, drawn, name, mode, at_papers_noise[mode].get(name))
     n_max = int(max(ex.federation(paper_config(n, "fedlog", **runs[n]["over"])).train.counts.max()
                     for n in runs)) if runs else 0
     for name in list(runs)[:1]:
