@@ -264,6 +264,21 @@ class ClaimsLedger:
         return self.record(paper, where, claim, ours, reference, rule, paper_value,
                            seeds=len(ours) if ours is not None else 0, rounds=rounds)
 
+    def reproduced(self, paper: str, where: str, what: str, mean: float, se: float, seeds: int, reported: float,
+                   reported_se: float | None, rounds="", tolerance: float = 1.5) -> list[str]:
+        """One reported number reproduced: our seeds' `mean` within `tolerance` of `reported` (the coarse row) and,
+        with 2 or more seeds and the paper's standard error, within two standard errors of the difference
+        (2 x sqrt(se^2 + reported_se^2)). `what` names the quantity, e.g. "FedLog's accuracy"."""
+        out = [self.record(paper, where, f"{what} is reproduced within {tolerance:g} points", mean, reported,
+                           f"abs(ours - reference) <= {tolerance:g}", paper_value=reported, seeds=seeds, rounds=rounds)]
+        if seeds >= 2 and reported_se is not None:
+            band = 2 * (se ** 2 + reported_se ** 2) ** 0.5
+            out.append(self.record(paper, where, f"{what} matches the paper's within two standard errors of the "
+                                   f"difference (2 x sqrt(ours^2 + the paper's^2) = {band:.2f})", mean, reported,
+                                   f"abs(ours - reference) <= {band:.4g}", paper_value=reported, seeds=seeds,
+                                   rounds=rounds))
+        return out
+
     def path(self) -> Path:
         return figures_dir() / "claims" / f"{self.notebook}_{self.scale or self.profile}.csv"
 

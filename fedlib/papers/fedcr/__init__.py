@@ -6,7 +6,7 @@ Table 3 (Gaussian dimension V, non-iid_1) and Table 9 (no model aggregation, CIF
 from __future__ import annotations
 
 from . import plans, protocol, reported  # noqa: F401
-from .reported import TABLE10_SD, TABLE2, TABLE3, TABLE9  # noqa: F401
+from .reported import TABLE10_SPREAD, TABLE2, TABLE3, TABLE9  # noqa: F401
 from .protocol import (  # noqa: F401
     BASELINES, BETA, BODIES, CLASSES_N1, CLIP, DIRICHLET_N2, DITTO_LAM, LR, METHODS, NONAGGREGATE, NO_FINETUNE,
     PAPER_NAME, PARTITIONS, ROUNDS, SHOWN, config)

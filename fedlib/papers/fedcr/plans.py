@@ -4,6 +4,10 @@ from __future__ import annotations
 from .protocol import BETA, DITTO_LAM, ROUNDS, config
 
 
+TABLE2_LABELS = ["FedCR", "FedAvg", "Ditto", "FedRep"]  # FedRep: the strongest other baseline of the paper's
+# FashionMNIST rows (89.78 n1, 88.90 n2); Ditto at the paper's lambda for the column (DITTO_LAM)
+
+
 TINY = dict(n_clients=10, participation=0.5, local_epochs=1, train_fraction=0.01)
 PROFILES = {  # notebook 06, per profile (its parts; see the notebook)
     "smoke": dict(model=dict(width=64, dim=8), samples=(2, 2), seeds=[0], rounds=2, over=TINY,
@@ -22,6 +26,7 @@ PROFILES = {  # notebook 06, per profile (its parts; see the notebook)
                   table9=dict(ks=[5, 7], rounds=20), table1=dict(seeds=[0], rounds=5, over={})),
     "paper": dict(  # Ditto: the paper's lambda per column (DITTO_LAM), no grid; rounds per dataset (ROUNDS)
         model=dict(width=1024, dim=512), samples=(18, 18), seeds=[0, 1, 2], rounds=ROUNDS, over={},
+        labels=TABLE2_LABELS,  # Table 2's methods: its run sets' (the other profiles run every implemented one)
         columns=[(d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")],
                   ditto_grid=[], dims=[2, 4, 8, 16, 32, 64, 128, 256, 512],
                   betas=[0.0, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2], beta_sets=["fashion_mnist", "mnist"],
@@ -70,10 +75,6 @@ def table1_run(profile: str, method: str, seed: int):
     g = S["table1"]
     return paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=seed, rounds=g["rounds"],
                         options=dict(train_samples=S["samples"][0], eval_samples=S["samples"][1]), **g["over"])
-
-
-TABLE2_LABELS = ["FedCR", "FedAvg", "Ditto", "FedRep"]  # FedRep: the strongest other baseline of the paper's
-# FashionMNIST rows (89.78 n1, 88.90 n2); Ditto at the paper's lambda for the column (DITTO_LAM)
 
 
 def _table2_runs(part, seeds):

@@ -252,17 +252,9 @@ def best_with_least(ledger, dataset: str, rows: dict, seeds: int, rounds) -> str
 def reproduced(ledger, dataset: str, method: str, row: dict, paper: float, paper_se: float | None, seeds: int,
                rounds) -> list[str]:
     """Table 1: `method`'s accuracy is reproduced within 1.5 points (the coarse row) and, with 2 or more seeds,
-    within two standard errors of the difference (2 x sqrt(ours^2 + the paper's^2))."""
-    out = [ledger.record("FedLog", f"Table 1 ({dataset})", f"{method}'s accuracy is reproduced within 1.5 points",
-                         row["accuracy_mean"], paper, "abs(ours - reference) <= 1.5", paper_value=paper, seeds=seeds,
-                         rounds=rounds)]
-    if seeds >= 2 and paper_se is not None:
-        band = 2 * (row["accuracy_se"] ** 2 + paper_se ** 2) ** 0.5
-        out.append(ledger.record("FedLog", f"Table 1 ({dataset})", f"{method}'s accuracy matches the paper's within "
-                                 f"two standard errors of the difference (2 x sqrt(ours^2 + the paper's^2) = "
-                                 f"{band:.2f})", row["accuracy_mean"], paper, f"abs(ours - reference) <= {band:.4g}",
-                                 paper_value=paper, seeds=seeds, rounds=rounds))
-    return out
+    within two standard errors of the difference (`ClaimsLedger.reproduced`)."""
+    return ledger.reproduced("FedLog", f"Table 1 ({dataset})", f"{method}'s accuracy", row["accuracy_mean"],
+                             row["accuracy_se"], seeds, paper, paper_se, rounds)
 
 
 def _bits(threshold: float):
