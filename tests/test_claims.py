@@ -259,7 +259,8 @@ def test_a_claim_belongs_to_the_run_set_of_its_table_not_to_one_whose_name_it_st
 
 def test_two_unshipped_sets_of_one_table_are_both_named_in_its_rows():
     # before: the second set's words replaced the first's, so Table 2's n1 rows read "fedcr_table2_n2: 0 of 12";
-    # Table 2's sets now name their partition, and the DP sets (one per dataset) share "Fig. 3 right"
+    # Table 2's sets now name their partition, and the DP sets (one per dataset) their dataset: each row is one
+    # dataset's (before, both DP sets' words stood in every row of "Fig. 3 right")
     from fedlib import papers
 
     n1 = papers.RUN_SETS["fedcr_table2_n1"]
@@ -267,8 +268,10 @@ def test_two_unshipped_sets_of_one_table_are_both_named_in_its_rows():
     cover = papers.coverage(shipped=lambda cfg: cfg.key() == first, costs={})
     assert cover[n1.notebook]["why"]["Table 2 (n1)"].startswith("fedcr_table2_n1: 1 of 12 runs shipped, cost not")
     assert cover[n1.notebook]["why"]["Table 2 (n2)"].startswith("fedcr_table2_n2: 0 of 12 runs shipped")
-    why = cover["03_differential_privacy"]["why"]["Fig. 3 right"]
-    assert why.startswith("dp: ") and "; dp_fashion_mnist: 0 of " in why
+    why = cover["03_differential_privacy"]["why"]
+    assert why["Fig. 3 right (mnist)"].startswith("dp: ") and "dp_fashion_mnist" not in why["Fig. 3 right (mnist)"]
+    assert why["Fig. 3 right (fashion_mnist)"].startswith("dp_fashion_mnist: 0 of ")
+    assert why["Thm. 7"].startswith("dp: ") and "; dp_fashion_mnist: 0 of " in why["Thm. 7"]  # one row, both sets
 
 
 def test_a_claim_the_runs_cannot_judge_reads_not_judged_with_its_reason_not_missing_data(tmp_path, monkeypatch):
@@ -302,12 +305,13 @@ def test_every_fedlog_set_names_its_stand_in_data_for_the_papers():
     from fedlib import papers
 
     cover = papers.coverage(shipped=lambda cfg: True, costs={})
-    for nb, where, data in (("03_differential_privacy", "Fig. 3 right", "CIFAR-10"),
+    for nb, where, data in (("03_differential_privacy", "Fig. 3 right (mnist)", "CIFAR-10"),
+                            ("03_differential_privacy", "Fig. 3 right (fashion_mnist)", "CIFAR-10"),
                             ("03_differential_privacy", "Thm. 7", "CIFAR-10"),
                             ("05_convergence", "Fig. 2", "CelebA and Sent140"),
                             ("05_convergence", "Fig. 3 left", "CIFAR-100")):
         assert data in cover[nb]["deviations"][where], where
-    said = cover["03_differential_privacy"]["deviations"]["Fig. 3 right"]
+    said = cover["03_differential_privacy"]["deviations"]["Thm. 7"]
     for name in ("dp", "dp_fashion_mnist"):  # each set's stand-in said once (they differ: their records)
         assert said.count(papers.RUN_SETS[name].deviations) == 1
 
