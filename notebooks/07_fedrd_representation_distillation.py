@@ -45,7 +45,9 @@
 # training images per client), ConvNet-16, 10 matching steps (the synthetic sets stay close to their
 # initialisation), 20 server epochs, 2 projection epochs (batch 32), 5 rounds, 1 seed, and runs parts A, B, H and C
 # (C's runs for 3 rounds); parts D-F run in the smoke and paper profiles only. Its accuracies are far below the
-# paper's; it compares the methods at a small budget. The paper profile uses the paper's settings.
+# paper's; it compares the methods at a small budget. The paper profile uses the paper's settings and computes
+# nothing: each part draws what is shipped in `archive/`, names the rest with the command that computes it, and its
+# claims say "not run" (figures/claims.md gives each run set's measured cost).
 
 # %% tags=["parameters"]
 import os

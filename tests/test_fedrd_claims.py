@@ -13,6 +13,19 @@ def _runs(finals, first=None):
                     "rounds": {"acc_mean": [(first if first is not None else f) / 100, f / 100]}}) for f in finals]
 
 
+class _Shipped(dict):
+    """A `sweep.Runs` stand-in over made-up Results: key -> Results, `has` for what is there."""
+
+    def __call__(self, key):
+        return self[key]
+
+    def has(self, key) -> bool:
+        return key in self
+
+    def missing_note(self, part: str) -> str:
+        return f"{part}: not drawn"
+
+
 def _ledger():
     return rules.ClaimsLedger("07_test", "paper", scale="reduced")
 
@@ -117,7 +130,40 @@ def test_notebook_07s_table1_claims_pair_seeds_against_the_best_averaging_method
          "seeds": [0, 1, 2]}
     reported = {"fashion_mnist": {lab: (80.0, 1.0) for lab in curves}}
     ledger = _ledger()
-    parts.table1_claims(ledger, lambda key: fake[key], p, reported)
+    parts.table1_claims(ledger, _Shipped(fake), p, reported)
     assert [r.verdict for r in ledger.rows] == [rules.HOLDS, rules.WITHIN, rules.HOLDS]
     assert ledger.rows[1].reference == [81, 81, 90]  # the best averaging method, seed by seed
     assert len(ledger.rows) == 3  # 2 rounds: no convergence row
+
+
+def test_notebook_07s_paper_profile_draws_what_is_shipped_and_its_claims_say_not_run(monkeypatch, tmp_path, capsys):
+    """Before, parts A-F read every run through `results(cfgs)`, which raises when a run is neither cached nor
+    shipped, so notebook 07 stopped at Table I in the paper profile (FEDLIB_PROFILE=paper ./run_all.sh 07 failed)
+    and never reached the ladder. Now each part draws what is there, names what is not with its command, and each
+    of its claims says "not run"."""
+    from fedlib import experiments as ex, sweep
+    from fedlib.papers import fedrd
+    from fedlib.papers.fedrd import parts
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    monkeypatch.setattr(ex, "dataset_available", lambda d: d == "fashion_mnist")
+    monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
+    ran = []
+    monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
+    p = parts.plan("paper", fedrd.SCALES, fedrd.SWEEPS, fedrd.METHODS, fedrd.notebook_run)
+    results = sweep.Runs(parts.configs(p), "paper", "scripts/paper_runs.py fedrd_table1")
+    assert ran == [] and p["dpcs"] and p["sides"] and p["depths"]  # the paper profile plans every part
+    table = parts.table1(results, p, fedrd.TABLE1, fedrd.SHOWN, fedrd.PAPER_NAME)
+    assert "FashionMNIST" in set(table["dataset"]) and table["final_mean"].isna().all()  # named, not drawn
+    parts.curve_figures(results, p, fedrd.METHODS, fedrd.SHOWN, "paper")
+    assert parts.init_table(results, p, fedrd.TABLE3, fedrd.SHOWN) is None
+    numbers = dict(dpc_points=parts.dpc_part(results, p, "paper"), dims=parts.dim_rows(results, p),
+                   depth_acc=parts.depth_part(results, p, "paper"), toy_gap=parts.toy(fedrd.TOY, "paper"))
+    assert "compute them with scripts/paper_runs.py fedrd_table1" in capsys.readouterr().out
+    ledger = parts.record(results, p, numbers, fedrd, "paper")
+    verdicts = {(r.where, r.verdict) for r in ledger.rows if r.paper == "FedRD"}
+    assert {w for w, _ in verdicts} == {"Table I", "Fig. 2", "Table III", "Fig. 4", "Table IV", "Fig. 5"}
+    assert {v for _, v in verdicts} == {rules.MISSING}
+    assert all(r.note == parts.UNDECLARED for r in ledger.rows if r.where in ("Fig. 4", "Table IV", "Fig. 5"))
+    assert [r.verdict for r in ledger.rows if r.paper == "FedNova"] == [rules.HOLDS]  # the toy needs no runs

@@ -49,6 +49,24 @@ def configs(p: dict) -> list:
     return [c for part in ("table1", "inits", "dpcs", "sides", "depths") for cs in p[part].values() for c in cs]
 
 
+def table1_runs(results, p: dict, d: str) -> dict | None:
+    """Part A's runs on `d`: label -> Results, or None when any is not there (`results`: a `sweep.Runs`; in the
+    paper profile nothing is computed, so a part whose runs are not shipped is not drawn and its claims say so)."""
+    cfgs = [p["table1"][(d, lab)] for lab in p["labels"]]
+    if not all(results.has(cs) for cs in cfgs):
+        return None
+    return {lab: results(cs) for lab, cs in zip(p["labels"], cfgs)}
+
+
+def _all_there(results, groups, part: str) -> bool:
+    """Whether every run of `groups` (lists of Configs) is there; if not, says that `part` is not drawn and which
+    command computes its runs."""
+    if all(results.has(cs) for cs in groups):
+        return True
+    print(results.missing_note(part))
+    return False
+
+
 def swept(results, p: dict, cfgs) -> list:
     """Parts C-F read their runs' first `sweep_rounds` rounds (the real-initialised runs are part A's)."""
     return [ex.first_rounds(r, p["sweep_rounds"]) for r in results(cfgs)]
@@ -57,21 +75,29 @@ def swept(results, p: dict, cfgs) -> list:
 def table1(results, p: dict, reported: dict, shown: dict, paper_name: dict):
     """Part A: Table I, final accuracy (mean +- SE) beside the paper's mean +- std, the uplink per client and the
     ledger's total; the datasets not here named; saved as fedrd_table1."""
-    rows = []
+    rows, undrawn = [], []
     for d in p["datasets"]:
-        by_label = {lab: results(p["table1"][(d, lab)]) for lab in p["labels"]}
+        by_label = table1_runs(results, p, d)
+        if by_label is None:
+            print(results.missing_note(f"Table I ({shown[d]})"))
+            undrawn.append(d)
+            continue
         for row in compare(by_label, reported.get(paper_name[d], {}), quantity=Result.last, keys=dict(dataset=shown[d])):
             rs = by_label[row["method"]]
             rows.append({**row, "uplink_MB_per_client": rs[0].uplink_mb()[-1],
                          "ledger_MB_total": rs[0].total_bits() / MB})
     rows += [{**row, "uplink_MB_per_client": float("nan"), "ledger_MB_total": float("nan")} for row in
-             compare({}, {}, with_std=True, missing=[dict(dataset=shown.get(d, d.upper())) for d in p["missing"]])]
+             compare({}, {}, with_std=True, missing=[dict(dataset=shown.get(d, d.upper()))
+                                                     for d in p["missing"] + undrawn])]
     return outputs.save_table(rows, "fedrd_table1")
 
 
 def curve_figures(results, p: dict, methods: dict, shown: dict, profile: str) -> None:
     """Part B: Fig. 2 (accuracy per round) and Fig. 3 (against the cumulative uplink per client)."""
-    curves = {d: {lab: results(p["table1"][(d, lab)]) for lab in p["labels"]} for d in p["datasets"]}
+    curves = {d: by_label for d in p["datasets"] if (by_label := table1_runs(results, p, d)) is not None}
+    if not curves:
+        print("Figs. 2 and 3: not drawn, part A's runs are not all there (see Table I)")
+        return
     by_round = {shown[d]: {lab: {"method": methods[lab][0], "acc": np.array([r.curve() for r in rs]) * 100}
                            for lab, rs in by_label.items()} for d, by_label in curves.items()}
     fig = plots.accuracy_curves(by_round, "FedRD's Fig. 2: mean client accuracy per round (mean ± SE over seeds)")
@@ -90,6 +116,8 @@ def init_table(results, p: dict, table3: dict, shown: dict):
     """Part C: Table III, real against random initialisation; saved as fedrd_table3_init (None where cut)."""
     rows = []
     for (d, lab, init), cfgs in p["inits"].items():
+        if not _all_there(results, [cfgs], f"Table III ({shown[d]}, {lab}, {init} initialisation)"):
+            continue
         m, se = stats.mean_se([final(r) for r in swept(results, p, cfgs)])
         paper_value = table3[f"{lab}({init})"][0] if d == "fashion_mnist" else float("nan")
         rows.append({"dataset": shown[d], "method": lab, "init": init, "final_mean": m, "final_se": se,
@@ -99,6 +127,8 @@ def init_table(results, p: dict, table3: dict, shown: dict):
 
 def dpc_part(results, p: dict, profile: str) -> dict:
     """Part D: accuracy against the uplink as dpc grows; (label, dpc) -> ((mean, se), uplink MB) (empty where cut)."""
+    if not _all_there(results, p["dpcs"].values(), "part D (Fig. 4 stand-in)"):
+        return {}
     points = {(lab, k): (stats.mean_se([final(r) for r in swept(results, p, cfgs)]),
                          swept(results, p, cfgs)[0].uplink_mb()[-1]) for (lab, k), cfgs in p["dpcs"].items()}
     if not points:
@@ -120,6 +150,8 @@ def dpc_part(results, p: dict, profile: str) -> dict:
 
 def dim_rows(results, p: dict) -> list[dict]:
     """Part E: FedRD's accuracy against the representation size; saved as fedrd_table4_dims (empty where cut)."""
+    if not _all_there(results, p["sides"].values(), "part E (Table IV stand-in)"):
+        return []
     rows = [{"sqrt_d": side, "d": side * side,
              **dict(zip(("final_mean", "final_se"), stats.mean_se([final(r) for r in swept(results, p, cfgs)]))),
              "uplink_MB_per_client": swept(results, p, cfgs)[0].uplink_mb()[-1], "seeds": len(cfgs),
@@ -135,6 +167,8 @@ def depth_part(results, p: dict, profile: str) -> dict:
     """Part F: FedRD's accuracy against the projection's depth; depth -> (mean, se) (empty where cut)."""
     if not p["depths"]:
         print("part F is", CUT)
+        return {}
+    if not _all_there(results, p["depths"].values(), "part F (Fig. 5 stand-in)"):
         return {}
     acc = {L: stats.mean_se([final(r) for r in swept(results, p, cfgs)]) for L, cfgs in sorted(p["depths"].items())}
     fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(acc), [v[0] for v in acc.values()],
@@ -170,26 +204,31 @@ def _best_averaging(results, p: dict, f=final) -> list[float]:
 
 def table1_claims(ledger, results, p: dict, reported: dict) -> None:
     """Table I on FashionMNIST: FedRD beats FedDM, and FedDM the best averaging method, seed by seed; Fig. 2: after
-    one round FedRD is ahead of every averaging method, and (beyond 5 rounds) it converges within about 5."""
+    one round FedRD is ahead of every averaging method, and (beyond 5 rounds) it converges within about 5. Runs not
+    all there (`table1_runs`): every row says "not run"."""
     if ("fashion_mnist", "FedRD") not in p["table1"]:
         return
     paper = {lab: reported["fashion_mnist"][lab][0] for lab in p["labels"]}
-    of = lambda lab, f=final: _per_seed(results, p["table1"][("fashion_mnist", lab)], f)  # noqa: E731
+    there = table1_runs(results, p, "fashion_mnist") is not None
+    of = lambda lab, f=final: _per_seed(results, p["table1"][("fashion_mnist", lab)], f) if there else None  # noqa: E731
+    best = lambda f=final: _best_averaging(results, p, f) if there else None  # noqa: E731
     ledger.compare("FedRD", "Table I", "FashionMNIST: FedRD is more accurate than FedDM", of("FedRD"), of("FedDM"), ">",
                    paper_value=round(paper["FedRD"] - paper["FedDM"], 2), rounds=p["rounds"])
     ledger.compare("FedRD", "Table I", "FashionMNIST: FedDM is more accurate than the best of FedAvg, FedProx and "
-                   "FedNova", of("FedDM"), _best_averaging(results, p), ">",
+                   "FedNova", of("FedDM"), best(), ">",
                    paper_value=round(paper["FedDM"] - max(paper[lab] for lab in AVERAGING), 2), rounds=p["rounds"])
-    tail = {lab: 100 * np.mean([r.curve() for r in results(p["table1"][("fashion_mnist", lab)])], 0)[-3:]
-            for lab in ("FedDM", "FedRD")}
-    print("how firm: the mean accuracy over the last 3 rounds", {lab: v.round(2).tolist() for lab, v in tail.items()})
+    if there:
+        tail = {lab: 100 * np.mean([r.curve() for r in results(p["table1"][("fashion_mnist", lab)])], 0)[-3:]
+                for lab in ("FedDM", "FedRD")}
+        print("how firm: the mean accuracy over the last 3 rounds", {lab: v.round(2).tolist() for lab, v in tail.items()})
     ledger.compare("FedRD", "Fig. 2", "after one round FedRD is ahead of every model-averaging method (FashionMNIST; "
-                   "the paper: CIFAR-10, 65% against < 30%)", of("FedRD", after_round_one),
-                   _best_averaging(results, p, after_round_one), ">", rounds=1)
+                   "the paper: CIFAR-10, 65% against < 30%)", of("FedRD", after_round_one), best(after_round_one), ">",
+                   rounds=1)
     if p["rounds"] > 5:
-        curve = np.mean([r.curve() for r in results(p["table1"][("fashion_mnist", "FedRD")])], 0) * 100
+        curve = np.mean([r.curve() for r in results(p["table1"][("fashion_mnist", "FedRD")])], 0) * 100 if there \
+            else None
         ledger.record("FedRD", "Fig. 2", "FedRD converges within about 5 rounds (its best later round minus round 5, "
-                      "FashionMNIST)", float(curve[5:].max() - curve[4]), 1.0, "ours <= reference",
+                      "FashionMNIST)", float(curve[5:].max() - curve[4]) if there else None, 1.0, "ours <= reference",
                       seeds=len(p["seeds"]), rounds=p["rounds"])
 
 
@@ -198,49 +237,71 @@ def real_over_random(ledger, results, p: dict, table3: dict) -> None:
     if not p["inits"]:
         return
     for lab in ("FedDM", "FedRD"):
+        sides = [p["inits"][(p["d0"], lab, init)] for init in ("real", "random")]
+        real, random = ([final(r) for r in swept(results, p, cfgs)] if all(results.has(c) for c in sides) else None
+                        for cfgs in sides)
         ledger.compare("FedRD", "Table III", f"initialising from real samples beats noise ({lab}, FashionMNIST)",
-                       [final(r) for r in swept(results, p, p["inits"][(p["d0"], lab, "real")])],
-                       [final(r) for r in swept(results, p, p["inits"][(p["d0"], lab, "random")])], ">",
+                       real, random, ">",
                        paper_value=round(table3[f"{lab}(real)"][0] - table3[f"{lab}(random)"][0], 2),
                        rounds=p["sweep_rounds"])
 
 
+RISES = "accuracy rises with the samples per class (dpc {} -> {}, FedDM and FedRD, FashionMNIST)"
+EQUAL_UPLINK = ("at equal uplink FedRD beats FedDM (FashionMNIST: the same dpc at d' = 784, and three times the dpc at "
+                "d' = 256)")
+SIZE = ("accuracy rises with the representation size (FashionMNIST, d' = {} -> {}; the paper: CIFAR-10, 64 -> 2304, "
+        "+28.4 points)")
+DEPTH = "a deeper projection is more accurate (FashionMNIST, depth {} -> {})"
+UNDECLARED = ("not run: no run set declares this part's paper-size runs (scripts/paper_runs.py); each is a paper-size "
+              "FedRD or FedDM run, as costly as fedrd_table1's (Table I's rows give its measured cost)")
+
+
 def dpc_claims(ledger, points: dict, p: dict) -> None:
     """Fig. 4: accuracy rises with the samples per class; at equal uplink FedRD beats FedDM (the same dpc at
-    d' = 784, three times the dpc at d' = 256)."""
+    d' = 784, three times the dpc at d' = 256). Part D planned (`p["dpcs"]`) but not there: both rows "not run"."""
+    at = dict(seeds=len(p["seeds"]), rounds=p["sweep_rounds"])
+    if not points and p.get("dpcs"):
+        planned = [k for lab, k in p["dpcs"] if lab == "FedDM"]
+        for claim in (RISES.format(min(planned), max(planned)), EQUAL_UPLINK):
+            ledger.record("FedRD", "Fig. 4", claim, None, 0.0, "ours > reference", **at)
+            ledger.rows[-1].note = UNDECLARED
+        return
     dm = {k: v[0][0] for (lab, k), v in points.items() if lab == "FedDM"}
     rd = {k: v[0][0] for (lab, k), v in points.items() if lab == "FedRD"}
     if len(dm) > 1 and len(rd) > 1:
         rises = [dm[max(dm)] - dm[min(dm)], rd[max(rd)] - rd[min(rd)]]
         print(f"(4a) the largest dpc minus the smallest: FedDM {rises[0]:+.2f}, FedRD {rises[1]:+.2f}")
-        ledger.record("FedRD", "Fig. 4", f"accuracy rises with the samples per class (dpc {min(dm)} -> {max(dm)}, "
-                      "FedDM and FedRD, FashionMNIST)", rises, 0.0, "ours > reference", seeds=len(p["seeds"]),
-                      rounds=p["sweep_rounds"])
+        ledger.record("FedRD", "Fig. 4", RISES.format(min(dm), max(dm)), rises, 0.0, "ours > reference", **at)
     same = [rd[k] - dm[k] for k in sorted(set(dm) & set(rd))]
     small = {k: v[0][0] for (lab, k), v in points.items() if lab == "FedRD d'=256"}
     equal = [small[3 * k] - dm[k] for k in sorted(dm) if 3 * k in small]
     if same + equal:
         print(f"(4b) FedRD minus FedDM at the same dpc and uplink: {[round(x, 2) for x in same]}; FedRD (d' = 256, "
               f"3x dpc) minus FedDM at about equal uplink: {[round(x, 2) for x in equal]}")
-        ledger.record("FedRD", "Fig. 4", "at equal uplink FedRD beats FedDM (FashionMNIST: the same dpc at d' = 784, "
-                      "and three times the dpc at d' = 256)", same + equal, 0.0, "ours > reference",
-                      seeds=len(p["seeds"]), rounds=p["sweep_rounds"])
+        ledger.record("FedRD", "Fig. 4", EQUAL_UPLINK, same + equal, 0.0, "ours > reference", **at)
 
 
 def size_and_depth_claims(ledger, dims: list[dict], depth_acc: dict, p: dict, table4: dict) -> None:
-    """Table IV: accuracy rises with the representation size; Fig. 5: a deeper projection is more accurate."""
+    """Table IV: accuracy rises with the representation size; Fig. 5: a deeper projection is more accurate. A part
+    planned (`p["sides"]`, `p["depths"]`) whose runs are not there: its row says "not run"."""
+    at = dict(seeds=len(p["seeds"]), rounds=p["sweep_rounds"])
+    paper_gain = round(table4["accuracy"][-1] - table4["accuracy"][0], 2)
     if dims:
         by_side = {r["sqrt_d"]: r["final_mean"] for r in dims}
-        ledger.record("FedRD", "Table IV", f"accuracy rises with the representation size (FashionMNIST, d' = "
-                      f"{min(by_side) ** 2} -> {max(by_side) ** 2}; the paper: CIFAR-10, 64 -> 2304, +28.4 points)",
-                      by_side[max(by_side)] - by_side[min(by_side)], 0.0, "ours > reference",
-                      paper_value=round(table4["accuracy"][-1] - table4["accuracy"][0], 2),
-                      seeds=len(p["seeds"]), rounds=p["sweep_rounds"])
+        ledger.record("FedRD", "Table IV", SIZE.format(min(by_side) ** 2, max(by_side) ** 2),
+                      by_side[max(by_side)] - by_side[min(by_side)], 0.0, "ours > reference", paper_value=paper_gain, **at)
+    elif p.get("sides"):
+        ledger.record("FedRD", "Table IV", SIZE.format(min(p["sides"]) ** 2, max(p["sides"]) ** 2), None, 0.0,
+                      "ours > reference", paper_value=paper_gain, **at)
+        ledger.rows[-1].note = UNDECLARED
     if depth_acc:
         gain = depth_acc[max(depth_acc)][0] - depth_acc[min(depth_acc)][0]
-        ledger.record("FedRD", "Fig. 5", f"a deeper projection is more accurate (FashionMNIST, depth {min(depth_acc)} "
-                      f"-> {max(depth_acc)})", gain, 0.0, "ours > reference", seeds=len(p["seeds"]),
-                      rounds=p["sweep_rounds"])
+        ledger.record("FedRD", "Fig. 5", DEPTH.format(min(depth_acc), max(depth_acc)), gain, 0.0, "ours > reference",
+                      **at)
+    elif p.get("depths"):
+        ledger.record("FedRD", "Fig. 5", DEPTH.format(min(p["depths"]), max(p["depths"])), None, 0.0,
+                      "ours > reference", **at)
+        ledger.rows[-1].note = UNDECLARED
 
 
 def fednova_unbiased(ledger, gap: dict, settings: dict) -> str:
