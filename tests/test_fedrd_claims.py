@@ -89,6 +89,29 @@ def test_every_ladder_row_names_its_rung_and_the_unjudged_say_why(tmp_path, monk
     assert any(r["note"].startswith("not judged here: SVHN") for r in collected)  # the reason survives collecting
 
 
+def test_every_ladder_claim_has_its_trend_over_the_rungs():
+    """Before, only Table I's two claims had a trend row; the issue asks one for each claim the ladder judges: Table
+    III's real over random (per method) and Fig. 2's round-one lead too, each the per-seed slope against log T."""
+    ladder = {(lab, None, None): runs for lab, runs in BASE.items()}
+    for T, gain in ((10, 0.0), (100, 2.0)):  # real pulls ahead of random as T grows, by 2 points a decade
+        for method in ("FedDM", "FedRD"):
+            ladder[(method, T, "real")] = _runs([85 + gain, 86 + gain, 84 + gain], first=60 + 5 * gain)
+            ladder[(method, T, "random")] = _runs([85.1, 85.9, 84.2])
+    ledger = _ledger()
+    claims.record(ladder, (10, 100), ledger)
+    trends = {r.where + " | " + r.claim.split(":")[0]: r for r in ledger.rows if r.where.endswith("T = 10-100)")}
+    assert sorted(trends) == sorted([
+        "Table I (ladder, T = 10-100) | FedDM over the best averaging baseline",
+        "Table I (ladder, T = 10-100) | FedRD over FedDM",
+        "Table III (ladder, T = 10-100) | real over random initialisation (FedDM)",
+        "Table III (ladder, T = 10-100) | real over random initialisation (FedRD)",
+        "Fig. 2 (ladder, T = 10-100) | FedRD over the best averaging method after round one"])
+    real = trends["Table III (ladder, T = 10-100) | real over random initialisation (FedRD)"]
+    assert real.ours == pytest.approx([2.0, 2.0, 2.0]) and real.verdict == rules.HOLDS  # zero spread: said in the note
+    assert trends["Fig. 2 (ladder, T = 10-100) | FedRD over the best averaging method after round one"].ours == \
+        pytest.approx([10.0, 10.0, 10.0])
+
+
 # ----------------------------------------------------------------------------------------------- notebook 07's parts
 def test_the_parts_claims_on_made_up_numbers():
     from fedlib.papers.fedrd import parts

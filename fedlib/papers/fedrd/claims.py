@@ -105,22 +105,26 @@ def record(ladder: dict, steps: tuple[int, ...], ledger, rounds: str = "") -> No
     """Every ladder claim. `ladder`: (label, T, init) -> one Result per seed, or None where not shipped; the
     averaging baselines under (label, None, None); `rounds` what each row says of its rounds."""
     base = {lab: ladder.get((lab, None, None)) for lab in AVERAGING}
-    dm_vs_avg, rd_vs_dm = {}, {}
+    dm_vs_avg, rd_vs_dm, ahead = {}, {}, {}
+    real_vs_random = {"FedDM": {}, "FedRD": {}}
     for T in steps:
         dm, rd = ladder.get(("FedDM", T, "real")), ladder.get(("FedRD", T, "real"))
         dm_over_averaging(ledger, dm, base, steps=T, rounds=rounds)
         rd_over_dm(ledger, rd, dm, steps=T, rounds=rounds)
         for method in ("FedDM", "FedRD"):
-            real_over_random(ledger, ladder.get((method, T, "real")), ladder.get((method, T, "random")),
-                             method=method, steps=T, rounds=rounds)
+            real, random = ladder.get((method, T, "real")), ladder.get((method, T, "random"))
+            real_over_random(ledger, real, random, method=method, steps=T, rounds=rounds)
+            real_vs_random[method][T] = margins(_each(real, final), _each(random, final))
         rd_ahead_after_round_one(ledger, rd, base, steps=T)
         dm_vs_avg[T] = margins(_each(dm, final), _best_averaging(base, final))
         rd_vs_dm[T] = margins(_each(rd, final), _each(dm, final))
+        ahead[T] = margins(_each(rd, after_round_one), _best_averaging(base, after_round_one))
     trend(ledger, "Table I", "FedDM over the best averaging baseline", dm_vs_avg)
     trend(ledger, "Table I", "FedRD over FedDM", rd_vs_dm)
+    for method, by_rung in real_vs_random.items():
+        trend(ledger, "Table III", f"real over random initialisation ({method})", by_rung)
+    trend(ledger, "Fig. 2", "FedRD over the best averaging method after round one", ahead)
     record_not_judged(ledger)
-
-
 
 
 def record_ladder(ladder: dict, profile: str, settings: dict):
