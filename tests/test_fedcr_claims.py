@@ -139,3 +139,17 @@ def test_fedcrs_reported_numbers_are_table_10s_text():
                     assert fedcr.TABLE2[column][method] == mean, (column, method)
                 seen += 1
     assert seen == 80
+
+
+def test_fig3s_caption_names_the_papers_lambda_per_column_in_the_paper_profile(tmp_path, monkeypatch):
+    """Before, the paper profile (Ditto's lambda per column, so `lam` None) stopped at Fig. 3(a-c) with a TypeError
+    as soon as a Table 2 column was drawn: the caption formatted None as a number."""
+    from fedlib import paths
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    p = {"S": fedcr.PROFILES["paper"], "profile": "paper", "rounds": "250 (fashion_mnist)"}
+    table = {("fashion_mnist", "n1"): {lab: _runs([90.0, 91.0, 92.0]) for lab in fedcr.TABLE2_LABELS},
+             ("fashion_mnist", "n2"): None}
+    parts.curves_figure(table, p, None, fedcr)
+    saved = list(paths.figures_dir().glob("fedcr_curves*.png"))
+    assert saved, "the figure was not saved"

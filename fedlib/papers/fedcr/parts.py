@@ -119,8 +119,11 @@ def curves_figure(table: dict, p: dict, lam, paper) -> None:
         return _missing("Fig. 3(a-c)", "Table 2's")
     fig = plots.accuracy_curves(panels, "FedCR's Fig. 3: mean client accuracy per round, before the final fine-tune "
                                         "(mean ± SE over seeds)")
+    drawn = [(d, q) for (d, q), by_label in table.items() if by_label is not None]
+    ditto = f"Ditto lambda {lam:g}" if lam is not None else "Ditto lambda the paper's per column: " + ", ".join(
+        f"{paper.SHOWN[d]} {q} {paper.DITTO_LAM[(d, q)]:g}" for d, q in drawn)  # the paper profile: lam None
     plots.caption(fig, p["profile"], len(S["seeds"]), p["rounds"],
-                  note=f"width {S['model']['width']}, V = {S['model']['dim']}, Ditto lambda {lam:g}")
+                  note=f"width {S['model']['width']}, V = {S['model']['dim']}, {ditto}")
     outputs.save_figure(fig, "fedcr_curves")
 
 
