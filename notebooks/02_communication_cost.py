@@ -75,8 +75,8 @@ print(profile, {d: (len(s["methods"]), s["seeds"], s["rounds"]) for d, s in plan
 
 
 # %%
-results = sweep.Runs(plan["every_run"], profile, "scripts/paper_runs.py table1, tableA1 (and augment)",
-                     shipped_prefixes=True)
+results = sweep.Runs(plan["every_run"], profile,
+                     "scripts/paper_runs.py table1, table1_fashion_mnist, tableA1 (and augment)", shipped_prefixes=True)
 print(f"{sum('first_rounds_of' in results([c])[0] for c in plan['every_run'] if results.has([c]))} read as the first "
       "rounds of shipped longer runs")
 runs, absent = T.read(results, plan)

@@ -90,3 +90,8 @@ def test_the_paper_profile_takes_the_papers_10_seeds_on_any_machine(monkeypatch)
     assert S["table1"]["mnist"]["seeds"] == list(range(10))
     assert all(s["seeds"] == list(range(10)) for s in S["tableA1"].values())
     assert fedlog.table1_settings("paper", {"FEDLIB_SEEDS": "3"})["table1"]["mnist"]["seeds"] == [0, 1, 2]
+    # before, the 10 held for every dataset, so FashionMNIST's Table 1 (its run set: 5 seeds) could never be drawn
+    from fedlib import papers
+
+    assert S["table1"]["fashion_mnist"]["seeds"] == list(papers.RUN_SETS["table1_fashion_mnist"].seeds) == \
+        list(range(5))

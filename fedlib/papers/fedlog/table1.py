@@ -41,6 +41,7 @@ def plan(profile: str, fedlog) -> dict:
 def read(results, p: dict) -> tuple[dict, list[str]]:
     """Table 1's Results that are there (dataset -> label -> [Result]) and the rows that are not."""
     runs = {d: {lab: results(cfgs) for lab, cfgs in by.items() if results.has(cfgs)} for d, by in p["t1"].items()}
+    runs = {d: by_label for d, by_label in runs.items() if by_label}  # a dataset with no row there is not drawn
     absent = [f"{d} {lab}" for d, by in p["t1"].items() for lab, cfgs in by.items() if not results.has(cfgs)]
     if absent:  # the table draws the rows that are shipped; the verdicts wait for every row (a rival may be missing)
         print(results.missing_note(f"Table 1's rows {', '.join(absent)}") + "; the verdicts are not remade")
@@ -370,8 +371,8 @@ def ranking(ledger, d: str, rows: dict, p: dict, fedlog):
 
 def record(summary: dict, runs: dict, absent: list, p: dict, fedlog, a1: dict | None = None) -> tuple[object, list]:
     """Notebook 02's claims (`a1`: Table A.1's runs, as `table_a1` returns them) and its rankings; the ledger is saved
-    only when every Table 1 row is there and no part or method was left out (a run on some datasets keeps the others'
-    claims). Returns it and the ranking tables."""
+    as `saving` decides (not when a drawn dataset misses a row or some methods were chosen). Returns it and the
+    ranking tables."""
     ledger = rules.ClaimsLedger(NOTEBOOK, p["profile"])
     for d, rows in summary.items():
         _summary_lines(d, rows)
@@ -401,6 +402,17 @@ def record(summary: dict, runs: dict, absent: list, p: dict, fedlog, a1: dict | 
         if p["chosen"]:  # a ranking of some methods only would mislead
             break
         shown.append(ranking(ledger, d, rows, p, fedlog))
-    if not p["chosen"] and p["settings"]["table1"] and not absent:  # a run of some methods or parts: claims half made
-        ledger.save(keep_other_where=bool(fedlog.chosen_datasets()))  # a run on some datasets keeps the others'
+    save, keep_other = saving(p, runs, absent, fedlog.chosen_datasets())
+    if save:
+        ledger.save(keep_other_where=keep_other)
     return ledger, shown
+
+
+def saving(p: dict, runs: dict, absent: list[str], chosen_datasets: list[str]) -> tuple[bool, bool]:
+    """Whether notebook 02 saves its ledger, and whether the file keeps the saved rows of tables this run has none
+    for. Not saved when some methods were chosen (a ranking of some would mislead) or a drawn dataset misses a row (a
+    rival may be missing: claims half made); a dataset with no row there at all (not shipped yet) is left out, and
+    the file keeps its rows, as a run on some datasets (`chosen_datasets`) keeps the others'."""
+    left_out = [d for d in p.get("t1", {}) if d not in runs]
+    partial = [row for row in absent if row.split(" ", 1)[0] not in left_out]
+    return not p["chosen"] and bool(p["settings"]["table1"]) and not partial, bool(chosen_datasets or left_out)
