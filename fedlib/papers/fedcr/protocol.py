@@ -8,6 +8,10 @@ import warnings
 # 10 local epochs of SGD with batch 48, and every client's 10-epoch fine-tune of its personal part after the last
 # round (the authors' "last" round), for every method that has one (see NO_FINETUNE). The engine's wide-layer path
 # (Config.fast_engine: 3-4x faster on 1024-wide layers, other summation orders) runs every FedCR-protocol run.
+# Input scaling, a choice the paper leaves open: FashionMNIST is standardised with its own mean and std (0.2860,
+# 0.3530), as everywhere in fedlib; the authors' utils_dataset.py maps it to (x - 0.5) / 0.5. A probe at the paper's
+# size (n1, seed 0, 50 rounds; docs/measurements.md, 2026-11-26) finds theirs no better: FedRep 80.27 against our
+# 79.94 after 50 rounds, Ditto 61.28 against our 73.74. So it does not explain Ditto's shortfall from Table 2.
 METHODS = {  # label -> (method, options, whether the body ends in FedCR's Gaussian layer)
     "FedAvg": ("fedavg", {}, False),  # read before the fine-tune; "FedAvg-FT" is the same run after it
     "FedPer": ("fedper", {"local_layers": 1}, False),  # only the head local, as the authors' w_glob_keys
