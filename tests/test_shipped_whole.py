@@ -12,10 +12,12 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from fedlib import cache, claims, papers
+from fedlib import cache, claims, papers, paths
 from fedlib import experiments as ex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,9 +55,12 @@ def test_every_run_set_shipped_whole_gives_its_claims_a_verdict(notebook, monkey
         monkeypatch.delenv(knob, raising=False)
     monkeypatch.setenv("FEDLIB_PROFILE", "paper")
     monkeypatch.chdir(ROOT / "notebooks")  # where papermill runs them
-    with warnings.catch_warnings():
+    for name in ("_active", "_lab"):  # the notebook's `paths.use_profile` sets them: restored for the tests after this
+        monkeypatch.setattr(paths, name, getattr(paths, name))
+    with warnings.catch_warnings(), matplotlib.rc_context():  # and its `plots.style()`
         warnings.simplefilter("ignore")
         runpy.run_path(str(ROOT / "notebooks" / f"{notebook}.py"), run_name="__main__")
+    plt.close("all")
     rows = [r for path in (Path(os.environ["FEDLIB_FIGURES"]) / "claims").glob(f"{notebook}_*.csv")
             for r in claims.read(path)]
     checked = 0
