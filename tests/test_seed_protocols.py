@@ -66,7 +66,9 @@ def test_fedrd_condenses_30_per_class_on_three_channel_data_in_the_paper_profile
 
 def test_fedcrs_protocol_gives_each_method_its_authors_rate_and_clips_every_step():
     for label, lr in fedcr.LR.items():
-        cfg = fedcr.config("fashion_mnist", label, "n1", seed=0, rounds=2, width=64, dim=8)
+        cfg = fedcr.config("mnist", label, "n1", seed=0, rounds=2, width=64, dim=8)
         assert (cfg.lr, cfg.clip_grad_norm) == (lr, 10.0), label
+        cfg = fedcr.config("fashion_mnist", label, "n1", seed=0, rounds=2, width=64, dim=8)  # Ditto's screened there
+        assert (cfg.lr, cfg.clip_grad_norm) == (fedcr.TUNED_LR.get((label, "fashion_mnist"), lr), 10.0), label
     assert fedcr.config("fashion_mnist", "FedAvg", "n1", seed=0, rounds=2, width=64, dim=8).lr == 0.01
     assert fedcr.config("fashion_mnist", "Ditto", "n1", seed=0, rounds=2, width=64, dim=8).final_finetune_epochs == 10

@@ -9,7 +9,7 @@ from . import plans, protocol, reported  # noqa: F401
 from .reported import TABLE10_SPREAD, TABLE2, TABLE3, TABLE9  # noqa: F401
 from .protocol import (  # noqa: F401
     BASELINES, BETA, BODIES, CLASSES_N1, CLIP, DIRICHLET_N2, DITTO_LAM, LR, METHODS, NONAGGREGATE, NO_FINETUNE,
-    PAPER_NAME, PARTITIONS, ROUNDS, SHOWN, config)
+    PAPER_NAME, PARTITIONS, ROUNDS, SHOWN, TUNED_LR, config)
 from .plans import PROFILES, RUN_SETS, TABLE2_LABELS, TINY, rounds_label, rounds_of, run, table1_run  # noqa: F401
 
 from . import analysis, figures  # noqa: E402, F401  (what is computed that is not a run; FedCR's own figure)
