@@ -514,12 +514,14 @@ def _claim_line(r: dict, scales: dict, coverage: dict) -> list[str]:
     if not judged:  # `cannot_judge`: the reason instead of "missing data", which it is not
         verdict, r = f"**not judged at this scale** ({str(r['note']).removeprefix('not judged here: ')})", {**r, "note": ""}
     why = cover.get("why", {}).get(max(hits, key=len), "its runs are not all shipped") if unshipped else ""
+    at = "this reduced scale" if r["scale"] == "reduced" else "the paper protocol"  # a ladder row never says "paper"
     if waiting:  # its runs are declared and not all in archive/: say how many are and what the rest costs
-        verdict = f"**not run at the paper protocol** ({why})"
+        verdict = f"**not run at {at}** ({why})"
     elif r["scale"] not in ("paper", "reduced") and unshipped:  # its largest scale is a smaller profile's
         verdict = f"**not run at the paper protocol** ({why}); the {r['scale']} profile: {verdict}"
     return [where, r["claim"], verdict, _margin_text(r),
-            f"{runs}{r['scale']}" + (f" (paper protocol, reduced: {reduced})" if reduced else ""), numbers]
+            f"{runs}" + (f"reduced: {reduced}" if reduced and r["scale"] == "reduced"
+                         else f"{r['scale']} (paper protocol, reduced: {reduced})" if reduced else r["scale"]), numbers]
 
 
 def _paper_sections(rows: list[dict], coverage: dict) -> list[str]:

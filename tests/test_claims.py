@@ -253,8 +253,25 @@ def test_a_claim_belongs_to_the_run_set_of_its_table_not_to_one_whose_name_it_st
                  ours="", reference="", rule="paired: ours > reference", paper_value="", claim="c", margin="")
             for w in ("Table III (ladder, T = 10)", "Table I (ladder, T = 10)")]
     table3, table1 = (claims._claim_line(r, {"reduced": r}, cover) for r in rows)
-    assert table3[2] == "**not run at the paper protocol** (ladder: 0 of 57)" and "FashionMNIST only" not in table3[4]
-    assert table1[2] == "**not run at the paper protocol** (ladder: 0 of 57)" and "ConvNet-32" in table1[4]
+    assert table3[2] == "**not run at this reduced scale** (ladder: 0 of 57)" and "FashionMNIST only" not in table3[4]
+    assert table1[2] == "**not run at this reduced scale** (ladder: 0 of 57)" and "ConvNet-32" in table1[4]
+
+
+def test_a_reduced_scale_row_never_says_paper_in_its_verdict_or_scale():
+    # before: a ladder row read "not run at the paper protocol" and "5, reduced (paper protocol, reduced: ...)";
+    # issue 43: "every row names its rung; no row says 'paper'"
+    cover = {"07_nb": {"lines": ["x"], "unshipped": ["Table I (ladder)"], "why": {"Table I (ladder)": "ladder: 0 of 57"},
+                       "deviations": {"Table I (ladder)": "ConvNet-32 (not 128)"}}}
+    row = dict(where="Table I (ladder, T = 10)", verdict=claims.MISSING, scale="reduced", notebook="07_nb", note="",
+               seeds="", rounds=5, ours="", reference="", rule="r", paper_value="", claim="c", margin="")
+    line = claims._claim_line(row, {"reduced": row}, cover)
+    assert "paper" not in line[2] and "paper" not in line[4] and line[4] == "- x 5, reduced: ConvNet-32 (not 128)"
+    shipped = claims._claim_line({**row, "verdict": "holds", "seeds": 3}, {"reduced": row}, {"07_nb": {
+        **cover["07_nb"], "unshipped": []}})
+    assert shipped[2] == "**holds**" and shipped[4] == "3 x 5, reduced: ConvNet-32 (not 128)"
+    paper = claims._claim_line({**row, "scale": "paper", "where": "Table I"}, {}, {"07_nb": {
+        **cover["07_nb"], "deviations": {"Table I": "FashionMNIST only"}}})
+    assert paper[4] == "- x 5, paper (paper protocol, reduced: FashionMNIST only)"  # a paper row keeps its words
 
 
 def test_two_unshipped_sets_of_one_table_are_both_named_in_its_rows():
