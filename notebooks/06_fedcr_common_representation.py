@@ -36,10 +36,10 @@
 # 210), the models (hidden width, V, draws), the rounds and the sweeps, so that the whole notebook runs in minutes
 # on a CPU: its accuracies are far below the paper's, and it compares methods early in training. The paper profile
 # uses the paper's settings, with each method's learning rate from the authors' run commands and every local step
-# clipped to norm 10 as their code does (`fedcr.LR`, `FEDCR_CLIP`; Ditto's on FashionMNIST screened on the paper's
-# grid, `fedcr.TUNED_LR`); Ditto has the authors' final round in
-# which every client trains. Its runs are GPU work (docs/measurements.md has the cost per round on a CPU) and are
-# computed by `scripts/paper_runs.py`, not by this notebook: it redraws what is shipped in `archive/`.
+# clipped to norm 10 as their code does (`fedcr.LR`, `FEDCR_CLIP`; on FashionMNIST, Ditto's, FedRep's and FedAvg's
+# screened on the paper's grid, `fedcr.TUNED_LR`); Ditto has the authors' final round in which every client trains.
+# Its runs take hours each on a CPU (docs/measurements.md has the cost per round) and are computed by
+# `scripts/paper_runs.py`, not by this notebook: it redraws what is shipped in `archive/`.
 
 # %% tags=["parameters"]
 import os

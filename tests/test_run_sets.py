@@ -22,8 +22,9 @@ PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, au
     "fedprof_table3": (30, "155a3ace5469d51b"),
     "fedprof_fig1": (12, "a7c1ac303ab56043"),
     "fedprof_alpha": (9, "34d070a82e17f6fe"),
-    "fedcr_table2_n1": (12, "eb95843a90a5cb25"),  # 2026-11-26: FashionMNIST's Ditto at its screened lr 0.1 (was
-    "fedcr_table2_n2": (12, "78e34eb08d79ff66"),  # 0.5: 5b0a890e6acd64ef, bd974d06be4149a9); the other labels kept
+    "fedcr_table2_n1": (12, "c3ace3608649fdcd"),  # 2026-11-26: FashionMNIST's Ditto, then FedRep and FedAvg, at
+    "fedcr_table2_n2": (12, "9ae7d6c84fde82a0"),  # their screened lr 0.1 (first 5b0a890e6acd64ef, bd974d06be4149a9;
+    # after Ditto's: eb95843a90a5cb25, 78e34eb08d79ff66); FedCR's runs kept theirs
     "fedcr_table9": (18, "10ae40322c2d0dd2"),
     "fedcr_table3": (54, "43b7636648e27ef7"),  # declared 2026-11-25 (notebook 06 part C), none shipped
     "fedcr_beta": (36, "5b0c6dff1196a70c"),  # part D, none shipped
@@ -121,17 +122,22 @@ def test_the_dp_sets_name_how_many_records_their_stand_ins_hold():
             assert f"about {ratio:.0f} times larger against the summed statistic, {per_client:.0f} times" in deviation
 
 
-def test_fashion_mnists_ditto_takes_its_screened_rate_and_table2s_other_runs_keep_their_keys():
-    """FedCR's protocol gives Ditto on FashionMNIST the rate its screen chose (0.1, `fedcr.TUNED_LR`) and keeps the
-    README's 0.5 elsewhere; FedCR, FedAvg and FedRep keep their keys, so their shipped Table 2 runs stay in the set."""
+def test_fashion_mnists_baselines_take_their_screened_rates_and_fedcr_keeps_its_keys():
+    """FedCR's protocol gives Ditto, FedRep and FedAvg on FashionMNIST the rate their screen chose (0.1 each,
+    `fedcr.TUNED_LR`; before: the README's 0.5, 0.01 and 0.01) and keeps the README's rates elsewhere; FedCR keeps its
+    0.05 and its keys, so its shipped Table 2 runs stay in the set while the baselines' earlier runs leave it."""
     from fedlib import archive
     from fedlib.papers import fedcr
 
-    assert fedcr.run("paper", "fashion_mnist", "Ditto", "n1", 0).lr == 0.1
-    assert fedcr.run("paper", "fashion_mnist", "Ditto", "n2", 0).lr == 0.1
+    for label in ("Ditto", "FedRep", "FedAvg"):
+        for part in ("n1", "n2"):
+            assert fedcr.run("paper", "fashion_mnist", label, part, 0).lr == 0.1, (label, part)
     assert fedcr.run("paper", "mnist", "Ditto", "n1", 0).lr == 0.5
+    assert fedcr.run("paper", "mnist", "FedRep", "n1", 0).lr == fedcr.run("paper", "mnist", "FedAvg", "n1", 0).lr == 0.01
     assert fedcr.run("paper", "fashion_mnist", "FedCR", "n1", 0).lr == 0.05
     shipped = {(lab, cfg.seed) for lab, cfg in RUN_SETS["fedcr_table2_n1"].runs([0, 1])
                if archive.find(cfg.method, cfg.key()) is not None}
-    assert {("FedCR", 0), ("FedAvg", 0), ("FedRep", 0), ("FedCR", 1)} <= shipped
-    assert not any(lab == "Ditto" for lab, _ in shipped)  # seed 0's Ditto at 0.5 is no longer the set's
+    assert {("FedCR", 0), ("FedCR", 1)} <= shipped
+    assert not any(lab in ("Ditto", "FedRep", "FedAvg") for lab, _ in shipped)  # the earlier rates' runs left it
+    old = fedcr.run("paper", "fashion_mnist", "FedRep", "n1", 0, lr=0.01)  # shipped at the README's rate: kept
+    assert archive.find(old.method, old.key()) is not None  # in archive/ under its own key

@@ -70,5 +70,6 @@ def test_fedcrs_protocol_gives_each_method_its_authors_rate_and_clips_every_step
         assert (cfg.lr, cfg.clip_grad_norm) == (lr, 10.0), label
         cfg = fedcr.config("fashion_mnist", label, "n1", seed=0, rounds=2, width=64, dim=8)  # Ditto's screened there
         assert (cfg.lr, cfg.clip_grad_norm) == (fedcr.TUNED_LR.get((label, "fashion_mnist"), lr), 10.0), label
-    assert fedcr.config("fashion_mnist", "FedAvg", "n1", seed=0, rounds=2, width=64, dim=8).lr == 0.01
+    assert fedcr.config("fashion_mnist", "FedAvg", "n1", seed=0, rounds=2, width=64, dim=8).lr == 0.1  # screened
+    assert fedcr.config("mnist", "FedAvg", "n1", seed=0, rounds=2, width=64, dim=8).lr == 0.01  # the README's
     assert fedcr.config("fashion_mnist", "Ditto", "n1", seed=0, rounds=2, width=64, dim=8).final_finetune_epochs == 10
