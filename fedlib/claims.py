@@ -502,7 +502,7 @@ def _claim_line(r: dict, scales: dict, coverage: dict) -> list[str]:
     judged = not str(r.get("note") or "").startswith("not judged")
     waiting = r["scale"] in ("paper", "reduced") and r["verdict"] == MISSING and unshipped and judged
     quick = scales.get("quick", {}).get("verdict", "-") if r["scale"] != "quick" else "this line"
-    if r["scale"] != "paper" and unshipped:
+    if r["scale"] not in ("paper", "reduced") and unshipped:  # a reduced row's verdict already says it
         quick += "; paper-profile runs not all shipped"
     matching = [w for w in cover.get("deviations", {}) if belongs(where, w)]  # the closest: the longest
     reduced = cover["deviations"][max(matching, key=len)] if matching and r["scale"] in ("paper", "reduced") else None

@@ -266,6 +266,7 @@ def test_a_reduced_scale_row_never_says_paper_in_its_verdict_or_scale():
                seeds="", rounds=5, ours="", reference="", rule="r", paper_value="", claim="c", margin="")
     line = claims._claim_line(row, {"reduced": row}, cover)
     assert "paper" not in line[2] and "paper" not in line[4] and line[4] == "- x 5, reduced: ConvNet-32 (not 128)"
+    assert "paper" not in " ".join(line).replace("the paper's number", "")  # nor "paper-profile runs" in its numbers
     shipped = claims._claim_line({**row, "verdict": "holds", "seeds": 3}, {"reduced": row}, {"07_nb": {
         **cover["07_nb"], "unshipped": []}})
     assert shipped[2] == "**holds**" and shipped[4] == "3 x 5, reduced: ConvNet-32 (not 128)"
