@@ -519,9 +519,10 @@ def _claim_line(r: dict, scales: dict, coverage: dict) -> list[str]:
         verdict = f"**not run at {at}** ({why})"
     elif r["scale"] not in ("paper", "reduced") and unshipped:  # its largest scale is a smaller profile's
         verdict = f"**not run at the paper protocol** ({why}); the {r['scale']} profile: {verdict}"
-    return [where, r["claim"], verdict, _margin_text(r),
-            f"{runs}" + (f"reduced: {reduced}" if reduced and r["scale"] == "reduced"
-                         else f"{r['scale']} (paper protocol, reduced: {reduced})" if reduced else r["scale"]), numbers]
+    scale = r["scale"]  # a reduced row names what is reduced; a paper row what of the paper's protocol it reduces
+    if reduced:
+        scale = f"reduced: {reduced}" if scale == "reduced" else f"{scale} (paper protocol, reduced: {reduced})"
+    return [where, r["claim"], verdict, _margin_text(r), f"{runs}{scale}", numbers]
 
 
 def _paper_sections(rows: list[dict], coverage: dict) -> list[str]:

@@ -73,8 +73,8 @@ def config(dataset: str, label: str, partition: str, *, seed: int, rounds: int, 
     """The Config of one run of FedCR's protocol: `label` from METHODS, `partition` "n1" (`classes` per
     client; default 5, CIFAR-100 15) or "n2" (Dirichlet 0.5; CIFAR-100 0.3), bodies of `width` hidden units (FMNIST:
     the authors' CNN; MNIST: the EMNIST-L MLP; CIFAR: Tables 5-6's CNN) ending, for FedCR, in a Gaussian layer of
-    dimension `dim`; `lr` defaults to the authors' rate for the label (LR), or the screened one (TUNED_LR). `options` join the label's; `over`
-    overrides Config fields."""
+    dimension `dim`; `lr` defaults to the screened rate for the label and dataset (TUNED_LR), else the authors'
+    (LR). `options` join the label's; `over` overrides Config fields."""
     from ...config import Config
 
     if label not in METHODS:
