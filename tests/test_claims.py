@@ -275,6 +275,25 @@ def test_a_reduced_scale_row_never_says_paper_in_its_verdict_or_scale():
     assert paper[4] == "- x 5, paper (paper protocol, reduced: FashionMNIST only)"  # a paper row keeps its words
 
 
+def test_a_ladder_rows_scale_names_no_matching_steps_but_its_own_rung():
+    # before: every ladder row's scale read "T = 10-300 steps", the whole ladder, beside its rung in `where`
+    # ("Table I (ladder, T = 30)"); issue 43: "every row names its rung (width, data, T, rounds)"
+    import re
+
+    from fedlib import papers
+    from fedlib.papers.fedrd import LADDER
+
+    cover = papers.coverage(shipped=lambda cfg: False, costs={})["07_fedrd_representation_distillation"]
+    for T in LADDER["steps"]:
+        for where in (f"Table I (ladder, T = {T})", f"Table III (ladder, T = {T})"):
+            row = dict(where=where, verdict="holds", scale="reduced", notebook="07_fedrd_representation_distillation",
+                       note="", seeds=3, rounds=5, ours="", reference="", rule="r", paper_value="", claim="c",
+                       margin="")
+            scale = claims._claim_line(row, {"reduced": row}, {row["notebook"]: {**cover, "unshipped": []}})[4]
+            assert scale.startswith("3 x 5, reduced: FashionMNIST, ConvNet-32"), scale
+            assert re.findall(r"T = [0-9-]+", scale) == [], scale  # the rung is in `where`, once
+
+
 def test_two_unshipped_sets_of_one_table_are_both_named_in_its_rows():
     # before: the second set's words replaced the first's, so Table 2's n1 rows read "fedcr_table2_n2: 0 of 12";
     # Table 2's sets now name their partition, and the DP sets (one per dataset) their dataset: each row is one

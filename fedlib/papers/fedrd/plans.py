@@ -149,7 +149,7 @@ def _run_sets():
                    where=("Table III",), deviations="FashionMNIST only; the real-initialised runs are fedrd_table1's"),
             RunSet("fedrd_ladder", nb, _ladder_runs, where=("Table I (ladder)", "Table III (ladder)", "Fig. 2 (ladder)"),
                    deviations=f"FashionMNIST, ConvNet-{LADDER['width']} (not 128), {LADDER['train_fraction']:.0%} of "
-                              f"the data, {LADDER['server_epochs']} server epochs (not 500), T = 10-300 steps")]
+                              f"the data, {LADDER['server_epochs']} server epochs (not 500), the T its row names (not 1000)")]
 
 
 RUN_SETS = _run_sets()
