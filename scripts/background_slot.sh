@@ -11,6 +11,9 @@
 #   git worktree add ../wt HEAD
 #   nohup scripts/background_slot.sh ../wt /path/to/results queueA.txt [../wt2 queueB.txt ...] > slotA.log 2>&1 &
 #   FEDLIB_RESULTS=/path/to/results python scripts/paper_runs.py SET --pack     # from the checkout, when done
+# On a fresh machine, prime RESULTS first: `FEDLIB_RESULTS=/path/to/results python scripts/paper_runs.py SET --list`
+# from the checkout copies the runs of SET shipped in its archive/ into RESULTS; a worktree at an older commit has
+# not got those packed after it in its own archive/, and would compute them again.
 set -u
 usage="usage: scripts/background_slot.sh WORKTREE RESULTS QUEUE [WORKTREE QUEUE ...] (each WORKTREE holds fedlib/, each QUEUE is a file)"
 if [ $# -lt 3 ] || [ $(( ($# - 3) % 2 )) -ne 0 ]; then
