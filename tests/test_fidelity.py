@@ -176,6 +176,82 @@ def test_the_old_unpaired_rule_would_have_passed_a_systematic_gap():
     assert not crosscheck.agreement({"fedlib": ours, "authors": theirs}).equivalent.any()
 
 
+STUB_NETS = """
+import torch.nn as nn
+
+
+class client_model(nn.Module):  # their FMNIST_CNN's parameters, and their super(client_model, self) call
+    def __init__(self, name, args=True):
+        super(client_model, self).__init__()
+        self.name = name
+        self.conv1, self.conv2 = nn.Conv2d(1, 4, 5), nn.Conv2d(4, 12, 5)
+        self.fc1, self.fc2, self.fc3 = nn.Linear(192, 1024), nn.Linear(1024, 1024), nn.Linear(1024, 10)
+"""
+STUB_MAIN = """
+import argparse, json, random
+import torch
+from models.Nets import client_model
+from utils.utils_dataset import DatasetObject
+
+
+class Client:
+    def __init__(self, i):
+        self.id = i
+
+
+p = argparse.ArgumentParser()
+for a in ("--epochs", "--num_users", "--seed"):
+    p.add_argument(a, type=int)
+p.add_argument("--frac", type=float)
+p.add_argument("--filepath")
+args, _ = p.parse_known_args()
+torch.manual_seed(args.seed)
+obj = DatasetObject(dataset="FMNIST", n_client=args.num_users, seed=args.seed, rule="noniid", class_main=5,
+                    data_path="Folder/", frac_data=0.7, dir_alpha=0.5)
+net = client_model("FMNIST_CNN", [784, 10])
+clients = [Client(i) for i in range(args.num_users)]
+seen = {"picks": [], "fc2": net.fc2.weight.sum().item(), "x0": float(obj.clnt_x[0].sum()),
+        "shape": list(obj.clnt_x[0].shape), "y": list(obj.tst_y[0].shape)}
+with open(args.filepath, "w") as log:
+    for it in range(args.epochs + 1):
+        m = args.num_users if it == args.epochs else max(int(args.frac * args.num_users), 1)
+        seen["picks"].append([c.id for c in random.sample(clients, m)])
+        log.write("Epoch:[{}]\\tlr =\\t0.1\\tloss=\\t1.0\\tacc_test=\\t{:.5f}\\n".format(it, 50.0 + it))
+json.dump(seen, open("seen.json", "w"))
+"""
+
+
+def test_the_fedcr_cross_check_gives_their_code_our_clients_weights_and_participants(tmp_path):
+    """scripts/fedcr_crosscheck.py runs their main_fed_ditto.py with our federation's arrays in their DatasetObject,
+    the seed's initial weights (ours) in their client_model, and our participants from random.sample (every client
+    in their final round); a stub of their checkout records what it was given."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("fedcr_crosscheck", Path(__file__).parent.parent / "scripts" /
+                                                  "fedcr_crosscheck.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    code = tmp_path / "FedCR" / "code_FedCR"
+    for folder, text in (("models", STUB_NETS), ("utils", "class DatasetObject:\n    pass\n")):
+        (code / folder).mkdir(parents=True)
+        (code / folder / "__init__.py").write_text("")
+        (code / folder / ("Nets.py" if folder == "models" else "utils_dataset.py")).write_text(text)
+    (code / "main_fed_ditto.py").write_text(STUB_MAIN)
+    curve = script.their_run(tmp_path / "FedCR", tmp_path / "scratch", 1, 2, 4, 0.5, 1)
+    assert curve == [0.50, 0.51, 0.52]  # their acc_test lines, evaluations 0 to R, as fractions
+    seen = json.loads((tmp_path / "scratch" / "seed1" / "stream1" / "seen.json").read_text())
+    cfg = script.our_config(1, 2, 4, 0.5)
+    ctx, _ = ex.setup(cfg)
+    assert seen["picks"][:2] == [ctx.select(r).tolist() for r in range(2)] and seen["picks"][2] == [0, 1, 2, 3]
+    names = ctx.population.param_names()
+    fc2 = ctx.population.groups[0].params[names[6]][0]
+    assert fc2.shape == (1024, 1024) and abs(seen["fc2"] - fc2.sum().item()) < 1e-3
+    n = int(ctx.fed.train.counts[0])
+    assert seen["shape"] == [n, 1, 28, 28] and abs(seen["x0"] - ctx.fed.train.x[0, :n].sum().item()) < 1e-2
+    assert seen["y"] == [int(ctx.fed.test.counts[0]), 1]
+
+
 # ----------------------------------------------------------------------------------------------- FedCR's protocol
 def test_ditto_takes_the_papers_lambda_per_column_and_the_quick_grid_holds_0_001_and_0_01():
     from fedlib.papers import fedcr

@@ -11,10 +11,11 @@ import numpy as np
 from scipy import stats as st
 
 
-def curves(path, model: str | None = None) -> dict:
+def curves(path, model: str | None = None, metric: str = "acc_all") -> dict:
     """scripts/feddbe_crosscheck.py's CSV as curves: side ("fedlib", "authors") -> accuracy in % [seeds, evaluations]
     (empty if the file is missing). A CSV with a `model` column holds one set of curves per model: `model` picks
-    one (None: the only one there, or the rows of a CSV without the column)."""
+    one (None: the only one there, or the rows of a CSV without the column). `metric`: the column read (FedDBE's
+    `acc_all`, the pooled test accuracy; scripts/fedcr_crosscheck.py's `acc_mean`, the mean per-client one)."""
     if not Path(path).exists():
         return {}
     sides: dict[str, dict[int, list[float]]] = {}
@@ -22,7 +23,7 @@ def curves(path, model: str | None = None) -> dict:
         for row in csv.DictReader(f):
             if model is not None and row.get("model", model) != model:
                 continue
-            sides.setdefault(row["side"], {}).setdefault(int(row["seed"]), []).append(100 * float(row["acc_all"]))
+            sides.setdefault(row["side"], {}).setdefault(int(row["seed"]), []).append(100 * float(row[metric]))
     return {side: np.array([c for _, c in sorted(by_seed.items())]) for side, by_seed in sides.items()}
 
 
