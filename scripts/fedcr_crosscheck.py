@@ -199,6 +199,17 @@ def main() -> None:
         w = csv.DictWriter(f, fieldnames=["model", "side", "seed", "round", "acc_mean"])
         w.writeheader()
         w.writerows(rows)
+    commit = subprocess.run(["git", "-C", str(args.authors), "rev-parse", "HEAD"], capture_output=True, text=True)
+    args.out.with_suffix(".json").write_text(json.dumps({MODEL: {
+        "authors_commit": commit.stdout.strip() or "unknown", "seeds": int(m.group(2)) - int(m.group(1)) + 1,
+        "rounds": args.rounds, "clients": args.clients, "participation": args.participation,
+        "their_streams": args.streams, "metric": "acc_mean (the mean of the per-client accuracies, in [0, 1])",
+        "our_config": f"fedcr.plans.run('paper', 'fashion_mnist', 'Ditto', 'n1', seed, rounds={args.rounds}, "
+                      f"n_clients={args.clients}, train_fraction={args.clients / 100:g}, "
+                      f"participation={args.participation:g})",
+        "their_generators": f"their setup_seed(seed) for their first stream, seed + (k - 1) x {STREAM2} for their "
+                            "k-th: batch orders; the clients, initial weights and participants are ours"}},
+        indent=1, sort_keys=True) + "\n")
     from fedlib.papers.fedlog.analysis import crosscheck
 
     curves = crosscheck.curves(args.out, model=MODEL, metric="acc_mean")

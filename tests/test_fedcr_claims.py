@@ -153,3 +153,44 @@ def test_fig3s_caption_names_the_papers_lambda_per_column_in_the_paper_profile(t
     parts.curves_figure(table, p, None, fedcr)
     saved = list(paths.figures_dir().glob("fedcr_curves*.png"))
     assert saved, "the figure was not saved"
+
+
+def _crosscheck_files(folder, ours_minus_theirs: float, seeds: int = 5):
+    """scripts/fedcr_crosscheck.py's CSV and settings: their two streams a seed's noise apart, ours shifted."""
+    import csv
+    import json
+
+    rng = np.random.default_rng(0)
+    path = folder / "fedcr_crosscheck.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "side", "seed", "round", "acc_mean"])
+        for seed in range(seeds):
+            base = 0.5 + 0.4 * (1 - np.exp(-np.arange(11) / 3)) + rng.normal(0, 0.02)
+            for side, shift in (("authors", 0.0), ("authors_stream2", 0.002), ("fedlib", ours_minus_theirs)):
+                w.writerows(["Ditto", side, seed, r, a + shift + rng.normal(0, 0.001)] for r, a in enumerate(base))
+    path.with_suffix(".json").write_text(json.dumps({"Ditto": {
+        "clients": 20, "participation": 0.5, "rounds": 10, "authors_commit": "e5f0baa", "our_config": "x"}}))
+    return path
+
+
+@pytest.mark.parametrize("shift, seeds, verdict", [(0.0, 5, rules.HOLDS), (0.05, 5, rules.FAILS),
+                                                   (0.0, 3, rules.MISSING)])
+def test_dittos_cross_check_with_its_authors_code_is_judged_at_its_own_reduced_scale(tmp_path, monkeypatch, shift,
+                                                                                      seeds, verdict):
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    curves, setting = parts.ditto_crosscheck(_crosscheck_files(tmp_path, shift, seeds))
+    assert curves["fedlib"].shape == (seeds, 11) and setting["clients"] == 20
+    assert (tmp_path / "fedcr_ditto_crosscheck.png").exists()
+    ledger = parts.record_crosscheck({"profile": "quick"}, (curves, setting))
+    row = ledger.rows[0]
+    assert row.verdict == verdict and row.scale == "reduced" and "20 clients" in row.where
+    assert not row.where.startswith("Table 2")  # not Table 2's scale, nor its run sets' deviations
+    assert (tmp_path / "claims" / "06_fedcr_common_representation_reduced.csv").exists()
+
+
+def test_a_missing_cross_check_draws_and_records_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    assert parts.ditto_crosscheck(tmp_path / "absent.csv") == ({}, {})
+    assert "run scripts/fedcr_crosscheck.py" in capsys.readouterr().out
+    assert parts.record_crosscheck({"profile": "quick"}, ({}, {})) is None

@@ -266,6 +266,49 @@ def seed_systems_table1(p: dict, paper, fedlog) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------- the claims
+def ditto_crosscheck(path) -> tuple[dict, dict]:
+    """Part H: our Ditto against the FedCR authors' `main_fed_ditto.py` on our clients (scripts/fedcr_crosscheck.py's
+    CSV at `path`, its settings beside it in .json): notebook 02's paired equivalence rule at every evaluation, the
+    gap over the whole curve with seeds as the unit (and their code against itself), and the curves, drawn.
+    Returns (the curves in points, the settings); both empty when the file is missing."""
+    import json
+
+    from ..fedlog.analysis import crosscheck as xc
+
+    curves = xc.curves(path, model="Ditto", metric="acc_mean")
+    if not curves:
+        print(f"{path} is missing: run scripts/fedcr_crosscheck.py with a checkout of haozzh/FedCR")
+        return {}, {}
+    setting = json.loads(path.with_suffix(".json").read_text())["Ditto"]
+    print(f"the cross-check's federation: {setting['clients']} clients, {setting['participation']:.0%} of them a "
+          f"round, {setting['rounds']} rounds and the authors' final round (every client); the authors' commit "
+          f"{setting['authors_commit'][:7]}; ours: {setting['our_config']}")
+    eq = xc.agreement(curves, bound=xc.bound_at(curves))
+    worst = int(np.argmax(eq.lhs - eq.bound))
+    print(f"Ditto: {'passes' if eq.passes else 'fails'}: {eq.equivalent.sum()} of {len(eq.equivalent)} evaluations "
+          f"equivalent over {eq.seeds} seeds (paired, TOST at 5%; {xc.EQUIVALENCE_SEEDS} seeds needed); the worst at "
+          f"evaluation {worst}: mean difference {eq.mean[worst]:+.2f}, |mean| + t SE {eq.lhs[worst]:.2f} against a "
+          f"bound of {np.broadcast_to(eq.bound, eq.lhs.shape)[worst]:.2f}")
+    for against, who in (("both", "ours minus the mean of their two streams"),
+                         ("stream2", "their first stream minus their second (the reference)")):
+        gap = xc.curve_gap(curves, against)
+        if gap is not None:
+            print(f"  over the whole curve, seeds as the unit ({who}, mean of evaluations 1-{len(eq.mean) - 1} per "
+                  f"seed): {gap.mean:+.2f} points, |mean| + t SE {gap.edge:.2f}, paired t p = {gap.p_t:.2f}, "
+                  f"signed-rank p = {gap.p_signed_rank:.2f} ({len(gap.per_seed)} seeds)")
+    names = {"fedlib": "Ditto, fedlib", "authors": "Ditto, the FedCR authors' code",
+             "authors_stream2": "Ditto, the authors' code, another random stream"}
+    panel = {names[side]: {"method": "ditto", "acc": acc, "x": np.arange(acc.shape[1])}
+             for side, acc in curves.items() if side in names}
+    where = (f"FashionMNIST n1, {setting['clients']} clients, {setting['participation']:.0%} of them a round, "
+             f"width 1024")
+    fig = plots.accuracy_curves({where: panel}, "Ditto: our code against the FedCR authors' (personal models)",
+                                xlabel="evaluation (after this many rounds; the last after their final round)")
+    plots.caption(fig, "crosscheck", eq.seeds, setting["rounds"], note="lr 0.1, lambda 0.001, 10 local epochs")
+    outputs.save_figure(fig, "fedcr_ditto_crosscheck")
+    return curves, setting
+
+
 def beats_the_strongest_baseline(ledger, by_label: dict, partition: str, baselines: list, reported: dict, rounds):
     """Table 2 (FashionMNIST): FedCR beats the strongest of `baselines` (by mean final accuracy, named in the
     row's note), seed by seed; on n1 also FedAvg-FT and FedRep, the paper's margins beside. `by_label` None: the
@@ -367,6 +410,21 @@ def fedlog_beats(ledger, t1: dict, other: str, rounds) -> str:
     best = lambda lab: [100 * r.best() for r in t1[lab]] if lab in t1 else None  # noqa: E731
     return ledger.compare("FedLog", "Table 1 (seed systems)", f"FedLog-C is more accurate than {other} in FedLog's "
                           "MNIST setting (best round)", best("FedLog-C"), best(other), ">", rounds=rounds)
+
+
+def record_crosscheck(p: dict, ditto_check: tuple[dict, dict]):
+    """Part H's claims in notebook 06's ledger of scale "reduced" (the cross-check's federation is smaller than
+    Table 2's, and its `where` names it), saved; returns the ledger, or None when the cross-check is missing."""
+    from ..fedlog.analysis import crosscheck as xc
+
+    curves, setting = ditto_check
+    if not curves:
+        return None
+    ledger = rules.ClaimsLedger(NOTEBOOK, p["profile"], scale="reduced")
+    xc.record(ledger, "FedCR", f"Ditto against its authors' code (FashionMNIST n1, {setting['clients']} clients, "
+              f"{setting['participation']:.0%} a round)", "Ditto", curves)
+    ledger.save()
+    return ledger
 
 
 def record(p: dict, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1: dict, paper):

@@ -315,28 +315,8 @@ def equivalent_to_authors(ledger, path) -> list[str]:
     needs, the row says so."""
     out = []
     for model in feddbe_xcheck.models(path):
-        curves = feddbe_xcheck.curves(path, model=model)
-        eq = feddbe_xcheck.agreement(curves, bound=feddbe_xcheck.bound_at(curves))
         where = f"Table 1 (FedDBE against its authors' code, {model or 'cnn_mnist_nodrop'})"
-        claim = ("our FedDBE is equivalent to its authors' code at every evaluation (paired TOST at 5%: |mean| + "
-                 "t SE within the larger of 1 point and their code's noise floor; ours: evaluations that are not)")
-        if eq.seeds < feddbe_xcheck.EQUIVALENCE_SEEDS:
-            out.append(ledger.cannot_judge("FedLog", where, claim, f"{eq.seeds} seeds, the rule needs "
-                                           f"{feddbe_xcheck.EQUIVALENCE_SEEDS}"))
-            continue
-        out.append(ledger.record("FedLog", where, claim, int((~eq.equivalent).sum()), 0, "ours <= reference",
-                                 seeds=eq.seeds, rounds=len(eq.equivalent) - 1))
-        stand_ins = feddbe_xcheck.replicas(curves)
-        if stand_ins is not None:
-            failing = sorted(r.evaluations - r.passing for r in stand_ins)
-            out.append(ledger.record(
-                "FedLog", where, "our FedDBE fails that rule at no more evaluations than the authors' own code does "
-                "in our place (ours: evaluations that are not within the bound; reference: the median over every "
-                "choice of candidate, reference and floor partner among their streams)", int((~eq.equivalent).sum()),
-                float(np.median(failing)), "ours <= reference", seeds=eq.seeds, rounds=len(eq.equivalent) - 1))
-            ledger.rows[-1].note = (f"the authors' code in our place fails at {failing[0]} to {failing[-1]} of "
-                                    f"{stand_ins[0].evaluations} evaluations ({len(stand_ins)} assignments of "
-                                    f"{len(curves) - 1} streams)")
+        out += feddbe_xcheck.record(ledger, "FedLog", where, "FedDBE", feddbe_xcheck.curves(path, model=model))
     return out
 
 
