@@ -284,18 +284,8 @@ def ditto_crosscheck(path) -> tuple[dict, dict]:
           f"round, {setting['rounds']} rounds and the authors' final round (every client); the authors' commit "
           f"{setting['authors_commit'][:7]}; ours: {setting['our_config']}")
     eq = xc.agreement(curves, bound=xc.bound_at(curves))
-    worst = int(np.argmax(eq.lhs - eq.bound))
-    print(f"Ditto: {'passes' if eq.passes else 'fails'}: {eq.equivalent.sum()} of {len(eq.equivalent)} evaluations "
-          f"equivalent over {eq.seeds} seeds (paired, TOST at 5%; {xc.EQUIVALENCE_SEEDS} seeds needed); the worst at "
-          f"evaluation {worst}: mean difference {eq.mean[worst]:+.2f}, |mean| + t SE {eq.lhs[worst]:.2f} against a "
-          f"bound of {np.broadcast_to(eq.bound, eq.lhs.shape)[worst]:.2f}")
-    for against, who in (("both", "ours minus the mean of their two streams"),
-                         ("stream2", "their first stream minus their second (the reference)")):
-        gap = xc.curve_gap(curves, against)
-        if gap is not None:
-            print(f"  over the whole curve, seeds as the unit ({who}, mean of evaluations 1-{len(eq.mean) - 1} per "
-                  f"seed): {gap.mean:+.2f} points, |mean| + t SE {gap.edge:.2f}, paired t p = {gap.p_t:.2f}, "
-                  f"signed-rank p = {gap.p_signed_rank:.2f} ({len(gap.per_seed)} seeds)")
+    for line in [xc.verdict_line(curves, "Ditto"), *xc.gap_lines(curves)]:
+        print(line)
     names = {"fedlib": "Ditto, fedlib", "authors": "Ditto, the FedCR authors' code",
              "authors_stream2": "Ditto, the authors' code, another random stream"}
     panel = {names[side]: {"method": "ditto", "acc": acc, "x": np.arange(acc.shape[1])}

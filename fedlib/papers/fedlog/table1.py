@@ -155,14 +155,8 @@ def _crosscheck_diagnostics(curves: dict, evaluations: int, stand_ins: list | No
         print(f"  against the mean of the authors' first two streams: mean difference {mean[1:].min():+.2f} to "
               f"{mean[1:].max():+.2f} points over evaluations 1-{len(mean) - 1} (positive at "
               f"{int((mean[1:] > 0).sum())}), |mean| + t SE up to {edge.max():.2f}")
-    for against, who in (("both", "ours minus the mean of their first two streams"),
-                         ("stream2", "their first stream minus their second (the reference)")):
-        gap = feddbe_xcheck.curve_gap(curves, against)
-        if gap is not None:
-            print(f"  over the whole curve, seeds as the unit ({who}, mean of evaluations 1-"
-                  f"{curves['authors'].shape[1] - 1} per seed): {gap.mean:+.2f} points, |mean| + t SE "
-                  f"{gap.edge:.2f}, paired t p = {gap.p_t:.2f}, signed-rank p = {gap.p_signed_rank:.2f} "
-                  f"({len(gap.per_seed)} seeds)")
+    for line in feddbe_xcheck.gap_lines(curves):
+        print(line)
     if stand_ins is not None:
         passing = sorted(r.passing for r in stand_ins)
         print(f"  the authors' code in our place ({len(curves) - 1} of their streams, every assignment of "
@@ -176,12 +170,7 @@ def crosscheck(path) -> None:
     for model in feddbe_xcheck.models(path):
         curves = feddbe_xcheck.curves(path, model=model)
         eq = feddbe_xcheck.agreement(curves, bound=feddbe_xcheck.bound_at(curves))
-        worst = int(np.argmax(eq.lhs - eq.bound))
-        print(f"{model or 'cnn_mnist_nodrop'}: {'passes' if eq.passes else 'fails'}: {eq.equivalent.sum()} of "
-              f"{len(eq.equivalent)} evaluations equivalent over {eq.seeds} seeds (paired, TOST at 5%; "
-              f"{feddbe_xcheck.EQUIVALENCE_SEEDS} seeds needed); the worst at evaluation {worst}: mean difference "
-              f"{eq.mean[worst]:+.2f}, |mean| + t SE {eq.lhs[worst]:.2f} against a bound of "
-              f"{np.broadcast_to(eq.bound, eq.lhs.shape)[worst]:.2f}")
+        print(feddbe_xcheck.verdict_line(curves, model or "cnn_mnist_nodrop"))
         stand_ins = feddbe_xcheck.replicas(curves)
         _crosscheck_diagnostics(curves, len(eq.equivalent), stand_ins)
         names = {"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib",

@@ -181,3 +181,29 @@ def record(ledger, paper: str, where: str, method: str, curves: dict) -> list[st
                                 f"{stand_ins[0].evaluations} evaluations ({len(stand_ins)} assignments of "
                                 f"{len(curves) - 1} streams)")
     return out
+
+
+def verdict_line(curves: dict, label: str) -> str:
+    """The rule's outcome in one line: passes or fails, how many evaluations are equivalent over how many seeds, and
+    the worst evaluation (its mean difference and |mean| + t SE against its bound)."""
+    eq = agreement(curves, bound=bound_at(curves))
+    worst = int(np.argmax(eq.lhs - eq.bound))
+    return (f"{label}: {'passes' if eq.passes else 'fails'}: {eq.equivalent.sum()} of {len(eq.equivalent)} "
+            f"evaluations equivalent over {eq.seeds} seeds (paired, TOST at 5%; {EQUIVALENCE_SEEDS} seeds needed); "
+            f"the worst at evaluation {worst}: mean difference {eq.mean[worst]:+.2f}, |mean| + t SE "
+            f"{eq.lhs[worst]:.2f} against a bound of {np.broadcast_to(eq.bound, eq.lhs.shape)[worst]:.2f}")
+
+
+def gap_lines(curves: dict) -> list[str]:
+    """`curve_gap` in words, ours against the mean of their first two streams and their first stream against their
+    second (the reference), where the curves hold what each needs."""
+    out = []
+    for against, who in (("both", "ours minus the mean of their first two streams"),
+                         ("stream2", "their first stream minus their second (the reference)")):
+        gap = curve_gap(curves, against)
+        if gap is not None:
+            out.append(f"  over the whole curve, seeds as the unit ({who}, mean of evaluations 1-"
+                       f"{curves['authors'].shape[1] - 1} per seed): {gap.mean:+.2f} points, |mean| + t SE "
+                       f"{gap.edge:.2f}, paired t p = {gap.p_t:.2f}, signed-rank p = {gap.p_signed_rank:.2f} "
+                       f"({len(gap.per_seed)} seeds)")
+    return out
