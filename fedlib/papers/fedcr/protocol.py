@@ -12,6 +12,9 @@ import warnings
 # 0.3530), as everywhere in fedlib; the authors' utils_dataset.py maps it to (x - 0.5) / 0.5. A probe at the paper's
 # size (n1, seed 0, 50 rounds; docs/measurements.md, 2026-11-26) finds theirs no better: FedRep 80.27 against our
 # 79.94 after 50 rounds, Ditto 61.28 against our 73.74. So it does not explain Ditto's shortfall from Table 2.
+# Nor does our Ditto: against the authors' main_fed_ditto.py on the same clients, weights and participants
+# (scripts/fedcr_crosscheck.py, notebook 06 part H: 5 seeds, 20 clients, 10 rounds) it runs +0.76 points above
+# the mean of their two random streams over the curve (paired t p 0.06), not below.
 METHODS = {  # label -> (method, options, whether the body ends in FedCR's Gaussian layer)
     "FedAvg": ("fedavg", {}, False),  # read before the fine-tune; "FedAvg-FT" is the same run after it
     "FedPer": ("fedper", {"local_layers": 1}, False),  # only the head local, as the authors' w_glob_keys
