@@ -133,7 +133,7 @@ def _run_theirs(authors: Path, argv: list[str]) -> None:
             if len(self.clnt_x) != n_client:
                 raise SystemExit(f"--num_users {n_client}, but the exported federation has {len(self.clnt_x)}")
 
-    init = torch.load("init.pt")
+    init = torch.load("init.pt", weights_only=True)  # tensors only: no pickle code runs
 
     built = nets.client_model.__init__
 
