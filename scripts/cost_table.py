@@ -4,6 +4,7 @@ round of one run of each set of `scripts/paper_runs.py` (all data, the papers' m
 its rounds, and the core-hours of the whole set. One thread, as the paper runs are made (two jobs side by side).
 
     OMP_NUM_THREADS=1 python scripts/cost_table.py [--sets fedprof_table3 fedcr_table2_n1 ...] [--out FILE.md] [--record]
+    python scripts/cost_table.py --from-runs --sets fig3_left [--like fig3_left] [--record]   # times nothing
 
 Each set is costed at the seeds its notebook's paper profile reads (`RunSet.seeds`). `--record` also writes each
 set's core-hours into archive/costs.csv (`fedlib.papers.measured_costs`), from which figures/claims.md lists the
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import torch
 
-from fedlib import experiments as ex
+from fedlib import cache, experiments as ex
 
 import paper_runs  # noqa: E402  (scripts/ is on sys.path when this file is run)
 
@@ -54,7 +55,31 @@ def fedrd_round_seconds(cfg) -> float:
 FEDRD_PAPER_SIZE = ("fedrd_table1", "fedrd_table3")  # one round measured on 5% of the data and extrapolated
 
 # FedLog's paper sets (notebooks 02, 03 and 05)
-FEDLOG_SETS = ("table1", "tableA1", "dp", "fig3_left", "fig2", "table1_fashion_mnist", "dp_fashion_mnist")
+FEDLOG_SETS = ("table1", "tableA1", "dp", "fig3_left", "fig2", "table1_fashion_mnist", "dp_fashion_mnist",
+               "fig3_left_fashion_mnist")
+
+
+def from_runs(what: str, like: str | None = None) -> dict:
+    """A set's cost from the wall time of finished runs (in the results cache or archive/) rather than from one
+    timed round: the mean wall time of a finished run of `like` (default: the set itself) times the set's runs. A
+    run's later rounds can cost more than its second (Fig. 3 left's rose from about 2 to 4-6 s), and the runs are
+    made beside another single-threaded job, so this is what computing the set costs as it is computed. Refused,
+    before anything is written, when no run of `like` is finished."""
+    runs = paper_runs.configs_of(what, list(paper_runs.RUN_SETS[what].seeds), [])
+    source = paper_runs.configs_of(like, list(paper_runs.RUN_SETS[like].seeds), []) if like else runs
+    walls = [r["wall_s"] for r in (cache.load(c) for _, c in source) if r is not None and r.get("wall_s")]
+    if not walls:
+        raise SystemExit(f"--from-runs: no run of {like or what} is finished, so there is no wall time to read; "
+                         f"compute some first (scripts/paper_runs.py {like or what}) or time it without --from-runs")
+    hours = sum(walls) / len(walls) * len(runs) / 3600
+    said = (f"the wall time of {len(walls)} finished runs of {like} (same clients, model and rounds) for each of its "
+            f"runs" if like else f"the wall time of {len(walls)} of its {len(runs)} runs, finished")
+    print(f"| {what} | {len(runs)} | all, from finished runs | {sum(walls) / len(walls):.0f} s a run | | "
+          f"**{hours:.1f}** | {sum(ex.is_cached(c) for _, c in runs)} |", flush=True)
+    return {"set": what, "runs": len(runs), "core_hours": f"{hours:.1f}", "bound": "",
+            "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+            "how": f"{'derived from' if like else 'measured as'} {said}, one thread beside another single-threaded "
+                   f"job (scripts/cost_table.py --from-runs)"}
 
 
 def record(rows: list[dict], path: Path) -> None:
@@ -80,9 +105,24 @@ def main() -> None:
     p.add_argument("--fedlog", action="store_true", help="FedLog's paper sets (notebooks 02, 03, 05) instead")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--record", action="store_true", help="write each set's core-hours into archive/costs.csv")
+    p.add_argument("--from-runs", action="store_true", help="each set's cost from its finished runs' wall time")
+    p.add_argument("--like", default=None, choices=paper_runs.SETS,
+                   help="with --from-runs: the finished runs of this set stand for every run of the sets")
     args = p.parse_args()
+    if args.like and not args.from_runs:
+        p.error("--like goes with --from-runs")
+    for what in args.sets:
+        if what not in paper_runs.RUN_SETS:
+            p.error(f"unknown set {what!r}; choose from {', '.join(paper_runs.SETS)}")
     torch.set_num_threads(1)
     sets = list(FEDLOG_SETS) if args.fedlog else args.sets
+    if args.from_runs:
+        recorded = [from_runs(what, args.like) for what in sets]
+        if args.record:
+            from fedlib import archive, papers
+
+            record(recorded, archive.folder() / papers.COSTS_FILE)
+        return
     recorded = []
     lines = ["| set | runs | one run | s / round | rounds | core-hours (set) | shipped |",
              "|---|---|---|---|---|---|---|"]

@@ -10,7 +10,8 @@ Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the 
   table1_fashion_mnist notebook 02: Table 1 on FashionMNIST (CIFAR-10's client setting), 5 seeds
   tableA1              notebook 02: Table A.1 on MNIST (3 and 5 classes per client)
   dp, dp_fashion_mnist notebook 03: FedLog with central, local and formal DP over the epsilon grid
-  fig3_left, fig2      notebook 05: flexible architectures; clients trained to the local optimum
+  fig3_left, fig2      notebook 05: flexible architectures (MNIST); clients trained to the local optimum
+  fig3_left_fashion_mnist   notebook 05: Fig. 3 left on FashionMNIST (part e of FedLog's paper runs)
   feddbe_kappa         notebook 02: FedDBE in Table 1's Adam regime, kappa from fedlog.FEDDBE_KAPPA_GRID, seed 0
   fedprof_table3       notebook 08 (d): Table 3 stand-in, 200 clients on all of MNIST
   fedprof_fig1, fedprof_alpha   notebook 08: Fig. 1's four data conditions; alpha 0, 1, 100

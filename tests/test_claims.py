@@ -218,6 +218,34 @@ def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(
     assert papers.measured_costs(tmp_path / "absent.csv") == {}
 
 
+def test_a_sets_cost_from_its_finished_runs_wall_time_and_a_like_sets(monkeypatch):
+    """Fig. 3 left's runs took 477-714 s each where one timed second round (1.1 s) said about 110: a set's cost can be
+    read from the wall time of its finished runs (`cost_table.py --from-runs`), or of a set whose runs stand for its
+    own (`--like`), and claims.md says which. Nothing finished to read: refused, saying what to do."""
+    import sys
+
+    from fedlib import papers
+
+    sys.path.insert(0, str(paths.project_root() / "scripts"))
+    import cost_table
+
+    done = {cfg.key() for _, cfg in papers.RUN_SETS["fig3_left"].runs()[:10]}
+    monkeypatch.setattr(cost_table.cache, "load", lambda cfg: {"wall_s": 720.0} if cfg.key() in done else None)
+    monkeypatch.setattr(cost_table.ex, "is_cached", lambda cfg: cfg.key() in done)
+    own = cost_table.from_runs("fig3_left")
+    assert (own["runs"], own["core_hours"]) == (40, "8.0")  # 720 s x 40 runs
+    assert own["how"].startswith("measured as the wall time of 10 of its 40 runs, finished")
+    like = cost_table.from_runs("fig3_left_fashion_mnist", like="fig3_left")
+    assert (like["set"], like["core_hours"]) == ("fig3_left_fashion_mnist", "8.0")
+    costs = {r["set"]: {**r, "core_hours": float(r["core_hours"])} for r in (own, like)}
+    assert papers.cost_text("fig3_left", costs).startswith("8 core-hours for all its runs (one thread, measured from "
+                                                           "its finished runs ")
+    assert "derived from fig3_left's finished runs" in papers.cost_text("fig3_left_fashion_mnist", costs)
+    done.clear()
+    with pytest.raises(SystemExit, match="no run of fig2 is finished"):
+        cost_table.from_runs("fig2")
+
+
 def test_the_claims_page_has_a_section_per_paper_one_line_per_claim_and_no_se_over_one_seed(tmp_path, monkeypatch):
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     ledger = claims.ClaimsLedger("08_x", "quick")

@@ -415,7 +415,7 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
             ("fig3", "mnist"): fedlog.fig3_configs("mnist", {**S["fig3"], "seeds": [0]})}
     fig2, fig3, missing = C.read(plan, "paper")
     assert ran == [] and fig2 == fig3 == {} and missing == {"fig2": ["mnist"], "fig3": ["mnist"]}
-    assert "compute them with scripts/paper_runs.py fig2 and fig3_left" in capsys.readouterr().out
+    assert "compute them with scripts/paper_runs.py fig2, fig3_left and fig3_left_fashion_mnist" in capsys.readouterr().out
     assert C.draw(fig2, fedlog.CONVERGENCE_METHODS, "x", "Fig. 2: x", "std", "paper") is None
     base = fedlog.paper_config("mnist", "fedlog", rounds=2, **S["thm"]["over"])
     assert not sweep.may_compute("paper")

@@ -54,7 +54,11 @@ def cost_text(name: str, costs: dict) -> str:
     if c is None:
         return "cost not measured yet (`scripts/cost_table.py`)"
     at_least = "more than " if c["bound"] == ">" else ""
-    how = "derived from a measured bound" if str(c["how"]).startswith("a derived") else "measured"
+    how = str(c["how"])  # scripts/cost_table.py's words for how it came by the number
+    how = ("derived from a measured bound" if how.startswith("a derived") else
+           f"derived from {how.split(' finished runs of ')[1].split(' ')[0]}'s finished runs" if
+           how.startswith("derived from the wall time") else
+           "measured from its finished runs" if how.startswith("measured as the wall time") else "measured")
     return (f"{at_least}{c['core_hours']:g} core-hours for all its runs (one thread, {how} {c['measured']}, "
             f"docs/measurements.md)")
 

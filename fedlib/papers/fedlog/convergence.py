@@ -11,7 +11,7 @@ from .analysis import convergence
 from . import figures
 
 NOTEBOOK = "05_convergence"
-DRIVER = "scripts/paper_runs.py fig2 and fig3_left"
+DRIVER = "scripts/paper_runs.py fig2, fig3_left and fig3_left_fashion_mnist"
 PARTS = {"fig2": "Fig. 2", "fig3": "Fig. 3 left"}
 
 
