@@ -166,6 +166,23 @@ def test_the_flexible_order_is_two_rows_and_thm4_takes_the_lowest_inside_the_bou
     assert conv.loss_decreases_inside_the_bound(ledger, rows[2:], 4) == rules.MISSING  # none inside the bound
 
 
+def test_thm4_reads_every_seeds_study_and_counts_the_seeds_inside_the_bound():
+    """Before, Thm. 4's row read seed 0's traces only and said 1 seed; the paper profile now studies 5 seeds. One
+    client-round whose loss rose on any seed refutes it; the seeds counted are those with a step size inside the
+    bound."""
+    from fedlib.papers.fedlog import convergence as conv
+
+    ledger = rules.ClaimsLedger("05_test", "quick")
+    rows = [{"seed": 0, "inside_bound": 1.0, "loss_decreased": 1.0}, {"seed": 1, "inside_bound": 1.0,
+                                                                      "loss_decreased": 0.97},
+            {"seed": 1, "inside_bound": 1.0, "loss_decreased": 1.0}, {"seed": 2, "inside_bound": 0.5,
+                                                                      "loss_decreased": 0.4}]
+    assert conv.loss_decreases_inside_the_bound(ledger, rows, 20) == rules.FAILS
+    assert (ledger.rows[-1].ours, ledger.rows[-1].seeds) == (0.97, 2)
+    assert conv.loss_decreases_inside_the_bound(ledger, [rows[0], rows[2]], 20) == rules.HOLDS
+    assert ledger.rows[-1].seeds == 2
+
+
 # ----------------------------------------------------------------------------------------------- notebook 04
 def test_gaussian_claims_on_made_up_numbers():
     from fedlib.papers.fedlog import gaussian as g
@@ -426,6 +443,9 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
     (tmp_path / convergence.TRACES).mkdir()
     (tmp_path / convergence.TRACES / f"{shipped.key()}.json").write_text(json.dumps({"loss_after": [1.0]}))
     assert convergence.step_size_study(base, [0.01, 0.1], compute=False) == {0.1: {"loss_after": [1.0]}}
+    both = {**S["thm"], "steps": [0.01, 0.1], "seeds": [0, 1]}  # seed 1 has no trace: left out, nothing computed
+    assert C.step_size_studies(base, both, compute=False) == {0: {0.1: {"loss_after": [1.0]}}} and ran == []
+    assert S["thm"]["seeds"] == list(range(5))  # the paper profile's Thm. 4 reads 5 seeds (it read seed 0's)
     monkeypatch.setattr(rules.ClaimsLedger, "save", lambda self: None)
     ledger = C.record({}, {}, {}, [], S, "paper", missing)
     assert [r.verdict for r in ledger.rows] == [rules.MISSING] * 4  # Fig. 2, Fig. 3's two steps, Thm. 4

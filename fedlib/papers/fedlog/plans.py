@@ -143,14 +143,15 @@ _MANY_SMALL = dict(n_clients=100, classes_per_client=2, train_fraction=0.05)  # 
 CONVERGENCE_PROFILES = {
     "smoke": dict(fig2=dict(seeds=[0, 1], rounds=2, cap=3, over=dict(n_clients=10, train_fraction=0.02)),
                   fig3=dict(seeds=[0, 1], rounds=2, over=dict(n_clients=10, train_fraction=0.02, local_epochs=1)),
-                  thm=dict(rounds=2, steps=[0.003, 3.0], over=dict(n_clients=6, train_fraction=0.01, local_epochs=1))),
+                  thm=dict(rounds=2, steps=[0.003, 3.0], seeds=[0],
+                           over=dict(n_clients=6, train_fraction=0.01, local_epochs=1))),
     "quick": dict(fig2=dict(seeds=[0, 1], rounds=3, cap=10, over=_MANY_SMALL),
                   fig3=dict(seeds=[0, 1, 2], rounds=4, over={}),
-                  thm=dict(rounds=4, steps=[0.003, 0.01, 0.03, 0.3, 3.0],
+                  thm=dict(rounds=4, steps=[0.003, 0.01, 0.03, 0.3, 3.0], seeds=[0],
                            over=dict(n_clients=10, train_fraction=0.01, local_epochs=1))),
     "paper": dict(fig2=dict(seeds=list(range(10)), rounds=20, cap=50, over=_MANY_SMALL),
                   fig3=dict(seeds=list(range(10)), rounds=100, over={}),
-                  thm=dict(rounds=20, steps=[0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 3.0],
+                  thm=dict(rounds=20, steps=[0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 3.0], seeds=list(range(5)),
                            over=dict(n_clients=20, train_fraction=0.02, local_epochs=1))),
 }
 
