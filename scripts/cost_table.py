@@ -61,41 +61,57 @@ FEDLOG_SETS = ("table1", "tableA1", "dp", "fig3_left", "fig2", "table1_fashion_m
 
 def from_runs(what: str, like: str | None = None) -> dict:
     """A set's cost from the wall time of finished runs (in the results cache or archive/) rather than from one
-    timed round: the mean wall time of a finished run of `like` (default: the set itself) times the set's runs. A
-    run's later rounds can cost more than its second (Fig. 3 left's rose from about 2 to 4-6 s), and the runs are
-    made beside another single-threaded job, so this is what computing the set costs as it is computed. Refused,
-    before anything is written, when no run of `like` is finished."""
+    timed round: for each method of the set, the mean wall time of the finished runs of that method in `like`
+    (default: the set itself), times the set's runs of it; summed. A run's later rounds can cost more than its second
+    (Fig. 3 left's rose from about 2 to 4-6 s), and the runs are made beside another single-threaded job, so this is
+    what computing the set costs as it is computed. Refused, before anything is written, when a method of the set has
+    no finished run in `like` (a set's runs of one method do not stand for another's: FedCR's cost 4x FedAvg's)."""
     runs = paper_runs.configs_of(what, list(paper_runs.RUN_SETS[what].seeds), [])
     source = paper_runs.configs_of(like, list(paper_runs.RUN_SETS[like].seeds), []) if like else runs
-    walls = [r["wall_s"] for r in (cache.load(c) for _, c in source) if r is not None and r.get("wall_s")]
-    if not walls:
-        raise SystemExit(f"--from-runs: no run of {like or what} is finished, so there is no wall time to read; "
-                         f"compute some first (scripts/paper_runs.py {like or what}) or time it without --from-runs")
-    hours = sum(walls) / len(walls) * len(runs) / 3600
-    said = (f"the wall time of {len(walls)} finished runs of {like} (same clients, model and rounds) for each of its "
-            f"runs" if like else f"the wall time of {len(walls)} of its {len(runs)} runs, finished")
-    print(f"| {what} | {len(runs)} | all, from finished runs | {sum(walls) / len(walls):.0f} s a run | | "
-          f"**{hours:.1f}** | {sum(ex.is_cached(c) for _, c in runs)} |", flush=True)
+    walls: dict[str, list[float]] = {}
+    for _, cfg in source:
+        r = cache.load(cfg)
+        if r is not None and r.get("wall_s"):
+            walls.setdefault(cfg.method, []).append(r["wall_s"])
+    methods = sorted({cfg.method for _, cfg in runs})
+    missing = [m for m in methods if m not in walls]
+    if missing:
+        raise SystemExit(f"--from-runs: no run of {', '.join(missing)} in {like or what} is finished, so there is no "
+                         f"wall time to read for {'it' if len(missing) == 1 else 'them'}; compute one first "
+                         f"(scripts/paper_runs.py {like or what} --only LABEL) or time it without --from-runs")
+    mean = {m: sum(walls[m]) / len(walls[m]) for m in methods}
+    hours = sum(mean[cfg.method] for _, cfg in runs) / 3600
+    read = sum(len(walls[m]) for m in methods)
+    said = (f"the wall time of {read} finished runs of {like} (same clients, model and rounds), method by method"
+            if like else f"the wall time of {read} of its {len(runs)} runs, finished, method by method")
+    print(f"| {what} | {len(runs)} | all, from finished runs | "
+          f"{'; '.join(f'{m} {mean[m]:.0f} s' for m in methods)} a run | | **{hours:.1f}** | "
+          f"{sum(ex.is_cached(c) for _, c in runs)} |", flush=True)
     return {"set": what, "runs": len(runs), "core_hours": f"{hours:.1f}", "bound": "",
-            "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+            "measured": time.strftime("%Y-%m-%d", time.gmtime()), "basis": "runs", "source": like or what,
             "how": f"{'derived from' if like else 'measured as'} {said}, one thread beside another single-threaded "
                    f"job (scripts/cost_table.py --from-runs)"}
 
 
 def record(rows: list[dict], path: Path) -> None:
     """Merge `rows` (one per set, `fedlib.papers.COST_COLUMNS`) into the costs file: a set measured again replaces
-    its row, the others stay."""
+    its row, the others stay as they were written."""
     import csv
 
     from fedlib import papers
 
-    kept = {name: {k: row[k] for k in papers.COST_COLUMNS} for name, row in papers.measured_costs(path).items()}
+    kept = papers.cost_rows(path)
     kept.update({r["set"]: r for r in rows})
     tmp = path.with_suffix(".tmp")
     with open(tmp, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=papers.COST_COLUMNS)
         w.writeheader()
         w.writerows(kept[name] for name in sorted(kept, key=list(papers.RUN_SETS).index))
+    try:
+        papers.cost_rows(tmp)  # a row it would refuse to read is refused now, and the file stays as it was
+    except ValueError:
+        tmp.unlink()
+        raise
     tmp.replace(path)
 
 
@@ -148,7 +164,7 @@ def main() -> None:
         lines.append(f"| {what} | {len(runs)} | all | | | **{hours:.1f}** ({todo:.1f} to compute) | {shipped} |")
         print(lines[-1], flush=True)
         recorded.append({"set": what, "runs": len(runs), "core_hours": f"{hours:.1f}", "bound": "",
-                         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+                         "measured": time.strftime("%Y-%m-%d", time.gmtime()), "basis": "timed", "source": what,
                          "how": "scripts/cost_table.py: the second of two rounds of one run of each kind, one thread"})
     text = "\n".join(lines)
     print(text)

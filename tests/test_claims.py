@@ -188,7 +188,9 @@ def test_a_claim_judged_only_below_the_paper_protocol_reads_not_run_there_with_i
 def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(tmp_path):
     """archive/costs.csv (scripts/cost_table.py --record) gives each set's core-hours; claims.md's line of a set
     that is not shipped says it (a lower bound as one), or that it was not measured. cost_table.py's merge replaces
-    a set measured again and keeps the others; a file with other columns is refused with what to do."""
+    a set measured again and keeps the others as written (130 stays 130, not 130.0); a file with other columns, an
+    unknown basis or source, or core-hours that are not a positive number is refused with what to do, and a merge
+    that would write such a row leaves the file as it was."""
     import sys
 
     from fedlib import papers
@@ -197,11 +199,13 @@ def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(
     import cost_table
 
     path = tmp_path / "costs.csv"
-    row = dict(set="fedprof_fig1", runs=12, core_hours="3.3", bound="", measured="2026-11-23", how="x")
-    cost_table.record([row, {**row, "set": "fedrd_table1", "core_hours": "330", "bound": ">"},
-                       {**row, "set": "fedrd_table3", "core_hours": "130", "bound": ">", "how": "a derived bound"}],
-                      path)
+    row = dict(set="fedprof_fig1", runs=12, core_hours="3.3", bound="", measured="2026-11-23", basis="timed",
+               source="fedprof_fig1", how="x")
+    cost_table.record([row, {**row, "set": "fedrd_table1", "source": "fedrd_table1", "core_hours": "330", "bound": ">"},
+                       {**row, "set": "fedrd_table3", "source": "fedrd_table1", "core_hours": "130", "bound": ">",
+                        "how": "a derived bound"}], path)
     cost_table.record([{**row, "core_hours": "4.1", "measured": "2026-11-25"}], path)
+    assert "fedrd_table3,12,130,>," in path.read_text()  # the rows not measured again are kept as they were written
     costs = papers.measured_costs(path)
     assert costs["fedprof_fig1"]["core_hours"] == 4.1 and costs["fedrd_table1"]["bound"] == ">"
     cover = papers.coverage(shipped=lambda cfg: False, costs=costs)
@@ -212,16 +216,24 @@ def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(
     assert "fedrd_table3 (Table III): 0 of 6 runs shipped, more than 130 core-hours for all its runs (one thread, " \
            "derived from a measured bound 2026-11-23" in lines  # not "measured": no run of it was timed
     assert "fedcr_table9 (Table 9): 0 of 18 runs shipped, cost not measured yet" in lines
+    before = path.read_text()
+    for bad, words in (({"basis": "guessed"}, "basis 'guessed'"), ({"source": "fig9"}, "source 'fig9'"),
+                       ({"core_hours": "-1"}, "core_hours '-1'"), ({"core_hours": "many"}, "core_hours 'many'")):
+        with pytest.raises(ValueError, match=f"set 'fedprof_alpha' has {words}.*cost_table.py --record"):
+            cost_table.record([{**row, "set": "fedprof_alpha", **bad}], path)
+        assert path.read_text() == before and not path.with_suffix(".tmp").exists()
     path.write_text("set,hours\nfig2,1\n")
     with pytest.raises(ValueError, match="cost_table.py --record"):
         papers.measured_costs(path)
     assert papers.measured_costs(tmp_path / "absent.csv") == {}
 
 
-def test_a_sets_cost_from_its_finished_runs_wall_time_and_a_like_sets(monkeypatch):
+def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_like_sets(monkeypatch):
     """Fig. 3 left's runs took 477-714 s each where one timed second round (1.1 s) said about 110: a set's cost can be
     read from the wall time of its finished runs (`cost_table.py --from-runs`), or of a set whose runs stand for its
-    own (`--like`), and claims.md says which. Nothing finished to read: refused, saying what to do."""
+    own (`--like`), and claims.md says which. Method by method: FedCR's paper-size run costs about 4x FedAvg's, so
+    the finished runs of one method do not stand for another's (a set with most of its cheap runs finished would
+    read cheap). A method with no finished run, or nothing finished: refused, saying what to do."""
     import sys
 
     from fedlib import papers
@@ -229,20 +241,30 @@ def test_a_sets_cost_from_its_finished_runs_wall_time_and_a_like_sets(monkeypatc
     sys.path.insert(0, str(paths.project_root() / "scripts"))
     import cost_table
 
-    done = {cfg.key() for _, cfg in papers.RUN_SETS["fig3_left"].runs()[:10]}
-    monkeypatch.setattr(cost_table.cache, "load", lambda cfg: {"wall_s": 720.0} if cfg.key() in done else None)
+    runs = papers.RUN_SETS["fig3_left"].runs()
+    first = {}  # FedLog's 10 runs finished at 720 s, one run of each other method at 360 s
+    for _, cfg in runs:
+        if cfg.method == "fedlog" or cfg.method not in first:
+            first.setdefault(cfg.method, []).append(cfg.key())
+    done = {k: (720.0 if m == "fedlog" else 360.0) for m, keys in first.items() for k in keys}
+    monkeypatch.setattr(cost_table.cache, "load", lambda cfg: {"wall_s": done[cfg.key()]} if cfg.key() in done else None)
     monkeypatch.setattr(cost_table.ex, "is_cached", lambda cfg: cfg.key() in done)
     own = cost_table.from_runs("fig3_left")
-    assert (own["runs"], own["core_hours"]) == (40, "8.0")  # 720 s x 40 runs
-    assert own["how"].startswith("measured as the wall time of 10 of its 40 runs, finished")
+    assert (own["runs"], own["core_hours"]) == (40, "5.0")  # 10 x 720 s + 30 x 360 s (a plain mean would say 6.5)
+    assert (own["basis"], own["source"]) == ("runs", "fig3_left")
+    assert own["how"].startswith("measured as the wall time of 13 of its 40 runs, finished, method by method")
     like = cost_table.from_runs("fig3_left_fashion_mnist", like="fig3_left")
-    assert (like["set"], like["core_hours"]) == ("fig3_left_fashion_mnist", "8.0")
+    assert (like["set"], like["core_hours"], like["source"]) == ("fig3_left_fashion_mnist", "5.0", "fig3_left")
     costs = {r["set"]: {**r, "core_hours": float(r["core_hours"])} for r in (own, like)}
-    assert papers.cost_text("fig3_left", costs).startswith("8 core-hours for all its runs (one thread, measured from "
+    assert papers.cost_text("fig3_left", costs).startswith("5 core-hours for all its runs (one thread, measured from "
                                                            "its finished runs ")
     assert "derived from fig3_left's finished runs" in papers.cost_text("fig3_left_fashion_mnist", costs)
+    for key in first["fedproto"]:
+        del done[key]
+    with pytest.raises(SystemExit, match="no run of fedproto in fig3_left is finished"):
+        cost_table.from_runs("fig3_left")
     done.clear()
-    with pytest.raises(SystemExit, match="no run of fig2 is finished"):
+    with pytest.raises(SystemExit, match="no run of .* in fig2 is finished"):
         cost_table.from_runs("fig2")
 
 

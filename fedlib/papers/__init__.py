@@ -27,12 +27,17 @@ def settings(table: dict, profile: str) -> dict:
 
 
 COSTS_FILE = "costs.csv"  # under archive/: each set's measured core-hours (scripts/cost_table.py --record)
-COST_COLUMNS = ("set", "runs", "core_hours", "bound", "measured", "how")
+# basis: "timed" (rounds timed by scripts/cost_table.py, or a bound from them) or "runs" (the wall time of finished
+# runs, `cost_table.py --from-runs`); source: the set whose rounds or runs were measured (the set itself, or the set
+# whose runs stand for its own). how: the measurement in words, for a reader of the file.
+COST_COLUMNS = ("set", "runs", "core_hours", "bound", "measured", "basis", "source", "how")
+COST_BASES = ("timed", "runs")
 
 
-def measured_costs(path=None) -> dict[str, dict]:
-    """set -> its row of archive/costs.csv (`COST_COLUMNS`; core_hours a float, bound ">" where the number is a lower
-    bound), as scripts/cost_table.py measured it; {} without the file. Read as data, never run."""
+def cost_rows(path=None) -> dict[str, dict]:
+    """set -> its row of archive/costs.csv as written (every value text); {} without the file. A file with other
+    columns, an unknown basis or source, or core-hours that are not a positive number is refused, saying how to rewrite it. Read as
+    data, never run."""
     import csv
 
     from .. import archive
@@ -42,23 +47,43 @@ def measured_costs(path=None) -> dict[str, dict]:
         return {}
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
+    redo = "rewrite it with `python scripts/cost_table.py --record` (or `--from-runs --record`)"
     if rows and set(COST_COLUMNS) - set(rows[0]):
-        raise ValueError(f"{path}: columns {sorted(rows[0])}, expected {', '.join(COST_COLUMNS)}; rewrite it with "
-                         f"`python scripts/cost_table.py --record`")
-    return {r["set"]: {**r, "core_hours": float(r["core_hours"])} for r in rows}
+        raise ValueError(f"{path}: columns {sorted(rows[0])}, expected {', '.join(COST_COLUMNS)}; {redo}")
+    for r in rows:
+        allowed = {"basis": COST_BASES, "source": tuple(RUN_SETS), "bound": ("", ">")}
+        bad = [(k, r[k]) for k, ok in allowed.items() if r[k] not in ok]
+        try:
+            hours = float(r["core_hours"])
+        except ValueError:
+            hours = float("nan")
+        if not 0 < hours < float("inf"):
+            bad.append(("core_hours", r["core_hours"]))
+        if bad:
+            raise ValueError(f"{path}: set {r['set']!r} has {bad[0][0]} {bad[0][1]!r} (basis: "
+                             f"{' or '.join(COST_BASES)}; source: a set of scripts/paper_runs.py; bound: empty or >); "
+                             f"{redo}")
+    return {r["set"]: {k: r[k] for k in COST_COLUMNS} for r in rows}
+
+
+def measured_costs(path=None) -> dict[str, dict]:
+    """set -> its row of archive/costs.csv (`COST_COLUMNS`, `cost_rows`; core_hours a float, bound ">" where the number
+    is a lower bound), as scripts/cost_table.py measured it; {} without the file."""
+    return {name: {**r, "core_hours": float(r["core_hours"])} for name, r in cost_rows(path).items()}
 
 
 def cost_text(name: str, costs: dict) -> str:
-    """A set's measured cost in words, or that it was not measured."""
+    """A set's measured cost in words (how it was come by: its `basis` and `source`), or that it was not measured."""
     c = costs.get(name)
     if c is None:
         return "cost not measured yet (`scripts/cost_table.py`)"
     at_least = "more than " if c["bound"] == ">" else ""
-    how = str(c["how"])  # scripts/cost_table.py's words for how it came by the number
-    how = ("derived from a measured bound" if how.startswith("a derived") else
-           f"derived from {how.split(' finished runs of ')[1].split(' ')[0]}'s finished runs" if
-           how.startswith("derived from the wall time") else
-           "measured from its finished runs" if how.startswith("measured as the wall time") else "measured")
+    own = c["source"] == name
+    if c["basis"] == "runs":
+        how = "measured from its finished runs" if own else f"derived from {c['source']}'s finished runs"
+    else:
+        how = "measured" if own else "derived from a measured bound" if c["bound"] == ">" else \
+              f"derived from {c['source']}'s timed rounds"
     return (f"{at_least}{c['core_hours']:g} core-hours for all its runs (one thread, {how} {c['measured']}, "
             f"docs/measurements.md)")
 
@@ -94,5 +119,5 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
     return out
 
 
-__all__ = ["PROFILE_NAMES", "RUN_SETS", "cost_text", "coverage", "measured_costs", "fedcr", "fedlog", "fedprof", "fedrd",
-           "settings"]
+__all__ = ["COST_BASES", "COST_COLUMNS", "PROFILE_NAMES", "RUN_SETS", "cost_rows", "cost_text", "coverage",
+           "measured_costs", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]
