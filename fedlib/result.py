@@ -115,7 +115,7 @@ def compare(runs: dict, reported: dict, *, quantity=Result.final, keys: dict | N
     `paper_name(label)`) to the paper's number, or to (mean, std). Each row: `keys` (e.g. dataset), method,
     final_mean and final_se (in % of `quantity`, by default `Result.final`), best_round_mean, paper_accuracy (and
     paper_std where the paper gives one), seeds, rounds. Each entry of `missing` (a dict of keys) adds a row saying
-    that column was not run, never a number. `with_std`: whether the rows have paper_std (default: whether the
+    that column (or, with a method, that method of it) was not run, never a number. `with_std`: whether the rows have paper_std (default: whether the
     paper's numbers come with one)."""
     keys = keys or {}
     with_std = any(isinstance(v, tuple) for v in reported.values()) if with_std is None else with_std
@@ -129,7 +129,7 @@ def compare(runs: dict, reported: dict, *, quantity=Result.final, keys: dict | N
         row.update({"paper_accuracy": paper[0], "paper_std": paper[1]} if with_std else {"paper_accuracy": paper})
         rows.append({**row, "seeds": len(rs), "rounds": rs[0].n_rounds})
     for keys_missing in missing or []:
-        row = {**keys_missing, "method": "(all)", "final_mean": math.nan, "final_se": math.nan,
+        row = {**keys_missing, "method": keys_missing.get("method", "(all)"), "final_mean": math.nan, "final_se": math.nan,
                "best_round_mean": math.nan, "paper_accuracy": math.nan}
         rows.append({**row, **({"paper_std": math.nan} if with_std else {}), "seeds": 0, "rounds": 0})
     return rows

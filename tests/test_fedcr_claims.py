@@ -96,6 +96,41 @@ def test_the_paper_profiles_table2_is_drawn_from_its_run_set_alone(monkeypatch):
     assert [r.verdict for r in ledger.rows] == [rules.WITHIN] * 3  # judged (all equal: no effect), not "not run"
 
 
+def test_a_table2_set_shipped_in_part_judges_the_methods_whose_seeds_are_all_shipped(monkeypatch, tmp_path):
+    """Table 2 n1's runs ship method by method (Ditto's three seeds take 2-6 core-hours each, FedRep's a fraction of
+    one). Before, a column with any run missing was dropped whole, so Ditto's three shipped seeds said "not run".
+    Now the methods with every seed shipped are drawn and judged (each one's reproduction), the rows that need a
+    missing method stay "not run" (the strongest baseline is named only among them all), and the table says which
+    methods are missing, never a number for them."""
+    from fedlib import experiments as ex, outputs, sweep
+    n1_set = next(s for s in fedcr.RUN_SETS if s.name == "fedcr_table2_n1")
+    shipped = {cfg.key() for lab, cfg in n1_set.runs([0, 1, 2]) if lab in ("FedAvg", "Ditto")}
+    shipped |= {cfg.key() for lab, cfg in n1_set.runs([0, 1]) if lab == "FedCR"}  # FedCR: 2 of 3 seeds
+    monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg.key() in shipped)
+    fedavg = [Result({"config": {"method": "fedavg", "n_clients": 2}, "final": {"acc_mean": 0.9276},
+                      "finetuned": True, "rounds": {"acc_mean": [0.5, 0.8815]}})]
+    monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: [
+        fedavg[0] if cfg.method == "fedavg" else _runs([92.03])[0] for cfg in cfgs])
+    monkeypatch.setattr(outputs, "save_table", lambda rows, name: saved.extend(rows))
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    saved = []
+    p = parts.plan("paper", fedcr.PROFILES["paper"], fedcr)
+    table = parts.table2(p, None, fedcr)
+    assert sorted(table[("fashion_mnist", "n1")]) == ["Ditto", "FedAvg"] and table[("fashion_mnist", "n2")] is None
+    n1_rows = {r["method"]: r for r in saved if r.get("partition") == "n1"}
+    assert n1_rows["FedAvg"]["final_mean"] == pytest.approx(88.15) and n1_rows["Ditto"]["seeds"] == 3
+    assert np.isnan(n1_rows["FedCR"]["final_mean"]) and n1_rows["FedRep"]["seeds"] == 0  # named, no number
+    ledger = rules.ClaimsLedger("06_test", "paper")
+    n1, reported = table[("fashion_mnist", "n1")], fedcr.TABLE2[("fashion_mnist", "n1")]
+    parts.beats_the_strongest_baseline(ledger, n1, "n1", ["FedAvg", "Ditto", "FedRep"], reported, 250)
+    parts.reproduces_table2(ledger, n1, "n1", p["labels"], reported, fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")], 250)
+    verdicts = lambda start: {r.verdict for r in ledger.rows if r.claim.startswith(start)}  # noqa: E731
+    assert verdicts("FedCR is more accurate") == {rules.MISSING}  # than the strongest, FedAvg-FT, FedRep
+    assert verdicts("FedAvg's accuracy") == verdicts("FedAvg-FT's accuracy") == verdicts("Ditto's accuracy") == \
+        {rules.HOLDS}  # within 1.5 points and within two standard errors
+    assert verdicts("FedCR's accuracy") == verdicts("FedRep's accuracy") == {rules.MISSING}
+
+
 def test_table2_reproduction_rows_read_fedavg_before_and_after_its_fine_tune():
     ledger = _ledger()
     fedavg = [Result({"config": {"method": "fedavg", "n_clients": 2}, "final": {"acc_mean": f / 100},

@@ -81,29 +81,34 @@ def ditto_lambda(p: dict, paper) -> tuple[float | None, str]:
 
 def table2(p: dict, lam, paper) -> dict:
     """Part A: Table 2, FedAvg before the fine-tune and FedAvg-FT (the same runs) after it, the paper beside; saved
-    as fedcr_table2. Returns (dataset, partition) -> label -> Results, None for a column whose runs are not all
-    there (the paper profile computes none)."""
+    as fedcr_table2. Returns (dataset, partition) -> label -> Results of the methods whose runs are all there (a run
+    set shipped in part: those of its methods with every seed shipped), None for a column with none of them (the
+    paper profile computes none); the methods left out are named, with the command that computes them."""
     S, run = p["S"], p["run"]
     if sweep.may_compute(p["profile"]):  # Ditto's runs with the lambda chosen, in one sweep with the rest
         sweep.run_many([run(d, "Ditto", q, sd, lam=lam) for d, q in p["columns"] for sd in S["seeds"]])
-    table = {}
+    table, absent = {}, []
     for d, q in p["columns"]:
         by_label = {lab: p["get"]([run(d, lab, q, sd, lam=lam) for sd in S["seeds"]]) for lab in p["labels"]}
-        table[(d, q)] = None if any(rs is None for rs in by_label.values()) else by_label
-        if table[(d, q)] is None:
-            _missing(f"Table 2 ({paper.SHOWN[d]} {q})", f"scripts/paper_runs.py fedcr_table2_{q}"
-                     if d == "fashion_mnist" else UNDECLARED)
+        table[(d, q)] = {lab: rs for lab, rs in by_label.items() if rs is not None} or None
+        left = [lab for lab, rs in by_label.items() if rs is None]
+        absent += [dict(dataset=paper.SHOWN[d], partition=q, method=lab) for lab in left if table[(d, q)]]
+        if left:
+            _missing(f"Table 2 ({paper.SHOWN[d]} {q}){': ' + ', '.join(left) if table[(d, q)] else ''}",
+                     f"scripts/paper_runs.py fedcr_table2_{q}" if d == "fashion_mnist" else UNDECLARED)
     rows = []
     for (d, q), by_label in table.items():
         if by_label is None:
             continue
         keys, reported = dict(dataset=paper.SHOWN[d], partition=q), paper.TABLE2.get((paper.PAPER_NAME[d], q), {})
         name = lambda lab: "FedBABU" if lab.startswith("FedBabu") else lab  # noqa: E731
-        rows += compare({"FedAvg": by_label["FedAvg"]}, reported, quantity=Result.last, keys=keys)
-        rows += compare({"FedAvg-FT": by_label["FedAvg"], **{lab: rs for lab, rs in by_label.items() if lab != "FedAvg"}},
+        fedavg = {"FedAvg": by_label["FedAvg"]} if "FedAvg" in by_label else {}
+        rows += compare(fedavg, reported, quantity=Result.last, keys=keys)
+        rows += compare({**({"FedAvg-FT": fedavg["FedAvg"]} if fedavg else {}),
+                         **{lab: rs for lab, rs in by_label.items() if lab != "FedAvg"}},
                         reported, keys=keys, paper_name=name)
     rows += compare({}, {}, missing=[dict(dataset=paper.SHOWN[d], partition=q) for d, q in p["missing"]
-                                     + [c for c, by_label in table.items() if by_label is None]])
+                                     + [c for c, by_label in table.items() if by_label is None]] + absent)
     outputs.save_table(rows, "fedcr_table2")
     return table
 
@@ -302,9 +307,10 @@ def ditto_crosscheck(path) -> tuple[dict, dict]:
 def beats_the_strongest_baseline(ledger, by_label: dict, partition: str, baselines: list, reported: dict, rounds):
     """Table 2 (FashionMNIST): FedCR beats the strongest of `baselines` (by mean final accuracy, named in the
     row's note), seed by seed; on n1 also FedAvg-FT and FedRep, the paper's margins beside. `by_label` None: the
-    column's runs are missing, and so are its rows."""
+    column's runs are missing, and so are its rows; a method missing from it: the rows that need it are."""
     finals = {lab: [final(r) for r in rs] for lab, rs in (by_label or {}).items()}
-    strongest = max(baselines, key=lambda lab: np.mean(finals[lab])) if finals else None  # FedAvg's is FedAvg-FT's
+    every = finals and all(lab in finals for lab in baselines)  # the strongest is named only among them all
+    strongest = max(baselines, key=lambda lab: np.mean(finals[lab])) if every else None  # FedAvg's is FedAvg-FT's
     out = [ledger.compare("FedCR", f"Table 2 ({partition})", f"FedCR is more accurate than the strongest baseline run on "
                           f"FashionMNIST {partition} (final accuracy after the fine-tune)", finals.get("FedCR"),
                           finals.get(strongest), ">", paper_value=reported["FedCR"], rounds=rounds)]
