@@ -88,9 +88,22 @@ def cost_text(name: str, costs: dict) -> str:
             f"docs/measurements.md)")
 
 
+def _by_label(runs: list, shipped, most: int = 8) -> str:
+    """How much of each label's runs (its seeds) is shipped, for a set shipped in part, in its labels' order (a set
+    of more than `most` labels: nothing, the line would be long): " (FedCR 2 of 3, Ditto 3 of 3)"."""
+    count: dict[str, list[int]] = {}
+    for lab, cfg in runs:
+        count.setdefault(lab, [0, 0])
+        count[lab][0] += bool(shipped(cfg))
+        count[lab][1] += 1
+    if len(count) > most:
+        return ""
+    return " (" + ", ".join(f"{lab} {have} of {n}" for lab, (have, n) in count.items()) + ")"
+
+
 def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
-    """Notebook -> {"lines": what of its paper-profile runs is shipped, a line per run set that is not whole, with
-    its measured cost (`measured_costs`) and the command that computes the rest; "unshipped": the paper's tables and
+    """Notebook -> {"lines": what of its paper-profile runs is shipped, a line per run set that is not whole (one
+    shipped in part: label by label, `_by_label`), with its measured cost (`measured_costs`) and the command that computes the rest; "unshipped": the paper's tables and
     figures (`where`) of those sets; "why": where -> how much of its set is shipped and its cost, in a few words;
     "deviations": where -> what its runs change from the paper}. Counted from the
     archive (`shipped(cfg)`: default, the run is in archive/ under its key)."""
@@ -105,7 +118,8 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
         runs = s.runs()
         have = sum(bool(shipped(cfg)) for _, cfg in runs)
         if have < len(runs):
-            entry["lines"].append(f"{s.name} ({', '.join(s.where)}): {have} of {len(runs)} runs shipped, "
+            entry["lines"].append(f"{s.name} ({', '.join(s.where)}): {have} of {len(runs)} runs shipped"
+                                  f"{_by_label(runs, shipped) if have else ''}, "
                                   f"{cost_text(s.name, costs)}; compute the rest with `{s.command()}`, then "
                                   f"`{s.command()} --pack`")
             entry["unshipped"] += list(s.where)
