@@ -544,7 +544,7 @@ def _step_rows(group: Group, params: dict, data, ids: torch.Tensor, ok: torch.Te
     if on is None:
         sub, x, y = group, data.x[rows, ids], data.y[rows, ids]
     else:
-        sub = Group(group.model, group.clients[on], {}, group.buffers, group.fast_engine)
+        sub = Group(group.model, group.clients[on.to(group.clients.device)], {}, group.buffers, group.fast_engine)
         params, ok, ids = {k: v[on] for k, v in params.items()}, ok[on], ids[on]
         x, y = data.x[on[:, None], ids], data.y[on[:, None], ids]
     return sub, params, ok, crop_flip(x) if augment else x, y

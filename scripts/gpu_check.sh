@@ -32,7 +32,7 @@ for part in "${PARTS[@]}"; do
   echo ">> $part ($(date -u +%H:%M:%S))"
   case "$part" in
     env)
-      "$PY" -m pip install -q --no-deps -e . > "$OUT/env.log" 2>&1
+      "$PY" -m pip install -q --no-deps --no-build-isolation -e . > "$OUT/env.log" 2>&1  # offline: the machine's setuptools
       missing=$("$PY" - <<'EOF'
 import importlib
 names = {"numpy": "numpy", "scipy": "scipy", "matplotlib": "matplotlib", "seaborn": "seaborn", "tqdm": "tqdm",

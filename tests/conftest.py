@@ -35,3 +35,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         left = len(terminalreporter.stats.get("deselected", []))
         terminalreporter.write_line(f"fast lane: {ran} tests run, {left} slow ones left out "
                                     f"({100 * ran / max(ran + left, 1):.0f}% of the unit tests)")
+
+
+@pytest.fixture
+def cpu_keys(monkeypatch):
+    """The pinned cache keys and the shipped runs are the CPU's: a key includes the device type, so on a GPU machine
+    (FEDLIB_DEVICE=cuda, scripts/gpu_check.sh) these tests look up the CPU's keys, not a GPU run's."""
+    monkeypatch.setenv("FEDLIB_DEVICE", "cpu")

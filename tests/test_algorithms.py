@@ -34,7 +34,7 @@ def test_fedlog_head_is_the_map_of_the_summed_uplink_and_bodies_stay_local():
 def test_fedlog_statistics_are_those_of_each_clients_training_data():
     ctx, alg = ex.setup(_tiny("fedlog"))
     up = alg.client_update(0, alg.configure(0)).up
-    assert torch.equal(up["T"][:, :, 0].sum(1), ctx.fed.train.counts.float())  # phi_0 = 1 counts samples
+    assert torch.equal(up["T"][:, :, 0].sum(1).cpu(), ctx.fed.train.counts.float().cpu())  # phi_0 = 1 counts samples
     g, data = ctx.groups[0]
     phi = engine.features(g, data)
     c = 3

@@ -203,11 +203,14 @@ def test_every_methods_checkpoint_is_read_back_and_goes_on_as_the_run_would(name
     run_round(alg, 0, ledger)
     target = tmp_path / "run.ckpt"
     assert checkpoint.save(target, alg, {}, ledger, None, 1, 0.0)
-    rng = (torch.get_rng_state(), np.random.get_state(), random.getstate())
+    rng = (torch.get_rng_state(), np.random.get_state(), random.getstate(),
+           torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)
     state = checkpoint.load(target, ex.setup(cfg)[0])  # a fresh process's data, as a resumed run builds them
     assert state is not None and type(state["alg"]) is type(alg) and state["next_round"] == 1
     resumed = run_round(state["alg"], 1, state["ledger"])
     torch.set_rng_state(rng[0]), np.random.set_state(rng[1]), random.setstate(rng[2])
+    if rng[3] is not None:  # on a GPU the run draws from CUDA's generator too
+        torch.cuda.set_rng_state_all(rng[3])
     kept = run_round(alg, 1, ledger)
     assert torch.equal(resumed.loss, kept.loss)
     assert state["ledger"].up == ledger.up and state["ledger"].down == ledger.down

@@ -41,6 +41,25 @@ def _train_both(model_name, optimizer, lr, epochs, fast=True, counts=None, skip_
     return err
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_skipping_finished_clients_trains_on_a_gpu_as_on_the_cpu():
+    """Config.skip_finished on CUDA: the group's client ids stay on the CPU while the rows still training are on
+    the GPU (indexing one with the other failed there, 2026-11-26)."""
+    cd = _federation()
+    cd = data.ClientData(cd.x, cd.y, torch.tensor([23, 17, 30, 9, 26]))
+    out = {}
+    for device in ("cpu", "cuda"):
+        torch.manual_seed(1)
+        ms = [models.build("mlp3", (1, 28, 28), 10) for _ in range(cd.n_clients)]
+        pop = engine.Population.create(ms, same_init=False, unify_head=False, device=torch.device(device))
+        g = pop.groups[0]
+        here = cd.to(torch.device(device))  # as a run moves its federation
+        engine.train(g, here, trainable=list(g.params), optimizer="sgd", lr=0.05, epochs=2, batch_size=4,
+                     generator=torch.Generator().manual_seed(5), skip_finished=True)
+        out[device] = {k: v.detach().cpu() for k, v in g.params.items()}
+    assert max((out["cpu"][k] - out["cuda"][k]).abs().max().item() for k in out["cpu"]) < 1e-3
+
+
 @pytest.mark.parametrize("model_name", ["cnn_mnist_nodrop", "mlp3", "convnet8"])
 @pytest.mark.parametrize("fast", [True, False])
 def test_batched_sgd_equals_each_client_alone(model_name, fast):

@@ -8,6 +8,8 @@ from fedlib.papers import fedcr
 from fedlib.papers.fedcr import parts
 from fedlib.result import Result
 
+pytestmark = pytest.mark.usefixtures("cpu_keys")  # the CPU's keys, on a GPU machine too
+
 
 def _runs(finals, best=None):
     """One made-up Result per seed with its final accuracy (%, after a fine-tune) and best round."""

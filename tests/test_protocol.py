@@ -76,7 +76,7 @@ def test_participants_train_as_if_their_group_had_only_them():
                          epochs=1, batch_size=ctx.batch_size, generator=ctx.generator(0, int(clients[0])))
     torch.manual_seed(1)
     got = ctx.train_clients(0, clients, trainable=lambda grp: list(grp.params))
-    assert torch.equal(got.loss, stats.loss.cpu()) and torch.equal(got.steps, stats.steps.cpu())
+    assert torch.equal(got.loss.cpu(), stats.loss.cpu()) and torch.equal(got.steps.cpu(), stats.steps.cpu())
     for k in g.params:
         assert torch.equal(g.params[k][clients], alone.params[k])
 
@@ -216,7 +216,7 @@ def test_every_method_names_its_personal_parameters(method, personal):
 def test_training_reports_each_clients_steps():
     ctx, alg = ex.setup(_tiny("fedavg", local_epochs=3))
     got = ctx.train_clients(0, ctx.clients, trainable=lambda g: list(g.params))
-    assert torch.equal(got.steps, (3 * ((ctx.fed.train.counts + 9) // 10)).float())
+    assert torch.equal(got.steps.cpu(), (3 * ((ctx.fed.train.counts.cpu() + 9) // 10)).float())
 
 
 def test_lr_decay_momentum_and_weight_decay_reach_the_optimizer():
@@ -288,6 +288,6 @@ def test_a_client_drawn_twice_trains_once_and_its_result_repeats():
     ctx, _ = ex.setup(_tiny("fedavg"))
     torch.manual_seed(1)
     twice = ctx.train_clients(0, torch.tensor([3, 1, 3]), trainable=lambda g: list(g.params))
-    steps = ((ctx.fed.train.counts[[3, 1, 3]] + 9) // 10).float()  # one epoch of batch 10
-    assert torch.equal(twice.loss[0], twice.loss[2]) and torch.equal(twice.steps, steps)
+    steps = ((ctx.fed.train.counts.cpu()[[3, 1, 3]] + 9) // 10).float()  # one epoch of batch 10
+    assert torch.equal(twice.loss[0], twice.loss[2]) and torch.equal(twice.steps.cpu(), steps)
     assert bool((twice.loss > 0).all())

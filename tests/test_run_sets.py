@@ -9,6 +9,8 @@ import pytest
 
 from fedlib.papers import RUN_SETS
 
+pytestmark = pytest.mark.usefixtures("cpu_keys")  # the CPU's keys, on a GPU machine too
+
 PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, augment) or 0-2, as on 2026-11-25
     "table1": (70, "2e004de885dd9476"),
     "table1_fashion_mnist": (42, "25a34efd22b666f2"),  # FedLog's part e (2026-11-25): Table 1's runs on FashionMNIST

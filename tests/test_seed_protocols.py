@@ -6,6 +6,8 @@ import pytest
 from fedlib import paths
 from fedlib.papers import fedcr, fedrd
 
+pytestmark = pytest.mark.usefixtures("cpu_keys")  # the CPU's keys, on a GPU machine too
+
 
 def test_fedrds_protocol_follows_sec_v_a():
     rd = fedrd.config("fashion_mnist", "FedRD", seed=0)

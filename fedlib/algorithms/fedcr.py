@@ -135,9 +135,11 @@ class FedCR(ParameterAveraging):
             if self.options["evaluate"] == "global_body":
                 for k, v in self.global_params.items():
                     self.population.set_all(k, v)
-        present = up.present["mu"].to(up["mu"].device).unsqueeze(-1)
-        precision = (present / up["sigma"] ** 2).sum(0)
-        weighted = (present * up["mu"] / up["sigma"] ** 2).sum(0)
+        dev = self.mu.device  # the server's Gaussians; a message may arrive on another device (the ledger's CPU)
+        present = up.present["mu"].to(dev).unsqueeze(-1)
+        up_mu, up_sigma = up["mu"].to(dev), up["sigma"].to(dev)
+        precision = (present / up_sigma ** 2).sum(0)
+        weighted = (present * up_mu / up_sigma ** 2).sum(0)
         mu, sigma = product_of_experts(precision, weighted, self.options["prior_var"])
         b2 = self.options["beta2"]
         held = present.any(0)  # [C, 1]
