@@ -3,10 +3,10 @@
 #
 #   scripts/gpu_check.sh DEPS OUT [PART ...]      PART: env tests bench pfllib paper (default: all, in that order)
 #
-# DEPS (git-ignored, prepared on a machine with a network):
-#   DEPS/wheels/   wheels of fedlib's pure-Python dependencies the GPU machine's Python lacks (pip download ...)
-#   DEPS/data/     fedlib's data folder (python -m fedlib fetch-data fills one: MNIST, FashionMNIST)
-#   DEPS/PFLlib/   a checkout of TsingZ0/PFLlib, for the `pfllib` part (optional)
+# DEPS (git-ignored, prepared on a machine with a network by `python scripts/gpu_deps.py DEPS`):
+#   DEPS/wheels/   wheels of fedlib's pure-Python dependencies the GPU machine's Python lacks
+#   DEPS/data/     fedlib's data folder (MNIST, FashionMNIST; compressed, to stay under a call's 64 MiB)
+#   DEPS/PFLlib/   a checkout of TsingZ0/PFLlib, for the `pfllib` part (optional; its main.py needs cvxpy)
 # OUT: every result, log and timing goes here (OUT/results is the results folder, OUT/*.log the logs).
 # It uses the torch the machine already has (pip install --no-deps -e .), and FEDLIB_DEVICE=cuda for everything;
 # FEDLIB_DEVICE=cpu runs the same path on a CPU (what tests/test_gpu_check.py does with the `env` part).
@@ -49,13 +49,18 @@ EOF
         | tee -a "$OUT/env.log"
       (nvidia-smi || true) > "$OUT/nvidia-smi.txt" 2>&1
       ;;
-    tests)
-      "$PY" -m pytest tests -q -x -p no:cacheprovider > "$OUT/tests.log" 2>&1 || true
+    tests)  # the fast lane, on every core where pytest-xdist is there; interrupted (and summarised) at 9 minutes
+      workers=(); "$PY" -c "import xdist" 2>/dev/null && workers=(-n "$(( $(nproc) > 2 ? $(nproc) - 2 : 1 ))" --dist loadfile)
+      timeout -s INT 540 "$PY" -m pytest tests -q -m "not slow" -p no:cacheprovider -rfE --tb=line "${workers[@]}" \
+        > "$OUT/tests.log" 2>&1 || true
       tail -3 "$OUT/tests.log"
       ;;
     bench)
       "$PY" benchmarks/bench_round.py --device "$FEDLIB_DEVICE" > "$OUT/bench_round.log" 2>&1
       tail -5 "$OUT/bench_round.log"
+      timeout 360 "$PY" benchmarks/bench_gpu_rounds.py --device "$FEDLIB_DEVICE" --rounds 3 \
+        > "$OUT/bench_gpu_rounds.log" 2>&1 || true
+      tail -8 "$OUT/bench_gpu_rounds.log"
       ;;
     pfllib)
       if [ -d "$DEPS/PFLlib/system" ]; then
@@ -70,6 +75,7 @@ EOF
         timeout 540 env OMP_NUM_THREADS=4 "$PY" scripts/paper_runs.py "$set" >> "$OUT/paper_runs.log" 2>&1 || break
       done
       tail -5 "$OUT/paper_runs.log"
+      tar -czf "$OUT/results.tgz" -C "$OUT" results  # one file: a device call brings back 8 files, 2 folders deep
       ;;
   esac
 done

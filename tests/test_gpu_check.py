@@ -47,3 +47,31 @@ def test_fedlib_device_decides_auto_and_the_cache_key_keeps_devices_apart(monkey
         monkeypatch.setenv("FEDLIB_DEVICE", "cuda")
         with pytest.raises(ValueError, match="no CUDA device"):
             engine.resolve_device("auto")
+
+
+DEPS_SCRIPT = SCRIPT.parent / "gpu_deps.py"
+
+
+def _deps(*args, data_dir):
+    return subprocess.run([sys.executable, str(DEPS_SCRIPT), *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, "FEDLIB_DATA": str(data_dir)})
+
+
+def test_the_deps_script_carries_the_same_arrays_compressed_and_refuses_what_is_missing(tmp_path):
+    import numpy as np
+
+    src = tmp_path / "data"
+    src.mkdir()
+    arrays = {"x_train": np.zeros((200, 28, 28), np.uint8), "y_train": np.arange(200) % 10,
+              "x_test": np.full((50, 28, 28), 7, np.uint8), "y_test": np.arange(50) % 10}
+    np.savez(src / "mnist.npz", **arrays)
+    res = _deps(tmp_path / "deps", "--no-wheels", "--data", "mnist", data_dir=src)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = tmp_path / "deps" / "data" / "mnist.npz"
+    with np.load(out) as z:
+        assert sorted(z.files) == sorted(arrays) and all(np.array_equal(z[k], v) for k, v in arrays.items())
+    assert out.stat().st_size < (src / "mnist.npz").stat().st_size / 10
+    missing = _deps(tmp_path / "deps2", "--no-wheels", "--data", "fashion_mnist", data_dir=src)
+    assert missing.returncode != 0 and "fetch-data" in missing.stderr + missing.stdout
+    bad = _deps(tmp_path / "deps3", "--no-wheels", "--pfllib", tmp_path, data_dir=src)
+    assert bad.returncode == 2 and "system/main.py" in bad.stderr and not (tmp_path / "deps3").exists()
