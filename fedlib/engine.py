@@ -52,6 +52,18 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
     return torch.device(device)
 
 
+def full_fp32(device: torch.device) -> None:
+    """On a GPU, the arithmetic of the CPU runs: fp32 without TF32 (matrix products and cuDNN's convolutions, which
+    PyTorch lets use TF32 by default: a 10-bit mantissa, differences of 1e-3 seen on an H200), and cuDNN's
+    deterministic algorithms, so a run repeats bit for bit on its device. Nothing on a CPU. bf16 and TF32 stay out
+    of the paper numbers (issue 43); every run on CUDA is set up through here (experiments.setup)."""
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+
+
 # ----------------------------------------------------------------------------- stacked forward
 
 def supports_stacked(body: nn.Module) -> bool:

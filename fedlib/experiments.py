@@ -61,6 +61,7 @@ def setup(cfg: Config):
     device = engine.resolve_device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"Config.device={cfg.device!r}, but this machine has no CUDA device; use 'auto' or 'cpu'")
+    engine.full_fp32(device)
     fed = federation(cfg)
     fewest = int(fed.train.counts.min())
     if fewest < FEW_SAMPLES and cfg.dataset in PARTITIONED:  # LEAF users hold what they hold

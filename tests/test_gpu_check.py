@@ -75,3 +75,22 @@ def test_the_deps_script_carries_the_same_arrays_compressed_and_refuses_what_is_
     assert missing.returncode != 0 and "fetch-data" in missing.stderr + missing.stdout
     bad = _deps(tmp_path / "deps3", "--no-wheels", "--pfllib", tmp_path, data_dir=src)
     assert bad.returncode == 2 and "system/main.py" in bad.stderr and not (tmp_path / "deps3").exists()
+
+
+def test_a_run_on_cuda_computes_in_full_fp32_with_deterministic_convolutions():
+    """The flags only (no GPU needed to set them): TF32 was on for cuDNN's convolutions on the H200, and tests
+    comparing at 1e-5 failed there (2026-11-26). A CPU run leaves them as they are."""
+    b = engine.torch.backends
+    flags = [(b.cuda.matmul, "allow_tf32"), (b.cudnn, "allow_tf32"), (b.cudnn, "benchmark"), (b.cudnn, "deterministic")]
+    saved = [getattr(o, n) for o, n in flags]
+    try:
+        for (o, n), v in zip(flags, (True, True, True, False)):
+            setattr(o, n, v)
+        engine.full_fp32(engine.torch.device("cpu"))
+        assert b.cudnn.allow_tf32 and not b.cudnn.deterministic
+        engine.full_fp32(engine.torch.device("cuda"))
+        assert not b.cuda.matmul.allow_tf32 and not b.cudnn.allow_tf32 and not b.cudnn.benchmark
+        assert b.cudnn.deterministic
+    finally:
+        for (o, n), v in zip(flags, saved):
+            setattr(o, n, v)
