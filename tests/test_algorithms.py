@@ -209,8 +209,8 @@ def test_feddbe_takes_g_from_the_initialisation_periods_train_mode_running_means
             opt.step()
         last.append(mean)
     w = data.counts.float() / data.counts.sum()
-    want = (w.unsqueeze(1) * torch.stack(last)).sum(0)
+    want = (w.unsqueeze(1) * torch.stack(last).cpu()).sum(0)
     run_round(alg, 0, Ledger())
-    assert torch.allclose(alg.server_mean, want, atol=1e-5)
+    assert torch.allclose(alg.server_mean.cpu(), want, atol=1e-5)
     assert all(torch.equal(group.params[k], start[k]) for k in start)  # the period's models are discarded
     assert cfg.model == "cnn_mnist_nodrop" and (cfg.optimizer, cfg.lr, cfg.drop_last) == ("sgd", 0.005, True)

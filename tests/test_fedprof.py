@@ -114,7 +114,7 @@ def test_scheme2_weights_the_senders_by_their_share_times_n_over_k():
     p = ctx.fed.train.counts.double() / ctx.fed.train.counts.sum()
     w = (p[down.clients] * 20 / 5).float()
     k = "head.weight"
-    assert torch.allclose(alg.global_params[k], torch.tensordot(w, reply.up[k], dims=1), atol=1e-6)
+    assert torch.allclose(alg.global_params[k].cpu(), torch.tensordot(w, reply.up[k].cpu(), dims=1), atol=1e-6)
 
 
 def test_noisy_clients_are_exact_in_number_their_test_sets_clean_and_salt_and_pepper_at_density_0_3():
