@@ -98,7 +98,7 @@ def test_the_paper_profiles_table2_is_drawn_from_its_run_set_alone(monkeypatch):
     assert [r.verdict for r in ledger.rows] == [rules.WITHIN] * 3  # judged (all equal: no effect), not "not run"
 
 
-def test_a_table2_set_shipped_in_part_judges_the_methods_whose_seeds_are_all_shipped(monkeypatch, tmp_path):
+def test_a_table2_set_shipped_in_part_judges_the_methods_whose_seeds_are_all_shipped(monkeypatch):
     """Table 2 n1's runs ship method by method (Ditto's three seeds take 2-6 core-hours each, FedRep's a fraction of
     one). Before, a column with any run missing was dropped whole, so Ditto's three shipped seeds said "not run".
     Now the methods with every seed shipped are drawn and judged (each one's reproduction), the rows that need a
