@@ -227,9 +227,10 @@ def dispatch(args) -> int:
     if args.cmd == "check":
         from . import freshness
 
+        notes = []
         stale = freshness.regenerate([n for n in args.notebooks.split(",") if n]) + \
-            freshness.check(args.rounds, args.per_file)
-        for line in stale:
+            freshness.check(args.rounds, args.per_file, notes)
+        for line in stale + notes:
             print(line, file=sys.stderr)
         print(f"{len(stale)} stale" if stale else "fresh: the regenerated tables and the replayed runs match what is "
                                                 "committed")
@@ -241,11 +242,23 @@ def dispatch(args) -> int:
     cached = cache.is_cached(cfg)
     res = run(cfg)
     print(json.dumps(printed_metrics(res), indent=1))
-    where = getattr(res, "saved_to", None) or cache.path(cfg)
+    print(where_it_came_from(cfg, res, cached), file=sys.stderr)
+    return 0
+
+
+def where_it_came_from(cfg, res, cached: bool) -> str:
+    """`run`'s last line: read from the cache, computed and cached, kept in the rescue folder, or read from archive/
+    where it was shipped from a machine of another device type (`archive.find_run`)."""
+    from . import cache, engine
+
+    where = getattr(res, "saved_to", None)
+    if cached and where is None:
+        return (f"from archive/: the run shipped from a {res['device']} machine (this config's run on this "
+                f"{engine.resolve_device(cfg.device).type} is not there)")
+    where = where or cache.path(cfg)
     said = "from the cache" if cached else "computed and cached" if where == cache.path(cfg) else \
         "computed; the cache could not be written, so the result is kept in"
-    print(f"{said}: {where}", file=sys.stderr)
-    return 0
+    return f"{said}: {where}"
 
 
 def printed_metrics(res: dict) -> dict:

@@ -3,7 +3,10 @@ fresh clone redraws the paper-profile tables without recomputing them.
 
 `cache.load` looks here when a run is not in the results folder and copies what it finds into the cache, so a
 notebook computes only what is missing. A run is found by its method and cache key; the key includes the device
-type, so a run made on a GPU enters under its own key. Files are written sorted by (method, key), with a fixed
+type, so a run made on a GPU enters under its own key. A config on the "auto" device whose run was shipped only from
+the other device type (a GPU run read on a CPU, or the other way round) is found too (`find_run`): the same
+protocol, rounded differently (FedCR's Table 2 n1, seed 0: 93.70% on an H200, 93.59% on a CPU), its "device"
+saying where it ran; it is not copied into the cache under this device's key. Files are written sorted by (method, key), with a fixed
 gzip timestamp, so the same runs always give the same bytes.
 """
 from __future__ import annotations
@@ -72,6 +75,24 @@ def cached_json(kind: str, name: str) -> dict | None:
 
 def find(method: str, key: str) -> dict | None:
     return _index(folder()).get((method, key))
+
+
+DEVICE_TYPES = ("cpu", "cuda")  # the device types fedlib runs on (`engine.resolve_device`)
+
+
+def find_run(cfg) -> dict | None:
+    """`cfg`'s shipped run: the one made on the device type this machine resolves it to (its key), else, for a
+    config on the "auto" device, the one made on another device type (its result's "device" says which); None if
+    neither is shipped. A config that names its device finds only runs made there."""
+    own = cfg.key()
+    found = find(cfg.method, own)
+    if found is not None or cfg.device != "auto":
+        return found
+    for device_type in DEVICE_TYPES:
+        other = cfg.key(device_type)
+        if other != own and (found := find(cfg.method, other)) is not None:
+            return found
+    return None
 
 
 def longer(cfg) -> dict | None:

@@ -31,11 +31,12 @@ def is_cached(cfg: Config) -> bool:
 
 
 def load(cfg: Config) -> dict | None:
-    """The cached result of `cfg`, or a shipped one (`fedlib.archive`, copied into the cache), or None."""
+    """The cached result of `cfg`, or a shipped one (`fedlib.archive.find_run`: copied into the cache when it was
+    made on this device type; one made on another device type is read from archive/ each time), or None."""
     p = path(cfg)
     if not p.exists():
-        shipped = archive.find(cfg.method, cfg.key())
-        if shipped is not None:
+        shipped = archive.find_run(cfg)
+        if shipped is not None and shipped["key"] == cfg.key():
             try:
                 write_atomic(p, shipped)
             except OSError:  # a read-only results folder still gets the shipped run

@@ -133,12 +133,14 @@ class Config:
                 warnings.warn(f"Config.{name}={getattr(self, name)!r} has no effect with dataset={self.dataset!r}, "
                               f"partition={self.partition!r}", UserWarning, stacklevel=5)
 
-    def key(self) -> str:
+    def key(self, device_type: str | None = None) -> str:
+        """The cache key: a hash of every field (the device as the type it resolves to here, or `device_type`, e.g.
+        "cuda" for the key the same config has when run on a GPU), the method's version and CACHE_VERSION."""
         d = asdict(self)
         for name, default in ADDED_FIELDS.items():  # fields added later leave older keys (and caches) valid
             if d[name] == default:
                 del d[name]
-        d["device"] = engine.resolve_device(self.device).type
+        d["device"] = device_type or engine.resolve_device(self.device).type
         method_version = algorithms.REGISTRY[self.method].version if self.method in algorithms.REGISTRY else 1
         if method_version != 1:
             d["method_version"] = method_version

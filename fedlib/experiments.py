@@ -186,8 +186,8 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
     Config(**asdict(cfg))  # a Config changed after it was built is checked again before anything is read or run
     if cache and (found := store.load(cfg)) is not None:
         out = Result(provenance.note(found))
-        out.saved_to = store.path(cfg)
-        return out
+        out.saved_to = store.path(cfg) if found["key"] == cfg.key() else None  # None: read from archive/, made on
+        return out  # another device type (`archive.find_run`)
     if cache:
         store.check_writable()
     ctx, alg = setup(cfg)
@@ -204,7 +204,7 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
                        saves=checkpoint.Schedule(ckpt) if cache else None)
     result = {"config": asdict(cfg), "key": cfg.key(), "rounds": rows, "client_acc": ev["client_acc"] if ev else [],
               "wall_s": time.perf_counter() - t_start, "device": engine.resolve_device(cfg.device).type,
-              "torch": torch.__version__, "code": provenance.record()}
+              "torch": torch.__version__, "code": provenance.record(engine.resolve_device(cfg.device))}
     if cfg.final_finetune_epochs:
         result["final"] = final_finetune(cfg, ctx, alg, ledger)
     if ctx.fed.kinds:

@@ -105,7 +105,8 @@ _read: set[tuple[str, str]] = set()  # (fingerprint, device) of every result rea
 def note(result: dict) -> dict:
     """Remember which code and device a result read by a notebook came from (tables list them); returns it."""
     code = result.get("code") or {}
-    _read.add((code.get("fingerprint", "unrecorded"), f"{result.get('device', '?')}:{code.get('machine', '?')}"))
+    where = code.get("gpu") or code.get("machine", "?")  # a GPU run: the GPU's name (its rounding's), else the CPU's kind
+    _read.add((code.get("fingerprint", "unrecorded"), f"{result.get('device', '?')}:{where}"))
     return result
 
 
@@ -120,6 +121,12 @@ def read_so_far() -> dict[str, str]:
     return {"code": " ".join(sorted({f for f, _ in _read})), "device": " ".join(sorted({d for _, d in _read}))}
 
 
-def record() -> dict:
-    """What a result stores about its code and the machine kind that ran it."""
-    return {"fingerprint": fingerprint(), **commit(), "machine": machine()}
+def record(device=None) -> dict:
+    """What a result stores about its code and the machine kind that ran it; for a run on a GPU (`device` a CUDA
+    torch.device) also the GPU's name, which decides its rounding as the processor's kind does a CPU run's."""
+    out = {"fingerprint": fingerprint(), **commit(), "machine": machine()}
+    if device is not None and device.type == "cuda":
+        import torch
+
+        out["gpu"] = torch.cuda.get_device_name(device)
+    return out

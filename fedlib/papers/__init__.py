@@ -106,11 +106,11 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
     shipped in part: label by label, `_by_label`), with its measured cost (`measured_costs`) and the command that computes the rest; "unshipped": the paper's tables and
     figures (`where`) of those sets; "why": where -> how much of its set is shipped and its cost, in a few words;
     "deviations": where -> what its runs change from the paper}. Counted from the
-    archive (`shipped(cfg)`: default, the run is in archive/ under its key)."""
+    archive (`shipped(cfg)`: default, the run is in archive/, `archive.find_run`: made on this device type or the other)."""
     from .. import archive
 
     if shipped is None:
-        shipped = lambda cfg: archive.find(cfg.method, cfg.key()) is not None  # noqa: E731
+        shipped = lambda cfg: archive.find_run(cfg) is not None  # noqa: E731  (made on either device type)
     costs = measured_costs() if costs is None else costs
     out: dict[str, dict] = {}
     for s in RUN_SETS.values():

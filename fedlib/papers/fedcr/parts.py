@@ -314,12 +314,16 @@ def beats_the_strongest_baseline(ledger, by_label: dict, partition: str, baselin
     out = [ledger.compare("FedCR", f"Table 2 ({partition})", f"FedCR is more accurate than the strongest baseline run on "
                           f"FashionMNIST {partition} (final accuracy after the fine-tune)", finals.get("FedCR"),
                           finals.get(strongest), ">", paper_value=reported["FedCR"], rounds=rounds)]
-    ledger.rows[-1].note = f"the strongest baseline: {strongest}" if strongest else ledger.rows[-1].note
+    ledger.add_note(f"the strongest baseline: {strongest}" if strongest else "")
+    ledger.add_note(rules.devices_note({name: by_label.get(name) for name in ("FedCR", strongest)}) if strongest
+                    else "")
     if partition == "n1":
         for lab, shown in (("FedAvg", "FedAvg-FT"), ("FedRep", "FedRep")):
             out.append(ledger.compare("FedCR", "Table 2 (n1)", f"FedCR is more accurate than {shown} on FashionMNIST n1",
                                       finals.get("FedCR"), finals.get(lab), ">",
                                       paper_value=round(reported["FedCR"] - reported[shown], 2), rounds=rounds))
+            ledger.add_note(rules.devices_note({name: by_label.get(name) for name in ("FedCR", lab)}) if by_label
+                            else "")
     return out
 
 
@@ -336,9 +340,11 @@ def reproduces_table2(ledger, by_label: dict | None, partition: str, labels: lis
             [("FedBABU" if lab.startswith("FedBabu") else lab, Result.final)]
         for shown, quantity in read:
             mean, se = stats.mean_se([100 * quantity(r) for r in rs]) if rs else (None, None)
-            out += ledger.reproduced("FedCR", f"Table 2 ({partition})", f"{shown}'s accuracy on FashionMNIST "
+            made = ledger.reproduced("FedCR", f"Table 2 ({partition})", f"{shown}'s accuracy on FashionMNIST "
                                      f"{partition}", mean, se, len(rs or []), reported[shown],
                                      spread[shown] / 3 ** 0.5, rounds)
+            ledger.add_note(rules.devices_note({shown: rs}), last=len(made))  # its seeds run on two device types
+            out += made
     return out
 
 
