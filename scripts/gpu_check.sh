@@ -10,7 +10,7 @@
 # OUT: every result, log and timing goes here (OUT/results is the results folder, OUT/*.log the logs).
 # It uses the torch the machine already has (pip install --no-deps -e .), and FEDLIB_DEVICE=cuda for everything;
 # FEDLIB_DEVICE=cpu runs the same path on a CPU (what tests/test_gpu_check.py does with the `env` part).
-# Each part fits within 10 minutes; `paper` resumes through the runs' checkpoints when called again.
+# Each part fits within 10 minutes; `paper` resumes through the runs' checkpoints when called again on a warm machine.
 set -euo pipefail
 usage() { echo "usage: $0 DEPS OUT [env|tests|bench|pfllib|paper ...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
@@ -70,12 +70,34 @@ EOF
         echo "no PFLlib checkout in $DEPS/PFLlib: part skipped" | tee "$OUT/bench_pfllib.log"
       fi
       ;;
-    paper)  # what the CPU budget left out, in the paper-scale issue's order; each set resumes where it stopped
-      for set in fedcr_table2_n2 fedcr_table9 fedprof_fig1 fedprof_alpha fedrd_table1; do
-        timeout 540 env OMP_NUM_THREADS=4 "$PY" scripts/paper_runs.py "$set" >> "$OUT/paper_runs.log" 2>&1 || break
+    paper)  # $PAPER_SETS (default: what the CPU budget left out, in the paper-scale issue's order), $PAPER_JOBS
+      # processes at a time (default 4: a round of these small models is launch-bound, so processes share the GPU),
+      # each set sharded over them, all within 9 minutes. The results folder (default build/gpu_results) stays on a
+      # warm machine, so the next call resumes through the runs' checkpoints. Every set is then packed into the tree's
+      # archive/ (merged with the runs already there) and its archive file copied to OUT; here, merge it with
+      # `scripts/paper_runs.py SET --merge FILE`.
+      sets=(${PAPER_SETS:-fedcr_table2_n2 fedcr_table9 fedprof_fig1 fedprof_alpha fedrd_table1})
+      jobs="${PAPER_JOBS:-4}"
+      [[ "$jobs" =~ ^[1-9][0-9]?$ ]] || { echo "PAPER_JOBS=$jobs: a number of processes, 1 to 99" >&2; exit 2; }
+      for set in "${sets[@]}"; do "$PY" scripts/paper_runs.py "$set" --list > /dev/null || exit 2; done
+      export FEDLIB_RESULTS="${GPU_RESULTS:-$ROOT/build/gpu_results}"
+      threads=$(( $(nproc) / jobs > 0 ? $(nproc) / jobs : 1 ))
+      deadline=$(( $(date +%s) + ${PAPER_SECONDS:-540} ))
+      for set in "${sets[@]}"; do
+        left=$(( deadline - $(date +%s) )); [ "$left" -gt 30 ] || break
+        pids=()
+        for ((i = 0; i < jobs; i++)); do
+          timeout "$left" env OMP_NUM_THREADS="$threads" "$PY" scripts/paper_runs.py "$set" --shard "$i/$jobs" \
+            >> "$OUT/paper_runs.log" 2>&1 & pids+=($!)
+        done
+        for pid in "${pids[@]}"; do wait "$pid" || true; done
+      done
+      for set in "${sets[@]}"; do
+        "$PY" scripts/paper_runs.py "$set" --pack | tee -a "$OUT/paper_runs.log"
+        "$PY" -c "import sys, shutil; from fedlib import archive; from fedlib.papers import RUN_SETS
+shutil.copy(archive.folder() / RUN_SETS[sys.argv[1]].archive_file, sys.argv[2])" "$set" "$OUT/" 2>/dev/null || true
       done
       tail -5 "$OUT/paper_runs.log"
-      tar -czf "$OUT/results.tgz" -C "$OUT" results  # one file: a device call brings back 8 files, 2 folders deep
       ;;
   esac
 done

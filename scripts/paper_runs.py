@@ -4,6 +4,7 @@ run killed mid-way goes on from its checkpoint, `fedlib.checkpoint`); pack the f
     OMP_NUM_THREADS=1 python scripts/paper_runs.py SET [--seeds 0-4] [--only LABEL ...] [--reverse] [--shard 0/2]
     python scripts/paper_runs.py SET --pack      # the finished ones into archive/<SET>_paper.jsonl.gz
     python scripts/paper_runs.py SET --list      # the runs of SET: done, started (a checkpoint) or todo
+    python scripts/paper_runs.py SET --merge F   # add SET's runs of archive file F (packed on a GPU) to archive/
 
 Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the notebooks read too):
   table1, augment      notebook 02: MNIST Table 1 (every entry) and the augmentation ablation
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from datetime import datetime, timezone
 
 import torch
@@ -89,6 +91,22 @@ def status(cfg: ex.Config) -> str:
     return "todo"
 
 
+def merged(path: str, runs: list) -> list[dict]:
+    """The runs of archive file `path` that are runs of the set (`runs`, made on either device type), found by key;
+    the others (another set's, or made by code that gave other keys) are left out, and said so on stderr."""
+    from pathlib import Path
+
+    if not Path(path).is_file():
+        raise OSError(f"{path} is not a file (an archive/<set>_paper.jsonl.gz brought from a GPU machine)")
+    keys = {(cfg.method, cfg.key(device_type)) for _, cfg in runs for device_type in archive.DEVICE_TYPES}
+    found = archive.read(Path(path))
+    kept = [r for r in found if (r["config"]["method"], r["key"]) in keys]
+    if len(kept) < len(found):
+        print(f"--merge: {len(found) - len(kept)} runs of {path} left out: not runs of this set under today's "
+              f"keys", file=sys.stderr)
+    return kept
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=SETS)
@@ -98,20 +116,23 @@ def main() -> None:
     p.add_argument("--shard", default="0/1", help="i/n: this job takes every n-th run, from the i-th")
     p.add_argument("--pack", action="store_true")
     p.add_argument("--list", action="store_true")
+    p.add_argument("--merge", metavar="FILE", help="an archive file packed elsewhere (scripts/gpu_check.sh's paper "
+                   "part): its runs of SET are added to SET's archive file, which keeps its own")
     args = p.parse_args()
     knobs.check_or_exit()
     default = RUN_SETS[args.what].seeds
     lo, hi = parse_seeds(p, args.seeds) if args.seeds else (min(default), max(default))
     i, n = parse_shard(p, args.shard)
     runs = configs_of(args.what, list(range(lo, hi + 1)), args.only)
-    if args.pack:
-        done = [r for r in (cache.load(c) for _, c in runs) if r is not None]
+    if args.pack or args.merge:
         target = archive.folder() / RUN_SETS[args.what].archive_file
         try:
+            done = merged(args.merge, runs) if args.merge else [r for r in (cache.load(c) for _, c in runs) if r]
             archive.write(target, done)
-        except archive.ArchiveError as err:
-            raise SystemExit(f"--pack: {err}") from None
-        print(f"{len(done)} of {len(runs)} runs in {target} ({target.stat().st_size / 1e3:.0f} kB)")
+        except (archive.ArchiveError, OSError) as err:
+            raise SystemExit(f"--{'merge' if args.merge else 'pack'}: {err}") from None
+        print(f"{len(done)} of {len(runs)} runs {'added to' if args.merge else 'in'} {target} "
+              f"({target.stat().st_size / 1e3:.0f} kB)")
         return
     if args.list:
         for lab, cfg in runs:

@@ -94,3 +94,13 @@ def test_a_run_on_cuda_computes_in_full_fp32_with_deterministic_convolutions():
     finally:
         for (o, n), v in zip(flags, saved):
             setattr(o, n, v)
+
+
+def test_the_paper_part_refuses_a_bad_job_count_or_set_before_running_anything(tmp_path):
+    (tmp_path / "deps").mkdir()
+    env = {"FEDLIB_DEVICE": "cpu", "GPU_RESULTS": str(tmp_path / "results")}
+    jobs = _run(tmp_path / "deps", tmp_path / "out", "paper", env={**env, "PAPER_JOBS": "0"})
+    assert jobs.returncode == 2 and "PAPER_JOBS=0" in jobs.stderr
+    unknown = _run(tmp_path / "deps", tmp_path / "out", "paper", env={**env, "PAPER_SETS": "fedcr_table2_n9"})
+    assert unknown.returncode == 2 and "fedcr_table2_n9" in unknown.stderr
+    assert not (tmp_path / "results").exists() and not (tmp_path / "out" / "paper_runs.log").exists()

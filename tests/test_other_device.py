@@ -105,3 +105,34 @@ def test_a_paired_verdict_over_runs_of_two_device_types_says_so():
     parts.reproduces_table2(ledger, by_label, "n1", ["FedRep", "FedCR"], fedcr.TABLE2[("fashion_mnist", "n1")],
                             fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")], 250)
     assert [r.note for r in ledger.rows[3:]] == ["runs on different devices: FedRep on cpu and cuda"] * 2 + ["", ""]
+
+
+def test_an_archive_file_packed_on_a_gpu_is_merged_keeping_the_runs_shipped_here(tmp_path, monkeypatch, capsys):
+    """scripts/gpu_check.sh's paper part packs on the GPU machine; `paper_runs.py SET --merge FILE` adds its runs
+    of SET here, keeping the runs this archive file already holds (the CPU's slots ship into it meanwhile)."""
+    import importlib.util
+    import sys
+    from dataclasses import asdict
+
+    from fedlib import paths
+
+    spec = importlib.util.spec_from_file_location("paper_runs", paths.project_root() / "scripts" / "paper_runs.py")
+    paper_runs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(paper_runs)
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    n1 = papers.RUN_SETS["fedcr_table2_n1"]
+    (_, cfg0), (_, cfg1) = n1.runs()[:2]
+    stub = {"rounds": {"acc_mean": [0.5]}, "client_acc": [], "device": "cuda", "code": {}}
+    brought = tmp_path / "brought.jsonl.gz"
+    archive.write(brought, [{**stub, "config": asdict(cfg1), "key": cfg1.key("cuda")},
+                            {**stub, "config": {**asdict(cfg1), "seed": 7}, "key": "0123456789abcdef"}])
+    target = tmp_path / "archive" / n1.archive_file
+    archive.write(target, [{**stub, "device": "cpu", "config": asdict(cfg0), "key": cfg0.key()}])
+    monkeypatch.setattr(sys, "argv", ["paper_runs.py", n1.name, "--merge", str(brought)])
+    paper_runs.main()
+    said = capsys.readouterr()
+    assert "1 runs of" in said.err and "left out" in said.err and f"1 of {len(n1.runs())} runs added" in said.out
+    assert sorted(r["key"] for r in archive.read(target)) == sorted([cfg0.key(), cfg1.key("cuda")])
+    monkeypatch.setattr(sys, "argv", ["paper_runs.py", n1.name, "--merge", str(tmp_path / "none.gz")])
+    with pytest.raises(SystemExit, match="is not a file"):
+        paper_runs.main()
