@@ -12,18 +12,14 @@ import argparse
 import dataclasses
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_wide import round_flops  # noqa: E402
+from bench_wide import round_flops, timed_rounds  # noqa: E402
 
 from fedlib import engine  # noqa: E402
-from fedlib import experiments as ex  # noqa: E402
-from fedlib.messages import Ledger  # noqa: E402
-from fedlib.rounds import run_round  # noqa: E402
 
 
 def configs(device: str) -> dict:
@@ -36,19 +32,7 @@ def configs(device: str) -> dict:
 
 
 def time_rounds(cfg, rounds: int) -> dict:
-    def sync():
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
-
-    ctx, alg = ex.setup(cfg)
-    ledger, seconds = Ledger(), []
-    for rnd in range(rounds):
-        sync()
-        t0 = time.perf_counter()
-        run_round(alg, rnd, ledger)
-        engine.evaluate_population(alg.population, ctx.fed.test)
-        sync()
-        seconds.append(time.perf_counter() - t0)
+    ctx, seconds, _ = timed_rounds(cfg, rounds)
     s = statistics.median(seconds[1:])
     gflop = round_flops(cfg, ctx) / 1e9
     return {"seconds": s, "first": seconds[0], "gflop": gflop, "gflops": gflop / s}

@@ -78,8 +78,9 @@ def round_flops(cfg, ctx) -> float:
     return train * train_samples + 2 * forward * eval_samples
 
 
-def time_config(cfg) -> dict:
-    """The second of two rounds of `cfg` on one thread, each with every client's evaluation."""
+def timed_rounds(cfg, rounds: int) -> tuple:
+    """Run `rounds` rounds of `cfg`, each with every client's evaluation: (ctx, seconds of each round, the last
+    evaluation). On a GPU each round is timed to its last kernel (a CUDA synchronisation at both ends)."""
     import torch
 
     from fedlib import engine
@@ -87,14 +88,25 @@ def time_config(cfg) -> dict:
     from fedlib.messages import Ledger
     from fedlib.rounds import run_round
 
-    torch.set_num_threads(1)
+    sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
     ctx, alg = ex.setup(cfg)
     ledger, seconds = Ledger(), []
-    for rnd in range(2):
+    for rnd in range(rounds):
+        sync()
         t0 = time.perf_counter()
         run_round(alg, rnd, ledger)
         ev = engine.evaluate_population(alg.population, ctx.fed.test)
+        sync()
         seconds.append(time.perf_counter() - t0)
+    return ctx, seconds, ev
+
+
+def time_config(cfg) -> dict:
+    """The second of two rounds of `cfg` on one thread, each with every client's evaluation."""
+    import torch
+
+    torch.set_num_threads(1)
+    ctx, seconds, ev = timed_rounds(cfg, 2)
     acc = float(ev["correct"].sum() / ev["count"].sum())
     return {"seconds": seconds[1], "gflop": round_flops(cfg, ctx) / 1e9, "acc_after_2": acc}
 
