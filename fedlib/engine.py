@@ -56,7 +56,8 @@ def full_fp32(device: torch.device) -> None:
     """On a GPU, the arithmetic of the CPU runs: fp32 without TF32 (matrix products and cuDNN's convolutions, which
     PyTorch lets use TF32 by default: a 10-bit mantissa, differences of 1e-3 seen on an H200), and cuDNN's
     deterministic algorithms, so a run repeats bit for bit on its device. Nothing on a CPU. bf16 and TF32 stay out
-    of the paper numbers (issue 43); every run on CUDA is set up through here (experiments.setup)."""
+    of the paper numbers (issue 43); every run on CUDA is set up through here (experiments.setup, and
+    Population.create for what builds a population directly)."""
     if device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
@@ -223,7 +224,9 @@ class Population:
                device: torch.device | str = "cpu", fast_engine: bool = False) -> "Population":
         """`models[i]` is client i's freshly initialised model. With `same_init`, every client of an architecture
         starts from the first such client's weights (Table 1); with `unify_head`, every head starts equal.
-        `fast_engine`: the groups' training and evaluation take the wide-layer fast path (`train`)."""
+        `fast_engine`: the groups' training and evaluation take the wide-layer fast path (`train`). On a GPU it
+        computes in full fp32 (`full_fp32`), built through `experiments.setup` or directly (the benchmarks)."""
+        full_fp32(torch.device(device))
         by_arch: dict[str, list[int]] = {}
         for i, m in enumerate(models):
             key = repr(m)

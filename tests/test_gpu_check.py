@@ -96,6 +96,24 @@ def test_a_run_on_cuda_computes_in_full_fp32_with_deterministic_convolutions():
             setattr(o, n, v)
 
 
+def test_a_population_built_directly_on_cuda_computes_in_full_fp32_too():
+    """bench_round.py builds its Populations without experiments.setup, so its CUDA timings ran with PyTorch's
+    default TF32. The flags are set before any tensor moves, so a CPU checks it (the move then fails)."""
+    from fedlib import models
+
+    b = engine.torch.backends
+    saved = b.cudnn.allow_tf32, b.cudnn.deterministic
+    try:
+        b.cudnn.allow_tf32, b.cudnn.deterministic = True, False
+        try:
+            engine.Population.create([models.build("cnn_mnist", (1, 28, 28), 10)], same_init=True, device="cuda")
+        except (RuntimeError, AssertionError):  # no CUDA here
+            pass
+        assert not b.cudnn.allow_tf32 and b.cudnn.deterministic
+    finally:
+        b.cudnn.allow_tf32, b.cudnn.deterministic = saved
+
+
 def test_the_paper_part_refuses_a_bad_job_count_or_set_before_running_anything(tmp_path):
     (tmp_path / "deps").mkdir()
     env = {"FEDLIB_DEVICE": "cpu", "GPU_RESULTS": str(tmp_path / "results")}
