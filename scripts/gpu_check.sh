@@ -41,8 +41,9 @@ names = {"numpy": "numpy", "scipy": "scipy", "matplotlib": "matplotlib", "seabor
 print(" ".join(pkg for mod, pkg in names.items() if importlib.util.find_spec(mod) is None))
 EOF
 )
-      if [ -n "$missing" ]; then
-        "$PY" -m pip install -q --no-index --find-links "$DEPS/wheels" $missing >> "$OUT/env.log" 2>&1
+      if [ -n "$missing" ]; then  # a DEPS for paper runs alone may carry no wheels: say what is missing, go on
+        "$PY" -m pip install -q --no-index --find-links "$DEPS/wheels" $missing >> "$OUT/env.log" 2>&1 \
+          || echo "not installed (no wheels for them in $DEPS/wheels): $missing" | tee -a "$OUT/env.log"
       fi
       "$PY" -c "import torch, fedlib.engine as e; print('torch', torch.__version__, 'cuda', torch.version.cuda, \
 'device', e.resolve_device('auto'), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')" \

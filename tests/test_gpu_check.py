@@ -122,3 +122,18 @@ def test_the_paper_part_refuses_a_bad_job_count_or_set_before_running_anything(t
     unknown = _run(tmp_path / "deps", tmp_path / "out", "paper", env={**env, "PAPER_SETS": "fedcr_table2_n9"})
     assert unknown.returncode == 2 and "fedcr_table2_n9" in unknown.stderr
     assert not (tmp_path / "results").exists() and not (tmp_path / "out" / "paper_runs.log").exists()
+
+
+def test_the_env_part_goes_on_without_wheels_and_names_what_it_could_not_install(tmp_path):
+    """A DEPS prepared for paper runs alone (`gpu_deps.py DEPS --no-wheels`, to leave room for the data) has no
+    wheels/: the env part stopped there, before the paper part could run."""
+    (tmp_path / "deps").mkdir()
+    fake = tmp_path / "py"  # this interpreter, but every import check says "missing" for one package
+    fake.write_text(f"#!/bin/sh\nif [ \"$1\" = - ]; then echo fedlib-no-such-package; exit 0; fi\nexec {sys.executable} \"$@\"\n")
+    fake.chmod(0o755)
+    res = subprocess.run(["bash", str(SCRIPT), tmp_path / "deps", tmp_path / "out", "env"], capture_output=True,
+                         text=True, env={**os.environ, "PYTHON": str(fake), "FEDLIB_DEVICE": "cpu",
+                                         "PIP_NO_INDEX": "1"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "not installed (no wheels for them" in res.stdout and "fedlib-no-such-package" in res.stdout
+    assert "device cpu" in (tmp_path / "out" / "env.log").read_text()
