@@ -58,13 +58,9 @@ def table1_runs(results, p: dict, d: str) -> dict | None:
     return {lab: results(cs) for lab, cs in zip(p["labels"], cfgs)}
 
 
-def _all_there(results, groups, part: str) -> bool:
-    """Whether every run of `groups` (lists of Configs) is there; if not, says that `part` is not drawn and which
-    command computes its runs."""
-    if all(results.has(cs) for cs in groups):
-        return True
-    print(results.missing_note(part))
-    return False
+def _every(groups) -> list:
+    """The Configs of `groups` (lists of Configs) as one list, for `sweep.Runs.get`."""
+    return [cfg for cfgs in groups for cfg in cfgs]
 
 
 def swept(results, p: dict, cfgs) -> list:
@@ -116,7 +112,7 @@ def init_table(results, p: dict, table3: dict, shown: dict):
     """Part C: Table III, real against random initialisation; saved as fedrd_table3_init (None where cut)."""
     rows = []
     for (d, lab, init), cfgs in p["inits"].items():
-        if not _all_there(results, [cfgs], f"Table III ({shown[d]}, {lab}, {init} initialisation)"):
+        if results.get(cfgs, f"Table III ({shown[d]}, {lab}, {init} initialisation)") is None:
             continue
         m, se = stats.mean_se([final(r) for r in swept(results, p, cfgs)])
         paper_value = table3[f"{lab}({init})"][0] if d == "fashion_mnist" else float("nan")
@@ -127,7 +123,7 @@ def init_table(results, p: dict, table3: dict, shown: dict):
 
 def dpc_part(results, p: dict, profile: str) -> dict:
     """Part D: accuracy against the uplink as dpc grows; (label, dpc) -> ((mean, se), uplink MB) (empty where cut)."""
-    if not _all_there(results, p["dpcs"].values(), "part D (Fig. 4 stand-in)"):
+    if results.get(_every(p["dpcs"].values()), "part D (Fig. 4 stand-in)") is None:
         return {}
     points = {(lab, k): (stats.mean_se([final(r) for r in swept(results, p, cfgs)]),
                          swept(results, p, cfgs)[0].uplink_mb()[-1]) for (lab, k), cfgs in p["dpcs"].items()}
@@ -150,7 +146,7 @@ def dpc_part(results, p: dict, profile: str) -> dict:
 
 def dim_rows(results, p: dict) -> list[dict]:
     """Part E: FedRD's accuracy against the representation size; saved as fedrd_table4_dims (empty where cut)."""
-    if not _all_there(results, p["sides"].values(), "part E (Table IV stand-in)"):
+    if results.get(_every(p["sides"].values()), "part E (Table IV stand-in)") is None:
         return []
     rows = [{"sqrt_d": side, "d": side * side,
              **dict(zip(("final_mean", "final_se"), stats.mean_se([final(r) for r in swept(results, p, cfgs)]))),
@@ -168,7 +164,7 @@ def depth_part(results, p: dict, profile: str) -> dict:
     if not p["depths"]:
         print("part F is", CUT)
         return {}
-    if not _all_there(results, p["depths"].values(), "part F (Fig. 5 stand-in)"):
+    if results.get(_every(p["depths"].values()), "part F (Fig. 5 stand-in)") is None:
         return {}
     acc = {L: stats.mean_se([final(r) for r in swept(results, p, cfgs)]) for L, cfgs in sorted(p["depths"].items())}
     fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(acc), [v[0] for v in acc.values()],
