@@ -508,7 +508,7 @@ def test_table1_reads_no_dataset_whose_rows_are_all_missing(capsys):
     results = Shipped({"m-a": "A", "m-b": "B"})
     p = {"t1": {"mnist": {"FedAvg": ["m-a"], "FedLog-C": ["m-b"]}, "fashion_mnist": {"FedAvg": ["f-a"]}}}
     runs, absent = t.read(results, p)
-    assert runs == {"mnist": {"FedAvg": ["A"], "FedLog-C": ["B"]}} and absent == ["fashion_mnist FedAvg"]
+    assert runs == {"mnist": {"FedAvg": ["A"], "FedLog-C": ["B"]}} and absent == [("fashion_mnist", "FedAvg")]
     assert "fashion_mnist FedAvg" in capsys.readouterr().out
 
 
@@ -520,7 +520,7 @@ def test_notebook_02_remakes_its_claims_when_a_whole_dataset_is_not_shipped_yet(
     p = {"chosen": [], "settings": {"table1": {"mnist": {}, "fashion_mnist": {}}},
          "t1": {"mnist": {"FedAvg": [], "FedLog-C": []}, "fashion_mnist": {"FedAvg": []}}}
     mnist = {"mnist": {"FedAvg": ["A"], "FedLog-C": ["B"]}}
-    assert t.saving(p, mnist, ["fashion_mnist FedAvg"], []) == (True, True)  # MNIST remade, the others' rows kept
-    assert t.saving(p, {**mnist, "fashion_mnist": {}}, ["mnist FedAvg"], []) == (False, False)  # a rival missing
+    assert t.saving(p, mnist, [("fashion_mnist", "FedAvg")], []) == (True, True)  # MNIST remade, the others' rows kept
+    assert t.saving(p, {**mnist, "fashion_mnist": {}}, [("mnist", "FedAvg")], []) == (False, False)  # a rival missing
     assert t.saving(p, {**mnist, "fashion_mnist": {"FedAvg": ["C"]}}, [], []) == (True, False)  # all there
     assert t.saving({**p, "chosen": ["FedAvg"]}, mnist, [], []) == (False, True)  # some methods chosen

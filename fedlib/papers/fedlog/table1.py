@@ -38,13 +38,14 @@ def plan(profile: str, fedlog) -> dict:
                 paper_entries=list(fedlog.TABLE1_METHODS))
 
 
-def read(results, p: dict) -> tuple[dict, list[str]]:
-    """Table 1's Results that are there (dataset -> label -> [Result]) and the rows that are not."""
+def read(results, p: dict) -> tuple[dict, list[tuple[str, str]]]:
+    """Table 1's Results that are there (dataset -> label -> [Result]) and the rows that are not, (dataset, label)."""
     runs = {d: {lab: results(cfgs) for lab, cfgs in by.items() if results.has(cfgs)} for d, by in p["t1"].items()}
     runs = {d: by_label for d, by_label in runs.items() if by_label}  # a dataset with no row there is not drawn
-    absent = [f"{d} {lab}" for d, by in p["t1"].items() for lab, cfgs in by.items() if not results.has(cfgs)]
+    absent = [(d, lab) for d, by in p["t1"].items() for lab, cfgs in by.items() if not results.has(cfgs)]
     if absent:  # the table draws the rows that are shipped; the verdicts wait for every row (a rival may be missing)
-        print(results.missing_note(f"Table 1's rows {', '.join(absent)}") + "; the verdicts are not remade")
+        print(results.missing_note(f"Table 1's rows {', '.join(f'{d} {lab}' for d, lab in absent)}")
+              + "; the verdicts are not remade")
     return runs, absent
 
 
@@ -377,11 +378,11 @@ def record(summary: dict, runs: dict, absent: list, p: dict, fedlog, a1: dict | 
     return ledger, shown
 
 
-def saving(p: dict, runs: dict, absent: list[str], chosen_datasets: list[str]) -> tuple[bool, bool]:
+def saving(p: dict, runs: dict, absent: list[tuple[str, str]], chosen_datasets: list[str]) -> tuple[bool, bool]:
     """Whether notebook 02 saves its ledger, and whether the file keeps the saved rows of tables this run has none
     for. Not saved when some methods were chosen (a ranking of some would mislead) or a drawn dataset misses a row (a
     rival may be missing: claims half made); a dataset with no row there at all (not shipped yet) is left out, and
     the file keeps its rows, as a run on some datasets (`chosen_datasets`) keeps the others'."""
     left_out = [d for d in p.get("t1", {}) if d not in runs]
-    partial = [row for row in absent if row.split(" ", 1)[0] not in left_out]
+    partial = [(d, lab) for d, lab in absent if d not in left_out]
     return not p["chosen"] and bool(p["settings"]["table1"]) and not partial, bool(chosen_datasets or left_out)
