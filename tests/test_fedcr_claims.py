@@ -231,3 +231,24 @@ def test_a_missing_cross_check_draws_and_records_nothing(tmp_path, monkeypatch, 
     assert parts.ditto_crosscheck(tmp_path / "absent.csv") == ({}, {})
     assert "run scripts/fedcr_crosscheck.py" in capsys.readouterr().out
     assert parts.record_crosscheck({"profile": "quick"}, ({}, {})) is None
+
+
+def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
+    """Before, every Table 2 row on FashionMNIST and the curves' caption (drawing FashionMNIST alone) said
+    "250 (fashion_mnist), 500 (mnist)": the rounds of every planned column, not of the runs judged or drawn."""
+    from fedlib import experiments as ex, outputs, plots, sweep
+    n1_set = next(s for s in fedcr.RUN_SETS if s.name == "fedcr_table2_n1")
+    shipped = {cfg.key() for _, cfg in n1_set.runs([0, 1, 2])}
+    monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg.key() in shipped)
+    monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: _runs([90.0] * len(cfgs)))
+    monkeypatch.setattr(outputs, "save_figure", lambda fig, name: None)
+    captions = []
+    monkeypatch.setattr(plots, "caption", lambda fig, profile, seeds, rounds, note="": captions.append(rounds))
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    p = parts.plan("paper", fedcr.PROFILES["paper"], fedcr)
+    assert "mnist" in p["rounds"].replace("fashion_mnist", "")  # MNIST's columns are planned too
+    table = parts.table2(p, None, fedcr)
+    parts.curves_figure(table, p, None, fedcr)
+    assert captions == ["250 (fashion_mnist)"]
+    ledger = parts.record(p, table, {}, {}, {}, {}, fedcr)
+    assert {r.rounds for r in ledger.rows if r.where.startswith("Table 2")} == {"250 (fashion_mnist)"}
