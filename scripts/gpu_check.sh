@@ -80,8 +80,8 @@ EOF
       sets=(${PAPER_SETS:-fedcr_table2_n2 fedcr_table9 fedprof_fig1 fedprof_alpha fedrd_table1})
       jobs="${PAPER_JOBS:-4}"
       [[ "$jobs" =~ ^[1-9][0-9]?$ ]] || { echo "PAPER_JOBS=$jobs: a number of processes, 1 to 99" >&2; exit 2; }
-      for set in "${sets[@]}"; do "$PY" scripts/paper_runs.py "$set" --list > /dev/null || exit 2; done
       export FEDLIB_RESULTS="${GPU_RESULTS:-$ROOT/build/gpu_results}"
+      for set in "${sets[@]}"; do "$PY" scripts/paper_runs.py "$set" --list > /dev/null || exit 2; done
       threads=$(( $(nproc) / jobs > 0 ? $(nproc) / jobs : 1 ))
       deadline=$(( $(date +%s) + ${PAPER_SECONDS:-540} ))
       for set in "${sets[@]}"; do
@@ -94,7 +94,7 @@ EOF
         for pid in "${pids[@]}"; do wait "$pid" || true; done
       done
       for set in "${sets[@]}"; do
-        "$PY" scripts/paper_runs.py "$set" --pack | tee -a "$OUT/paper_runs.log"
+        "$PY" scripts/paper_runs.py "$set" --pack >> "$OUT/paper_runs.log" 2>&1
         "$PY" -c "import sys, shutil; from fedlib import archive; from fedlib.papers import RUN_SETS
 shutil.copy(archive.folder() / RUN_SETS[sys.argv[1]].archive_file, sys.argv[2])" "$set" "$OUT/" 2>/dev/null || true
       done
