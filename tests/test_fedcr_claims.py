@@ -246,9 +246,9 @@ def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
     monkeypatch.setattr(plots, "caption", lambda fig, profile, seeds, rounds, note="": captions.append(rounds))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     p = parts.plan("paper", fedcr.PROFILES["paper"], fedcr)
-    assert "mnist" in p["rounds"].replace("fashion_mnist", "")  # MNIST's columns are planned too
+    assert ("mnist", "n1") in p["columns"]  # MNIST's columns are planned too (500 rounds)
     table = parts.table2(p, None, fedcr)
     parts.curves_figure(table, p, None, fedcr)
-    assert captions == ["250 (fashion_mnist)"]
+    assert captions == ["250 rounds (fashion_mnist)"]
     ledger = parts.record(p, table, {}, {}, {}, {}, fedcr)
     assert {r.rounds for r in ledger.rows if r.where.startswith("Table 2")} == {"250 (fashion_mnist)"}

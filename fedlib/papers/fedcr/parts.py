@@ -61,8 +61,7 @@ def plan(profile: str, S: dict, paper) -> dict:
         upfront += [paper.table1_run(profile, m, sd) for m in ("fedcr", "fedcr_na") for sd in S["table1"]["seeds"]]
     return dict(profile=profile, S=S, run=run, get=reader(profile), columns=columns, labels=labels, dim_sets=dim_sets,
                 beta_sets=beta_sets, nonagg_set=nonagg_set, d0=d0, p0=p0, upfront=upfront,
-                missing=[(d, p) for d, p in S["columns"] if (d, p) not in columns],
-                rounds=paper.rounds_label(profile, sorted({d for d, _ in columns})))  # the paper's differ by dataset
+                missing=[(d, p) for d, p in S["columns"] if (d, p) not in columns])
 
 
 def ditto_lambda(p: dict, paper) -> tuple[float | None, str]:
@@ -127,8 +126,8 @@ def curves_figure(table: dict, p: dict, lam, paper) -> None:
     drawn = [(d, q) for (d, q), by_label in table.items() if by_label is not None]
     ditto = f"Ditto lambda {lam:g}" if lam is not None else "Ditto lambda the paper's per column: " + ", ".join(
         f"{paper.SHOWN[d]} {q} {paper.DITTO_LAM[(d, q)]:g}" for d, q in drawn)  # the paper profile: lam None
-    plots.caption(fig, p["profile"], len(S["seeds"]), paper.rounds_label(p["profile"], sorted({d for d, _ in drawn})),
-                  note=f"width {S['model']['width']}, V = {S['model']['dim']}, {ditto}")  # the drawn datasets' rounds
+    plots.caption(fig, p["profile"], len(S["seeds"]), paper.rounds_label(p["profile"], sorted({d for d, _ in drawn}),
+                  unit=True), note=f"width {S['model']['width']}, V = {S['model']['dim']}, {ditto}")
     outputs.save_figure(fig, "fedcr_curves")
 
 
@@ -160,7 +159,7 @@ def dims_part(per_seed: dict, p: dict, paper):
     dims = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "dim"}
     rows = [{"dataset": paper.SHOWN[d], "V": V, "final_mean": m, "final_se": se,
              "paper_accuracy": paper.TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
-             "seeds": len(S["seeds"]), "rounds": p["rounds"]} for (d, V), (m, se) in dims.items()]
+             "seeds": len(S["seeds"]), "rounds": paper.rounds_label(p["profile"], [d])} for (d, V), (m, se) in dims.items()]
     if not rows:
         return None
     table = outputs.save_table(rows, "fedcr_table3_dims")
@@ -169,7 +168,8 @@ def dims_part(per_seed: dict, p: dict, paper):
                           "paper": (list(paper.TABLE3), [v[0 if d == "mnist" else 1] for v in paper.TABLE3.values()],
                                     None)}
          for d in sorted({d for d, _ in dims})}, "Gaussian dimension V", "FedCR's Table 3: final accuracy against V (n1)")
-    plots.caption(fig, p["profile"], len(S["seeds"]), p["rounds"], note=f"width {S['model']['width']}")
+    plots.caption(fig, p["profile"], len(S["seeds"]), paper.rounds_label(p["profile"], sorted({d for d, _ in dims}),
+                  unit=True), note=f"width {S['model']['width']}")
     outputs.save_figure(fig, "fedcr_dims")
     return table
 
@@ -179,14 +179,15 @@ def betas_part(per_seed: dict, p: dict, paper):
     S = p["S"]
     betas = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
     rows = [{"dataset": paper.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S["seeds"]),
-             "rounds": p["rounds"]} for (d, b), (m, se) in betas.items()]
+             "rounds": paper.rounds_label(p["profile"], [d])} for (d, b), (m, se) in betas.items()]
     if not rows:
         return None
     table = outputs.save_table(rows, "fedcr_beta")
     fig = plots.parameter_sweep({paper.SHOWN[d]: {"ours": _series(betas, d)} for d in sorted({d for d, _ in betas})},
                                 "beta (weight of the KL term)",
                                 "FedCR's Fig. 3(d): final accuracy against beta (n1; the paper gives no numbers)")
-    plots.caption(fig, p["profile"], len(S["seeds"]), p["rounds"], note=f"V = {S['model']['dim']}")
+    plots.caption(fig, p["profile"], len(S["seeds"]), paper.rounds_label(p["profile"], sorted({d for d, _ in betas}),
+                  unit=True), note=f"V = {S['model']['dim']}")
     outputs.save_figure(fig, "fedcr_beta")
     return table
 

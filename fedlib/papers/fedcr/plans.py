@@ -41,12 +41,13 @@ def rounds_of(profile: str, dataset: str) -> int:
     return r[dataset] if isinstance(r, dict) else r
 
 
-def rounds_label(profile: str, datasets=None) -> str:
-    """What a caption says of the rounds: "20", or "250 (fashion_mnist), 500 (mnist)" where they differ."""
-    r = PROFILES[profile]["rounds"]
+def rounds_label(profile: str, datasets=None, unit: bool = False) -> str:
+    """The rounds of `datasets` (default all): "20", or "250 (fashion_mnist), 500 (mnist)" where they differ; with
+    `unit`, as a caption says them: "20 rounds", "250 rounds (fashion_mnist)"."""
+    r, word = PROFILES[profile]["rounds"], " rounds" if unit else ""
     if not isinstance(r, dict):
-        return str(r)
-    return ", ".join(f"{r[d]} ({d})" for d in (datasets or r))
+        return f"{r}{word}"
+    return ", ".join(f"{r[d]}{word} ({d})" for d in (datasets or r))
 
 
 def run(profile: str, dataset: str, label: str, part: str, seed: int, dim: int | None = None,
