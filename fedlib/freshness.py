@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import torch
+
 from . import archive, claims, engine, provenance
 from .config import Config
 from .experiments import replay
@@ -41,7 +43,12 @@ ACCURACIES = ("acc_mean", "acc_all")
 def differences(shipped: dict, rounds: int = 2) -> list[str]:
     """What differs between a shipped run's first rounds and the same rounds computed now (empty: fresh)."""
     cfg = Config(**shipped["config"])
-    replayed = replay(cfg, rounds)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as paper runs are made (scripts/paper_runs.py): convolutions' backward sums in an
+    try:  # order that depends on the thread count (FedRD's ladder, ConvNet-32: 0.4 points at round 0 with 2 threads)
+        replayed = replay(cfg, rounds)
+    finally:
+        torch.set_num_threads(threads)
     exact = _made_here(shipped, cfg)
     out = []
     for metric in METRICS:

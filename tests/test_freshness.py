@@ -87,3 +87,18 @@ def test_the_provenance_columns_are_not_compared_but_the_numbers_are(tmp_path):
     assert freshness.compare_tables(new, old) == []
     (new / "t.csv").write_text("method,acc,code,device\nFedLog,0.8,xyz,cpu:x86_64-AVX512\n")
     assert freshness.compare_tables(new, old) == [f"{old / 't.csv'} differs from what the code computes now"]
+
+
+def test_a_shipped_run_is_replayed_on_one_thread_as_paper_runs_are_made(monkeypatch):
+    """FedRD's ladder runs, made single-threaded by the background slots, replayed with this machine's two threads
+    differed by 0.4 points at round 0 (convolutions' backward sums in a thread-dependent order): stale, wrongly."""
+    seen = []
+    monkeypatch.setattr(freshness, "replay", lambda cfg, rounds: (seen.append(torch.get_num_threads()),
+                                                                   ex.replay(cfg, rounds))[1])
+    shipped = ex.run(_tiny(0), cache=False, progress=False)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        assert freshness.differences(shipped) == [] and seen == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
