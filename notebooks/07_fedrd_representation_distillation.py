@@ -138,13 +138,17 @@ depth_acc = P.depth_part(results, plan, profile)
 # ladder (`fedrd.LADDER`: ConvNet-32, 10% of FashionMNIST, 50 server epochs, 5 distillation rounds, 3 seeds) at each
 # rung by the paired one-sided t-test, and their trend over the rungs by each seed's slope against log T. The runs are
 # read from `archive/` in every profile and never computed here (`scripts/paper_runs.py fedrd_ladder` makes them);
-# its rows say "reduced", name their rung, and say why a claim the ladder cannot judge is not judged.
+# its rows say "reduced", name their rung, and say why a claim the ladder cannot judge is not judged. The table
+# gives each run group's accuracy after the last round and after round 1 (mean ± SE over seeds); the figure draws
+# them against T, the averaging baselines (which have no T) as level lines.
 
 
 # %%
 ladder_runs = fedrd.ladder_runs()
 ladder = sweep.Runs([c for cfgs in ladder_runs.values() for c in cfgs], "paper", "scripts/paper_runs.py fedrd_ladder")
-ladder_ledger = fedrd.claims.record_ladder(fedrd.shipped(ladder, ladder_runs), profile, fedrd.LADDER)
+shipped_ladder = fedrd.shipped(ladder, ladder_runs)  # (label, T, init) -> one Result per seed, None where not shipped
+display(P.ladder_part(shipped_ladder, fedrd.LADDER, profile))
+ladder_ledger = fedrd.claims.record_ladder(shipped_ladder, profile, fedrd.LADDER)
 
 # %% [markdown]
 # ## H. FedNova's objective inconsistency (its Sec. 4 toy)

@@ -1,5 +1,6 @@
 """FedRD's ladder claims (fedlib/papers/fedrd/claims.py) on made-up Results: each per-rung claim holds, fails, is
 within noise, or has zero spread; the trend over the rungs; what the ladder cannot judge; no row says "paper"."""
+import numpy as np
 import pytest
 
 from fedlib import claims as rules
@@ -190,3 +191,53 @@ def test_notebook_07s_paper_profile_draws_what_is_shipped_and_its_claims_say_not
     assert {v for _, v in verdicts} == {rules.MISSING}
     assert all(r.note == parts.UNDECLARED for r in ledger.rows if r.where in ("Fig. 4", "Table IV", "Fig. 5"))
     assert [r.verdict for r in ledger.rows if r.paper == "FedNova"] == [rules.HOLDS]  # the toy needs no runs
+
+
+def _ladder_with(shipped_rungs):
+    """A made-up ladder: the baselines, and FedDM/FedRD (real and random) at the rungs in `shipped_rungs`; every other
+    rung of LADDER not shipped (None)."""
+    from fedlib.papers.fedrd import LADDER
+
+    out = {(lab, None, None): BASE[lab] for lab in BASE}
+    for T in LADDER["steps"]:
+        for lab, at in (("FedDM", 84), ("FedRD", 86)):
+            for init, drop in (("real", 0), ("random", 10)):
+                acc = at - drop + (T > 10)
+                out[(lab, T, init)] = _runs([acc, acc + 1, acc - 1], first=acc - 20) if T in shipped_rungs else None
+    return out
+
+
+def test_the_ladder_table_and_figure_show_what_is_shipped_and_name_the_rest(monkeypatch, capsys):
+    import matplotlib.pyplot as plt
+
+    from fedlib.papers.fedrd import LADDER, parts
+
+    monkeypatch.setenv("FEDLIB_PROFILE", "quick")
+    drawn = {}
+    original = parts.figures.ladder
+    monkeypatch.setattr(parts.figures, "ladder", lambda *a, **k: drawn.setdefault("fig", original(*a, **k)))
+    table = parts.ladder_part(_ladder_with({10, 30}), LADDER, "quick")
+    rows = {(r.method, str(r.matching_steps), r.init): r for r in table.itertuples()}
+    assert rows[("FedRD", "30", "real")].final_mean == pytest.approx(87) and rows[("FedRD", "30", "real")].shipped == "yes"
+    assert rows[("FedRD", "30", "real")].final_se == pytest.approx(1 / 3 ** 0.5)  # 86, 87, 88 (SE of the mean)
+    assert rows[("FedRD", "30", "real")].round1_mean == pytest.approx(67)
+    assert rows[("FedAvg", "-", "-")].final_mean == pytest.approx(80) and rows[("FedAvg", "-", "-")].rounds == 20
+    assert rows[("FedDM", "300", "random")].shipped == "no" and np.isnan(rows[("FedDM", "300", "random")].final_mean)
+    assert "8 of 19 run groups" in capsys.readouterr().out
+    fig = drawn["fig"]
+    final_panel, first_panel = fig.axes
+    assert final_panel.get_title() == "after the last round" and first_panel.get_title() == "after round 1"
+    assert final_panel.get_xlabel().startswith("matching steps T") and final_panel.get_ylabel().endswith("(%)")
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]  # one legend for both panels
+    assert "FedRD, real initialisation" in labels and "FedNova (no T)" in labels and len(labels) == 7
+    assert any("3 seeds" in t.get_text() and "ConvNet-32" in t.get_text() for t in fig.texts)  # the caption
+    plt.close(fig)
+
+
+def test_an_unshipped_ladder_draws_nothing_and_says_so(monkeypatch, capsys):
+    from fedlib.papers.fedrd import LADDER, parts
+
+    monkeypatch.setenv("FEDLIB_PROFILE", "quick")
+    nothing = {k: None for k in _ladder_with(set())}
+    assert parts.ladder_part(nothing, LADDER, "quick") is None
+    assert "19 of 19 run groups" in capsys.readouterr().out

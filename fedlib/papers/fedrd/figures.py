@@ -31,3 +31,35 @@ def objective_inconsistency(paths: dict[str, np.ndarray], fixed_points: dict[str
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig
+
+
+def ladder(points: dict[tuple, dict], baselines: dict[str, dict], panels: list[str], title: str):
+    """FedRD's ladder: accuracy against the matching steps T (log scale), one panel per quantity in `panels` (e.g.
+    "after the last round", "after round 1"). points[(method, init)][panel] = (Ts, means, SEs) for the rungs shipped
+    (real initialisation solid, random dashed); baselines[label][panel] = (mean, SE), drawn as a level line with its
+    band, since their runs have no T. Returns the figure."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 5.2), squeeze=False)
+    colors = plt.get_cmap("tab10").colors
+    method_color = {m: colors[i] for i, m in enumerate(sorted({m for m, _ in points}))}
+    steps = sorted({t for by_panel in points.values() for ts, _, _ in by_panel.values() for t in ts})
+    for ax, panel in zip(axes[0], panels):
+        for (method, init), by_panel in points.items():
+            ts, means, ses = by_panel[panel]
+            ax.errorbar(ts, means, yerr=ses, marker="o", ms=5, capsize=3, color=method_color[method],
+                        ls="-" if init == "real" else "--", mfc=None if init == "real" else "white",
+                        label=f"{method}, {init} initialisation")
+        for i, (lab, by_panel) in enumerate(baselines.items()):
+            mean, se = by_panel[panel]
+            color = colors[len(method_color) + i]
+            ax.axhline(mean, color=color, ls=":", lw=1.5, label=f"{lab} (no T)")
+            ax.axhspan(mean - se, mean + se, color=color, alpha=0.12, lw=0)
+        ax.set_xscale("log")
+        if steps:
+            ax.set_xticks(steps, [str(t) for t in steps])
+            ax.minorticks_off()
+        ax.set(title=panel, xlabel="matching steps T per round (log scale)", ylabel="mean client accuracy (%)")
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=8,
+               bbox_to_anchor=(0.5, 0.04))  # one legend, under the panels and above the caption
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.15, 1, 1))
+    return fig

@@ -320,3 +320,46 @@ def record(results, p: dict, numbers: dict, paper, profile: str):
     fednova_unbiased(ledger, numbers["toy_gap"], paper.TOY)
     ledger.save()
     return ledger
+
+
+LADDER_PANELS = {"after the last round": final, "after round 1": after_round_one}
+
+
+def ladder_part(ladder: dict, settings: dict, profile: str):
+    """Part G's table and figure: `ladder` ((label, T, init) -> one Result per seed, None where a seed is not shipped;
+    the averaging baselines under (label, None, None)), `settings` fedrd.LADDER. The table (fedrd_ladder) has a row
+    per run group: accuracy after the last round and after round 1 (mean +- SE over seeds), or "not shipped"; the
+    figure (fedrd_ladder) draws what is shipped against T. Returns the table, or None when nothing is shipped."""
+    seeds, rows = len(settings["seeds"]), []
+    for (lab, T, init), results in ladder.items():
+        row = {"method": lab, "matching_steps": T if T else "-", "init": init or "-",
+               "rounds": settings["dd_rounds"] if T else settings["baseline_rounds"], "seeds": seeds}
+        for name, f in (("final", final), ("round1", after_round_one)):
+            m, se = stats.mean_se([f(r) for r in results]) if results else (float("nan"), float("nan"))
+            row |= {f"{name}_mean": m, f"{name}_se": se}
+        rows.append(row | {"shipped": "yes" if results else "no"})
+    absent = [r for r in rows if r["shipped"] == "no"]
+    if absent:
+        print(f"the ladder: {len(absent)} of {len(rows)} run groups ({seeds} seeds each) not shipped yet: " + "; ".join(
+            f"{r['method']} T={r['matching_steps']} {r['init']}" for r in absent) + " (scripts/paper_runs.py "
+            "fedrd_ladder makes them)")
+    if len(absent) == len(rows):
+        return None
+    table = outputs.save_table(rows, "fedrd_ladder")
+    points = {}
+    for (lab, T, init), results in sorted(((k, v) for k, v in ladder.items() if k[1] and v), key=lambda kv: kv[0][1]):
+        for panel, f in LADDER_PANELS.items():
+            ts, means, ses = points.setdefault((lab, init), {}).setdefault(panel, ([], [], []))
+            m, se = stats.mean_se([f(r) for r in results])
+            ts.append(T), means.append(m), ses.append(se)
+    baselines = {lab: {panel: stats.mean_se([f(r) for r in results]) for panel, f in LADDER_PANELS.items()}
+                 for (lab, T, _), results in ladder.items() if T is None and results}
+    fig = figures.ladder(dict(sorted(points.items())), baselines, list(LADDER_PANELS),
+                         "FedRD's ladder: FedDM and FedRD against the matching steps, the averaging baselines level "
+                         "(mean ± SE over seeds)")
+    plots.caption(fig, profile, seeds, f"{settings['dd_rounds']} rounds (averaging: {settings['baseline_rounds']})",
+                  note=f"a reduced scale: ConvNet-{settings['width']}, {settings['train_fraction']:.0%} of FashionMNIST, "
+                       f"{settings['real_batch']} real images per class a step, {settings['server_epochs']} server "
+                       f"epochs, dpc {settings['dpc']}")
+    outputs.save_figure(fig, "fedrd_ladder")
+    return table
