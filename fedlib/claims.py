@@ -247,7 +247,9 @@ class ClaimsLedger:
         if rule.startswith(PAIRED) and found != MISSING:
             margin, se, _ = paired_stats(ours, reference, rule)
             p, note = paired_p(ours, reference, rule)[0], paired_note(ours, reference, rule)
-        row = Claim(paper, where, claim, paper_value, ours, reference, rule, found, self.notebook, self.profile,
+        # a reduced scale's rows read shipped runs alike in every profile: their file must not depend on which wrote it
+        profile = "any" if self.scale == "reduced" else self.profile
+        row = Claim(paper, where, claim, paper_value, ours, reference, rule, found, self.notebook, profile,
                     seeds, rounds, self.scale or self.profile, margin, se, is_borderline(ours, reference, rule, found),
                     p, note)
         self.rows.append(row)

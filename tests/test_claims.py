@@ -415,3 +415,15 @@ def test_a_one_seed_comparison_prints_no_standard_error(capsys):
     assert "nan" not in out and "margin 3.67 (1 seed: no SE, no p)" in out
     ledger.compare("P", "Table 2", "A beats B", [72.0, 73.0, 74.0], [70.0, 70.5, 71.5])
     assert "+- " in capsys.readouterr().out
+
+
+def test_a_reduced_ledger_is_the_same_file_whichever_profile_wrote_it(tmp_path, monkeypatch):
+    # the ladder's and the Ditto cross-check's rows read shipped runs alike in the quick and the paper profile; their
+    # profile column flipped with the last profile run
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    written = []
+    for profile in ("quick", "paper"):
+        ledger = claims.ClaimsLedger("07_x", profile, scale="reduced")
+        ledger.compare("FedRD", "Table I (ladder, T = 10)", "FedRD beats FedDM", [86.0, 87.0, 85.5], [84.0, 85.0, 84.5])
+        written.append(ledger.save().read_text())
+    assert written[0] == written[1] and claims.read(tmp_path / "claims" / "07_x_reduced.csv")[0]["profile"] == "any"
