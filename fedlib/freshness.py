@@ -68,7 +68,7 @@ def _made_here(shipped: dict, cfg: Config) -> bool:
     """Whether `shipped` ran on this kind of machine: the same processor kind, device type and (on a GPU) GPU."""
     code, device = shipped.get("code", {}), engine.resolve_device(cfg.device)
     return code.get("machine") == provenance.machine() and shipped.get("device", "cpu") == device.type \
-        and code.get("gpu") == provenance.record(device).get("gpu")
+        and code.get("gpu") == provenance.gpu_name(device)
 
 
 def on_another_device(shipped: dict) -> bool:
@@ -85,11 +85,13 @@ def check(rounds: int = 2, per_file: int = 2, notes: list | None = None) -> list
     are counted in a line appended to `notes` (when given)."""
     stale, elsewhere = [], {}
     for path in sorted(archive.folder().glob("*.jsonl.gz")):
-        runs = sorted(archive.read(path), key=lambda r: r["key"])
-        for r in runs:
+        mine = []
+        for r in sorted(archive.read(path), key=lambda r: r["key"]):
             if on_another_device(r):
                 elsewhere[r.get("device", "cpu")] = elsewhere.get(r.get("device", "cpu"), 0) + 1
-        for shipped in [r for r in runs if not on_another_device(r)][:per_file]:
+            else:
+                mine.append(r)
+        for shipped in mine[:per_file]:
             found = differences(shipped, rounds)
             if found:
                 label = Config(**shipped["config"]).label()

@@ -125,8 +125,15 @@ def record(device=None) -> dict:
     """What a result stores about its code and the machine kind that ran it; for a run on a GPU (`device` a CUDA
     torch.device) also the GPU's name, which decides its rounding as the processor's kind does a CPU run's."""
     out = {"fingerprint": fingerprint(), **commit(), "machine": machine()}
-    if device is not None and device.type == "cuda":
-        import torch
-
-        out["gpu"] = torch.cuda.get_device_name(device)
+    if gpu_name(device) is not None:
+        out["gpu"] = gpu_name(device)
     return out
+
+
+def gpu_name(device=None) -> str | None:
+    """The GPU's name for a CUDA torch.device (None for any other device, or none)."""
+    if device is None or device.type != "cuda":
+        return None
+    import torch
+
+    return torch.cuda.get_device_name(device)
