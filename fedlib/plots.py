@@ -89,10 +89,16 @@ def log_x(ax) -> None:
 def caption(fig, profile: str, seeds, rounds, note: str = "") -> None:
     """The small line under every figure: which profile, how many seeds and rounds it shows (numbers, or text
     such as "2 seeds / 1 seed" for figures whose panels differ)."""
+    import textwrap
+
     seeds_text = seeds if isinstance(seeds, str) else count(seeds, "seed")
     rounds_text = rounds if isinstance(rounds, str) else count(rounds, "round")
-    fig.text(0.01, 0.005, f"{profile} profile · {seeds_text} · {rounds_text}" + (f" · {note}" if note else ""),
-             fontsize=8, color="0.35", ha="left", va="bottom")
+    text = f"{profile} profile · {seeds_text} · {rounds_text}" + (f" · {note}" if note else "")
+    # wrapped to the figure's width (8-point characters about 0.6 of their size wide) and hung under it, so that a
+    # long note makes the saved figure taller, never wider than its panels
+    per_line = max(60, int(fig.get_figwidth() * 72 / (8 * 0.6)))
+    fig.text(0.01, 0.0, textwrap.fill(text, per_line, break_on_hyphens=False), fontsize=8, color="0.35", ha="left",
+             va="top")
 
 
 def accuracy_curves(panels: dict[str, dict[str, dict]], title: str, spread: str = "se", xlabel: str = "global round",

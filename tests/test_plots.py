@@ -3,6 +3,7 @@ series it draws."""
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from fedlib import outputs, plots  # noqa: E402
@@ -195,4 +196,19 @@ def test_a_redrawn_figure_gives_the_same_pdf_bytes(tmp_path, monkeypatch):
     plots.caption(fig, "quick", 1, 2)
     pdf = outputs.save_figure(fig, "same")[1]
     assert b"CreationDate" not in pdf.read_bytes()
+    plt.close(fig)
+
+
+def test_a_long_caption_makes_the_figure_taller_not_wider():
+    # before, a one-panel figure's saved width grew to its caption's one long line (bbox_inches="tight")
+    fig, ax = plt.subplots(figsize=(5.2, 4))
+    ax.plot([0, 1], [0, 1], label="a")
+    ax.set(xlabel="global round", ylabel="mean client accuracy (%)")
+    renderer = fig.canvas.get_renderer()
+    bare = fig.get_tightbbox(renderer)
+    plots.caption(fig, "paper", 3, 250, note="a long note about the scale: " + "width 1024, V 512, " * 20)
+    captioned = fig.get_tightbbox(renderer)
+    assert captioned.width <= max(bare.width, fig.get_figwidth()) + 0.05  # inches
+    assert captioned.height > bare.height + 0.2  # the note hangs under the panel, wrapped
+    assert any(" profile · " in t.get_text() for t in fig.texts)
     plt.close(fig)
