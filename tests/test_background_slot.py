@@ -55,3 +55,22 @@ def test_a_line_may_name_its_own_worktree_and_one_that_names_none_stops_the_slot
         done = _slot(tmp_path, "wt1", "results2", "q1.txt")
         assert done.returncode == 2 and named in done.stderr and "names no worktree" in done.stderr
     assert not (tmp_path / "log.txt").exists()
+
+
+def test_the_slot_preloads_tcmalloc_where_installed_unless_ld_preload_is_set(tmp_path):
+    _worktree(tmp_path, "wt1").joinpath("env.py").write_text(
+        "import os; open(os.environ['LOG'], 'a').write(repr(os.environ.get('LD_PRELOAD')) + '\\n')\n")
+    (tmp_path / "q1.txt").write_text("env.py\n")
+    harmless = next(p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6",
+                                "/lib/aarch64-linux-gnu/libm.so.6", "/usr/lib/aarch64-linux-gnu/libm.so.6", "/lib64/libm.so.6")
+                    if Path(p).exists())  # stands in for tcmalloc: preloading it changes nothing
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ldconfig").write_text(f"#!/bin/sh\necho '\tlibtcmalloc_minimal.so.4 (libc6,x86-64) => {harmless}'\n")
+    (bin_dir / "ldconfig").chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FEDLIB_PYTHON": sys.executable, "LOG": str(tmp_path / "log.txt")}
+    for extra in ({}, {"LD_PRELOAD": ""}):
+        done = subprocess.run(["bash", str(SCRIPT), "wt1", "results", "q1.txt"], cwd=tmp_path, env={**env, **extra},
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "log.txt").read_text().splitlines() == [repr(harmless), "''"]
