@@ -12,7 +12,9 @@ GFLOP/s against the FLOPs counted from the shapes:
 
 Paths: "old" is the reference path (Config.fast_engine off) without huge pages (THP_MEM_ALLOC_ENABLE=0);
 "old+thp" the same with them; "new" the fast engine with them (what FedCR's protocol runs); "new+skip" that with
-Config.skip_finished (a step computes only the clients still training), for the ragged ladder round. Each variant
+Config.skip_finished (a step computes only the clients still training), for the ragged ladder round; "+tcmalloc"
+preloads tcmalloc (Debian's libtcmalloc-minimal4, as scripts/background_slot.sh does; the other paths run with
+glibc's malloc). Each variant
 runs in a fresh process, so the allocator setting takes effect, one after another, so the machine's load hits them
 alike.
 
@@ -35,7 +37,8 @@ import time
 
 WORKLOADS = ("fedcr_round", "fedavg_round", "ditto_round", "dm_step", "ladder_round")
 PATHS = {"old": ("0", False, False), "old+thp": ("1", False, False), "new": ("1", True, False),
-         "new+skip": ("1", True, True)}  # name -> (THP, fast_engine, skip_finished)
+         "new+skip": ("1", True, True), "new+tcmalloc": ("1", True, False),
+         "new+skip+tcmalloc": ("1", True, True)}  # name -> (THP, fast_engine, skip_finished); +tcmalloc: preloaded
 DEFAULT_PATHS = ["old", "old+thp", "new"]  # and "new+skip" for the ragged federation's round, where it matters
 
 
@@ -169,6 +172,15 @@ def child(what: str, path: str) -> None:
     print(json.dumps(out))
 
 
+def tcmalloc() -> str:
+    """The path of tcmalloc's library (ldconfig's), or exit saying how to install it."""
+    found = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout.splitlines()
+    paths = [line.split("=>")[-1].strip() for line in found if line.strip().startswith("libtcmalloc_minimal.so.4 ")]
+    if not paths:
+        raise SystemExit("the +tcmalloc paths need tcmalloc: apt-get install libtcmalloc-minimal4")
+    return paths[0]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--what", nargs="+", default=list(WORKLOADS), choices=WORKLOADS)
@@ -178,18 +190,22 @@ def main() -> None:
     args = p.parse_args()
     if args.child:
         return child(*args.child)
-    print("| workload | path | seconds | useful GFLOP | achieved GFLOP/s | speed-up over old |")
-    print("|---|---|---|---|---|---|")
+    print("| workload | path | seconds | useful GFLOP | achieved GFLOP/s | speed-up over the first path | accuracy "
+          "after 2 rounds (hex: the same bits?) |")
+    print("|---|---|---|---|---|---|---|")
     for what in args.what:
         base = None
         for path in args.paths or DEFAULT_PATHS + (["new+skip"] if what == "ladder_round" else []):
-            env = {**os.environ, "THP_MEM_ALLOC_ENABLE": PATHS[path][0], "OMP_NUM_THREADS": "1"}
+            env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+            env |= {"THP_MEM_ALLOC_ENABLE": PATHS[path][0], "OMP_NUM_THREADS": "1"}
+            if path.endswith("+tcmalloc"):
+                env["LD_PRELOAD"] = tcmalloc()
             done = subprocess.run([sys.executable, __file__, "--child", what, path], env=env, capture_output=True,
                                   text=True, check=True)
             r = json.loads(done.stdout.strip().splitlines()[-1])
             base = base or r["seconds"]
             print(f"| {what} | {path} | {r['seconds']:.2f} | {r['gflop']:.1f} | {r['gflop'] / r['seconds']:.1f} | "
-                  f"{base / r['seconds']:.2f}x |", flush=True)
+                  f"{base / r['seconds']:.2f}x | {r.get('acc_after_2', float('nan')).hex()} |", flush=True)
 
 
 if __name__ == "__main__":
