@@ -241,3 +241,13 @@ def test_an_unshipped_ladder_draws_nothing_and_says_so(monkeypatch, capsys):
     nothing = {k: None for k in _ladder_with(set())}
     assert parts.ladder_part(nothing, LADDER, "quick") is None
     assert "19 of 19 run groups" in capsys.readouterr().out
+
+
+def test_the_trend_is_judged_over_the_rungs_shipped_and_names_them():
+    # before, one rung not shipped (the ladder's dearest, T = 300) left every trend row "not run"
+    ledger = _ledger()
+    growing = {10: [0.0, 1.0, 0.5], 30: [1.0, 2.1, 1.4], 100: [2.0, 3.2, 2.4], 300: None}
+    assert claims.trend(ledger, "Table I", "FedRD over FedDM", growing) == rules.HOLDS
+    row = ledger.rows[-1]
+    assert row.where == "Table I (ladder, T = 10-100)" and row.note.endswith("not shipped yet: T = 300")
+    assert claims.trend(_ledger(), "Table I", "x", {10: [1.0, 2.0, 3.0], 30: None, 100: None}) == rules.MISSING
