@@ -251,3 +251,19 @@ def test_the_trend_is_judged_over_the_rungs_shipped_and_names_them():
     row = ledger.rows[-1]
     assert row.where == "Table I (ladder, T = 10-100)" and row.note.endswith("not shipped yet: T = 300")
     assert claims.trend(_ledger(), "Table I", "x", {10: [1.0, 2.0, 3.0], 30: None, 100: None}) == rules.MISSING
+
+
+def test_a_method_keeps_its_colour_whatever_else_is_shipped():
+    # before, colours were handed out in the order of the methods shipped: FedRD alone was drawn in FedDM's colour
+    import matplotlib.pyplot as plt
+
+    from fedlib.papers.fedrd import figures
+
+    one = {"p": ([10], [86.0], [1.0])}
+    alone = figures.ladder({("FedRD", "real"): one}, {}, ["p"], "t")
+    both = figures.ladder({("FedDM", "real"): one, ("FedRD", "real"): one}, {"FedAvg": {"p": (80.0, 1.0)}}, ["p"], "t")
+    colour = lambda fig, label: next(h for h, t in zip(*fig.axes[0].get_legend_handles_labels())  # noqa: E731
+                                     if t == label)[0].get_color()
+    assert colour(alone, "FedRD, real initialisation") == colour(both, "FedRD, real initialisation")
+    assert colour(both, "FedDM, real initialisation") != colour(both, "FedRD, real initialisation")
+    plt.close("all")

@@ -40,17 +40,19 @@ def ladder(points: dict[tuple, dict], baselines: dict[str, dict], panels: list[s
     band, since their runs have no T. Returns the figure."""
     fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 5.2), squeeze=False)
     colors = plt.get_cmap("tab10").colors
-    method_color = {m: colors[i] for i, m in enumerate(sorted({m for m, _ in points}))}
+    order = ["FedDM", "FedRD", "FedAvg", "FedProx", "FedNova"]  # one colour per method, whatever is shipped yet
+    order += sorted(({m for m, _ in points} | set(baselines)) - set(order))
+    color_of = {m: colors[i % len(colors)] for i, m in enumerate(order)}
     steps = sorted({t for by_panel in points.values() for ts, _, _ in by_panel.values() for t in ts})
     for ax, panel in zip(axes[0], panels):
         for (method, init), by_panel in points.items():
             ts, means, ses = by_panel[panel]
-            ax.errorbar(ts, means, yerr=ses, marker="o", ms=5, capsize=3, color=method_color[method],
+            ax.errorbar(ts, means, yerr=ses, marker="o", ms=5, capsize=3, color=color_of[method],
                         ls="-" if init == "real" else "--", mfc=None if init == "real" else "white",
                         label=f"{method}, {init} initialisation")
-        for i, (lab, by_panel) in enumerate(baselines.items()):
+        for lab, by_panel in baselines.items():
             mean, se = by_panel[panel]
-            color = colors[len(method_color) + i]
+            color = color_of[lab]
             ax.axhline(mean, color=color, ls=":", lw=1.5, label=f"{lab} (no T)")
             ax.axhspan(mean - se, mean + se, color=color, alpha=0.12, lw=0)
         ax.set_xscale("log")
