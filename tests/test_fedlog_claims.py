@@ -111,10 +111,10 @@ def test_dp_recovery_at_the_papers_noise_is_judged_at_the_first_grid_point_above
     assert dp.recovers_like_the_paper(ledger, final, runs, runs, "mnist", "central") == rules.FAILS  # back at 50 only
     assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, "mnist", "central", 7.6) == rules.HOLDS
     assert ledger.rows[-1].ours == pytest.approx([0.0, 0.1, -0.1]) and "matched epsilon 7.6" in ledger.rows[-1].note
-    assert "epsilon >= 50" in ledger.rows[-1].claim  # 50 is the grid's first point at or above 7.6
+    assert "from grid epsilon 50" in ledger.rows[-1].note  # 50 is the grid's first point at or above 7.6
     assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, "mnist", "central", 4.0) == rules.FAILS
     assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, "mnist", "central", 0.5) == rules.FAILS
-    assert "epsilon >= 0.5" in ledger.rows[-1].claim  # a grid point equal to the matched epsilon is its own
+    assert "from grid epsilon 0.5" in ledger.rows[-1].note  # a grid point equal to the matched epsilon is its own
     assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, "mnist", "local", 33.7) == rules.FAILS
     beyond = rules.ClaimsLedger("03_test", "quick")  # the grid stops below the matched epsilon: not run, said why
     assert dp.recovers_at_the_papers_noise(beyond, final, runs, runs, "mnist", "local", 80.0) == rules.MISSING
@@ -524,3 +524,18 @@ def test_notebook_02_remakes_its_claims_when_a_whole_dataset_is_not_shipped_yet(
     assert t.saving(p, {**mnist, "fashion_mnist": {}}, [("mnist", "FedAvg")], []) == (False, False)  # a rival missing
     assert t.saving(p, {**mnist, "fashion_mnist": {"FedAvg": ["C"]}}, [], []) == (True, False)  # all there
     assert t.saving({**p, "chosen": ["FedAvg"]}, mnist, [], []) == (False, True)  # some methods chosen
+
+
+def test_the_recovery_claims_words_do_not_depend_on_the_grid_epsilon_they_start_from():
+    """Before, the matched-noise row's claim named its starting grid epsilon (2 in the quick profile, 10 in the
+    paper's, from their record counts), so claims.md could not read the quick verdict beside the paper's row."""
+    from fedlib.papers.fedlog import dp
+
+    final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
+    rows = []
+    for matched in (0.5, 5.0):
+        ledger = rules.ClaimsLedger("03_test", "quick")
+        dp.recovers_at_the_papers_noise(ledger, final, runs, runs, "mnist", "central", matched)
+        rows.append(ledger.rows[-1])
+    assert rows[0].claim == rows[1].claim and "grid epsilon from there on" in rows[0].claim
+    assert "from grid epsilon 0.5" in rows[0].note and "from grid epsilon 5" in rows[1].note
