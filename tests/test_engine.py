@@ -431,3 +431,36 @@ def test_gather_of_some_clients_copies_only_theirs_and_equals_the_full_gather():
         full = pop.gather(name)
         for pick in ([4, 1, 2], [5], [0, 0, 3]):
             assert torch.equal(pop.gather(name, torch.tensor(pick)), full[torch.tensor(pick)])
+
+
+@pytest.mark.parametrize("shape", [(7, 5, 8, 8), (3, 4, 9, 7), (2, 6, 3, 5)])
+def test_the_2x2_max_pool_without_autograd_is_max_pool2d_to_the_bit(shape):
+    torch.manual_seed(0)
+    x = torch.randn(*shape).relu()  # zeros tie in many windows
+    x[..., :4, :4] = 1.5  # and equal positive values
+    x[0, 0, 0, 0] = -0.0
+    ours, theirs = engine.max_pool_2x2(x), torch.nn.functional.max_pool2d(x, 2)
+    assert ours.shape == theirs.shape and torch.equal(ours, theirs)
+
+
+def test_a_stacked_forward_without_autograd_pools_as_nn_maxpool2d_does(monkeypatch):
+    torch.manual_seed(0)
+    pop = engine.Population.create([models.build("convnet16", (1, 28, 28), 10) for _ in range(3)], same_init=False)
+    g = pop.groups[0]
+    assert engine._halves(torch.nn.MaxPool2d(2)) and not engine._halves(torch.nn.MaxPool2d(3, 2))
+    assert not engine._halves(torch.nn.MaxPool2d(2, padding=1)) and not engine._halves(torch.nn.MaxPool2d(2, ceil_mode=True))
+    x = torch.randn(3, 6, 1, 28, 28)
+    used = []
+    monkeypatch.setattr(engine, "max_pool_2x2", lambda t: used.append(1) or torch.nn.functional.max_pool2d(t, 2) * 0)
+    with torch.no_grad():
+        g.forward(x, train=False)
+    assert len(used) == 3  # the ConvNet's three pools take the no-autograd path
+    used.clear()
+    g.forward(x.clone().requires_grad_(), train=True)  # under autograd (as in training): nn.MaxPool2d itself
+    assert used == []
+    monkeypatch.undo()
+    with torch.no_grad():
+        fast = g.forward(x, train=False)[1]
+    monkeypatch.setattr(engine, "_halves", lambda layer: False)
+    with torch.no_grad():
+        assert torch.equal(fast, g.forward(x, train=False)[1])
