@@ -341,7 +341,8 @@ def ladder_part(ladder: dict, settings: dict, profile: str):
     absent = [r for r in rows if r["shipped"] == "no"]
     if absent:
         print(f"the ladder: {len(absent)} of {len(rows)} run groups ({seeds} seeds each) not shipped yet: " + "; ".join(
-            f"{r['method']} T={r['matching_steps']} {r['init']}" for r in absent) + " (scripts/paper_runs.py "
+            r["method"] + (f" T={r['matching_steps']} {r['init']}" if r["init"] != "-" else "") for r in absent)
+            + " (scripts/paper_runs.py "
             "fedrd_ladder makes them)")
     if len(absent) == len(rows):
         return None
