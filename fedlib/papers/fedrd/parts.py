@@ -340,19 +340,18 @@ def ladder_part(ladder: dict, settings: dict, profile: str):
         rows.append(row | {"shipped": "yes" if results else "no"})
     absent = [r for r in rows if r["shipped"] == "no"]
     if absent:
-        print(f"the ladder: {len(absent)} of {len(rows)} run groups ({seeds} seeds each) not shipped yet: " + "; ".join(
-            r["method"] + (f" T={r['matching_steps']} {r['init']}" if r["init"] != "-" else "") for r in absent)
-            + " (scripts/paper_runs.py "
-            "fedrd_ladder makes them)")
+        names = [r["method"] + (f" T={r['matching_steps']} {r['init']}" if r["init"] != "-" else "") for r in absent]
+        print(f"the ladder: {len(absent)} of {len(rows)} run groups ({seeds} seeds each) not shipped yet: "
+              f"{'; '.join(names)} (scripts/paper_runs.py fedrd_ladder makes them)")
     if len(absent) == len(rows):
         return None
     table = outputs.save_table(rows, "fedrd_ladder")
     points = {}
     for (lab, T, init), results in sorted(((k, v) for k, v in ladder.items() if k[1] and v), key=lambda kv: kv[0][1]):
         for panel, f in LADDER_PANELS.items():
-            ts, means, ses = points.setdefault((lab, init), {}).setdefault(panel, ([], [], []))
             m, se = stats.mean_se([f(r) for r in results])
-            ts.append(T), means.append(m), ses.append(se)
+            for column, value in zip(points.setdefault((lab, init), {}).setdefault(panel, ([], [], [])), (T, m, se)):
+                column.append(value)
     baselines = {lab: {panel: stats.mean_se([f(r) for r in results]) for panel, f in LADDER_PANELS.items()}
                  for (lab, T, _), results in ladder.items() if T is None and results}
     fig = figures.ladder(dict(sorted(points.items())), baselines, list(LADDER_PANELS),
