@@ -61,31 +61,36 @@ FEDLOG_SETS = ("table1", "tableA1", "dp", "fig3_left", "fig2", "table1_fashion_m
 
 def from_runs(what: str, like: str | None = None) -> dict:
     """A set's cost from the wall time of finished runs (in the results cache or archive/) rather than from one
-    timed round: for each method of the set, the mean wall time of the finished runs of that method in `like`
-    (default: the set itself), times the set's runs of it; summed. A run's later rounds can cost more than its second
-    (Fig. 3 left's rose from about 2 to 4-6 s), and the runs are made beside another single-threaded job, so this is
-    what computing the set costs as it is computed. Refused, before anything is written, when a method of the set has
-    no finished run in `like` (a set's runs of one method do not stand for another's: FedCR's cost 4x FedAvg's)."""
+    timed round: for each label of the set (its run group, e.g. "FedDM T=300 real"), the mean wall time of its
+    finished runs, times the set's runs of it; summed. With `like`, whose labels are its own ("FedLog mnist" for
+    "FedLog fashion_mnist"), method by method instead: the finished runs of each method in `like`. A run's later rounds
+    can cost more than its second (Fig. 3 left's rose from about 2 to 4-6 s), and the runs are made beside another
+    single-threaded job, so this is what computing the set costs as it is computed. Refused, before anything is
+    written, when a label (a method, with `like`) has no finished run: a group's runs do not stand for another's
+    (FedCR's cost 4x FedAvg's; FedRD's ladder at T = 300 about 10x its T = 10)."""
     runs = paper_runs.configs_of(what, list(paper_runs.RUN_SETS[what].seeds), [])
     source = paper_runs.configs_of(like, list(paper_runs.RUN_SETS[like].seeds), []) if like else runs
+    def group(label, cfg):  # the run group a run's wall time stands for
+        return cfg.method if like else label
+
     walls: dict[str, list[float]] = {}
-    for _, cfg in source:
+    for label, cfg in source:
         r = cache.load(cfg)
         if r is not None and r.get("wall_s"):
-            walls.setdefault(cfg.method, []).append(r["wall_s"])
-    methods = sorted({cfg.method for _, cfg in runs})
-    missing = [m for m in methods if m not in walls]
+            walls.setdefault(group(label, cfg), []).append(r["wall_s"])
+    groups = list(dict.fromkeys(group(label, cfg) for label, cfg in runs))
+    missing = [g for g in groups if g not in walls]
     if missing:
         raise SystemExit(f"--from-runs: no run of {', '.join(missing)} in {like or what} is finished, so there is no "
                          f"wall time to read for {'it' if len(missing) == 1 else 'them'}; compute one first "
                          f"(scripts/paper_runs.py {like or what} --only LABEL) or time it without --from-runs")
-    mean = {m: sum(walls[m]) / len(walls[m]) for m in methods}
-    hours = sum(mean[cfg.method] for _, cfg in runs) / 3600
-    read = sum(len(walls[m]) for m in methods)
+    mean = {g: sum(walls[g]) / len(walls[g]) for g in groups}
+    hours = sum(mean[group(label, cfg)] for label, cfg in runs) / 3600
+    read = sum(len(walls[g]) for g in groups)
     said = (f"the wall time of {read} finished runs of {like} (same clients, model and rounds), method by method"
-            if like else f"the wall time of {read} of its {len(runs)} runs, finished, method by method")
+            if like else f"the wall time of {read} of its {len(runs)} runs, finished, run group by run group")
     print(f"| {what} | {len(runs)} | all, from finished runs | "
-          f"{'; '.join(f'{m} {mean[m]:.0f} s' for m in methods)} a run | | **{hours:.1f}** | "
+          f"{'; '.join(f'{g} {mean[g]:.0f} s' for g in groups)} a run | | **{hours:.1f}** | "
           f"{sum(ex.is_cached(c) for _, c in runs)} |", flush=True)
     return {"set": what, "runs": len(runs), "core_hours": f"{hours:.1f}", "bound": "",
             "measured": time.strftime("%Y-%m-%d", time.gmtime()), "basis": "runs", "source": like or what,

@@ -252,7 +252,7 @@ def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_lik
     own = cost_table.from_runs("fig3_left")
     assert (own["runs"], own["core_hours"]) == (40, "5.0")  # 10 x 720 s + 30 x 360 s (a plain mean would say 6.5)
     assert (own["basis"], own["source"]) == ("runs", "fig3_left")
-    assert own["how"].startswith("measured as the wall time of 13 of its 40 runs, finished, method by method")
+    assert own["how"].startswith("measured as the wall time of 13 of its 40 runs, finished, run group by run group")
     like = cost_table.from_runs("fig3_left_fashion_mnist", like="fig3_left")
     assert (like["set"], like["core_hours"], like["source"]) == ("fig3_left_fashion_mnist", "5.0", "fig3_left")
     costs = {r["set"]: {**r, "core_hours": float(r["core_hours"])} for r in (own, like)}
@@ -261,11 +261,44 @@ def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_lik
     assert "derived from fig3_left's finished runs" in papers.cost_text("fig3_left_fashion_mnist", costs)
     for key in first["fedproto"]:
         del done[key]
-    with pytest.raises(SystemExit, match="no run of fedproto in fig3_left is finished"):
+    with pytest.raises(SystemExit, match="no run of FedProto mnist in fig3_left is finished"):
         cost_table.from_runs("fig3_left")
+    with pytest.raises(SystemExit, match="no run of fedproto in fig3_left is finished"):
+        cost_table.from_runs("fig3_left_fashion_mnist", like="fig3_left")
     done.clear()
     with pytest.raises(SystemExit, match="no run of .* in fig2 is finished"):
         cost_table.from_runs("fig2")
+
+
+def test_a_sets_cost_from_its_finished_runs_is_read_run_group_by_run_group_not_method_by_method(monkeypatch):
+    """FedRD's ladder holds FedDM and FedRD at T = 10 ... 300 matching steps: one method, run groups whose runs cost
+    150 s to 30 minutes. Its cost from its finished runs is read label by label (a method's mean over its rungs would
+    make the T = 300 runs as cheap as the T = 10 ones, and the other way round); a label with no finished run is
+    refused even where its method has some."""
+    import sys
+
+    from fedlib import papers
+
+    sys.path.insert(0, str(paths.project_root() / "scripts"))
+    import cost_table
+
+    runs = papers.RUN_SETS["fedrd_ladder"].runs()
+    assert len(runs) == 57
+    wall = {"FedDM T=10 real": 100.0, "FedDM T=300 real": 1900.0}  # every other group 200 s
+    done = {cfg.key(): wall.get(label, 200.0) for label, cfg in runs}
+    monkeypatch.setattr(cost_table.cache, "load", lambda cfg: {"wall_s": done[cfg.key()]} if cfg.key() in done else None)
+    monkeypatch.setattr(cost_table.ex, "is_cached", lambda cfg: cfg.key() in done)
+    row = cost_table.from_runs("fedrd_ladder")
+    assert row["core_hours"] == f"{(3 * 100 + 3 * 1900 + 51 * 200) / 3600:.1f}"  # 4.5
+    # drop all but one seed of FedDM T=300 real's: the group's mean is still its own 1900 s (by method: 1900 and
+    # 200s of FedDM's other rungs would mix)
+    kept = [cfg.key() for label, cfg in runs if label == "FedDM T=300 real"]
+    for key in kept[1:]:
+        del done[key]
+    assert cost_table.from_runs("fedrd_ladder")["core_hours"] == row["core_hours"]
+    del done[kept[0]]
+    with pytest.raises(SystemExit, match="no run of FedDM T=300 real in fedrd_ladder is finished"):
+        cost_table.from_runs("fedrd_ladder")
 
 
 def test_the_claims_page_has_a_section_per_paper_one_line_per_claim_and_no_se_over_one_seed(tmp_path, monkeypatch):
