@@ -20,11 +20,32 @@ def output_name(name: str) -> str:
     return name
 
 
+CAPTION_GAP_POINTS = 4.0  # between the lowest thing drawn and the caption line hung under it
+
+
+def _hang_caption(fig, caption) -> None:
+    """Move the caption line (`plots.caption`, hung from the figure's bottom edge) under whatever is drawn lower
+    than that edge: an axis label of a figure laid out without `tight_layout` reaches below it, and the caption
+    was written over it (notebook 03's dp_sigma: "privacy budget ε" under "paper profile · no runs ..."). A figure
+    with nothing below its edge keeps the caption where it was, and its bytes."""
+    caption.set_visible(False)
+    try:
+        fig.draw_without_rendering()  # places the axis labels under their tick labels (before a draw they sit high)
+        drawn = fig.get_tightbbox(fig.canvas.get_renderer())  # inches, from the figure's bottom-left corner
+    finally:
+        caption.set_visible(True)
+    if drawn is not None and drawn.y0 < 0:
+        caption.set_y((drawn.y0 - CAPTION_GAP_POINTS / 72) / fig.get_figheight())
+
+
 def save_figure(fig, name: str) -> list[Path]:
-    """Save as name.png and name.pdf under figures/; the figure must carry its `caption` line."""
-    if not any(" profile · " in t.get_text() for t in fig.texts):
+    """Save as name.png and name.pdf under figures/; the figure must carry its `caption` line, which is hung under
+    everything else drawn (`_hang_caption`)."""
+    captions = [t for t in fig.texts if " profile · " in t.get_text()]
+    if not captions:
         raise ValueError(f"{name}: call plots.caption(fig, profile, seeds, rounds) first: every figure says which "
                          f"profile, seeds and rounds it shows")
+    _hang_caption(fig, captions[-1])
     name = output_name(name)
     out = figures_dir()
     out.mkdir(parents=True, exist_ok=True)

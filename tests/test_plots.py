@@ -133,6 +133,44 @@ def test_a_figure_without_its_caption_line_is_refused(tmp_path, monkeypatch):
     assert [p.name for p in outputs.save_figure(fig, "captioned")] == ["captioned.png", "captioned.pdf"]
 
 
+def test_the_caption_line_is_hung_under_an_axis_label_that_reaches_below_the_figure(tmp_path, monkeypatch):
+    """Notebook 03's dp_sigma (one panel, no tight_layout, a log axis) had its caption written over its x label: the
+    label reaches below the figure's edge, where the caption hangs. Saved, the caption sits under every other text;
+    a figure whose contents stay above the edge keeps its caption where `plots.caption` put it."""
+    from fedlib import paths
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    paths.use_profile("quick")
+    with plt.rc_context():  # the notebooks' theme (larger text), undone after
+        plots.style()
+        _caption_and_label(tmp_path)
+
+
+def _caption_and_label(tmp_path):
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ax.loglog([0.1, 50], [6000, 20])
+    ax.set(xlabel="privacy budget ε", ylabel="noise standard deviation σ")
+    plots.caption(fig, "quick", "no runs", "k = 5 rounds", note="the noise each accountant calibrates")
+    outputs.save_figure(fig, "hung")
+    fig.canvas.draw()  # the labels where a draw puts them
+    renderer = fig.canvas.get_renderer()
+    caption = next(t for t in fig.texts if " profile · " in t.get_text())
+    below = caption.get_window_extent(renderer)
+    label = ax.xaxis.label.get_window_extent(renderer)
+    assert label.y0 < 0  # the label reaches below the figure's edge (where the caption used to start)
+    assert below.y1 <= label.y0  # and the caption is under it, not over it
+    assert not any(below.overlaps(t.get_window_extent(renderer)) for t in ax.get_xticklabels() if t.get_text())
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ax.plot([0, 1], [0, 1])
+    ax.set(xlabel="round", ylabel="accuracy (%)")
+    fig.tight_layout(rect=(0, 0.08, 1, 1))  # room kept for the caption: nothing drawn below the edge
+    plots.caption(fig, "quick", 1, 2)
+    outputs.save_figure(fig, "kept")
+    assert next(t for t in fig.texts if " profile · " in t.get_text()).get_position()[1] == 0.0
+    plt.close(fig)
+
+
 def test_fedcrs_figures_label_every_axis_and_list_every_series():
     rng = np.random.default_rng(0)
     labels = {"FedAvg": "fedavg", "Ditto": "ditto", "FedCR": "fedcr", "FedCR-NA": "fedcr_na", "Local": "local"}
