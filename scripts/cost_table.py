@@ -70,6 +70,7 @@ def from_runs(what: str, like: str | None = None) -> dict:
     (FedCR's cost 4x FedAvg's; FedRD's ladder at T = 300 about 10x its T = 10)."""
     runs = paper_runs.configs_of(what, list(paper_runs.RUN_SETS[what].seeds), [])
     source = paper_runs.configs_of(like, list(paper_runs.RUN_SETS[like].seeds), []) if like else runs
+
     def group(label, cfg):  # the run group a run's wall time stands for
         return cfg.method if like else label
 
