@@ -15,6 +15,10 @@ PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, au
     "table1": (70, "2e004de885dd9476"),
     "table1_fashion_mnist": (42, "25a34efd22b666f2"),  # FedLog's part e (2026-11-25): Table 1's runs on FashionMNIST
     "tableA1": (24, "5ced4aa748d7859b"),
+    # 2026-11-27: Table 1 and A.1 at the protocol FedLog's appendix E states (crop and flip); the ablation's runs
+    # (augment) and FedDBE's augmented row (table1) are theirs too, under the same keys
+    "table1_augmented": (39, "3e31b741d60556d9"),
+    "tableA1_augmented": (24, "e80b008bda084cc4"),
     "augment": (20, "051854081fa0da63"),
     "dp": (120, "e0587006d5b0228c"),
     "dp_fashion_mnist": (75, "f841897b8f0f2062"),
@@ -28,6 +32,7 @@ PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, au
     "fedcr_table2_n1": (12, "c3ace3608649fdcd"),  # 2026-11-26: FashionMNIST's Ditto, then FedRep and FedAvg, at
     "fedcr_table2_n2": (12, "9ae7d6c84fde82a0"),  # their screened lr 0.1 (first 5b0a890e6acd64ef, bd974d06be4149a9;
     # after Ditto's: eb95843a90a5cb25, 78e34eb08d79ff66); FedCR's runs kept theirs
+    "fedcr_ditto_main_fed": (3, "6d42b2ddca55fe69"),  # 2026-11-27: Ditto as main_fed.py runs it (none shipped)
     "fedcr_table9": (18, "10ae40322c2d0dd2"),
     "fedcr_table3": (54, "43b7636648e27ef7"),  # declared 2026-11-25 (notebook 06 part C), none shipped
     "fedcr_beta": (36, "5b0c6dff1196a70c"),  # part D, none shipped
@@ -157,3 +162,20 @@ def test_fashion_mnists_baselines_take_their_screened_rates_and_fedcr_keeps_its_
         earlier = fedcr.run("paper", "fashion_mnist", label, "n1", 0, lr=readme_lr)
         assert earlier.key() not in keys, label  # no longer the set's
         assert archive.find(earlier.method, earlier.key()) is not None, label  # but kept in archive/, its own key
+
+
+def test_the_augmented_table_reuses_every_augmented_run_already_declared():
+    """Table 1 at the stated protocol (table1_augmented) holds the augmentation ablation's runs and FedDBE's augmented
+    row under their own keys, so nothing shipped is computed again; its verdicts' own rows come first in each seed."""
+    from fedlib.papers import fedlog
+
+    mine = {cfg.key() for _, cfg in RUN_SETS["table1_augmented"].runs(list(range(10)))}
+    ablation = {cfg.key() for _, cfg in RUN_SETS["augment"].runs([0, 1, 2])}
+    feddbe = {cfg.key() for lab, cfg in RUN_SETS["table1"].runs(list(range(10)))
+              if lab == "FedDBE (FedLog's augmentation)"}
+    assert ablation <= mine and feddbe <= mine and len(feddbe) == 10
+    assert all(cfg.augment for _, cfg in RUN_SETS["table1_augmented"].runs([0]))
+    assert all(cfg.augment for _, cfg in RUN_SETS["tableA1_augmented"].runs([0]))
+    labels = [lab for lab, _ in RUN_SETS["table1_augmented"].runs([0])]
+    assert labels[:6] == ["FedLog-C", "FedLog", "FedDBE", "FedProto", "LG-FedAvg 2", "FedRep 1"]
+    assert set(labels) == set(fedlog.TABLE1_METHODS) | {"FedDBE (Adam, kappa 1)"}
