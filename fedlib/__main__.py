@@ -216,9 +216,9 @@ def dispatch(args) -> int:
         except claims.ClaimsError as err:
             print(f"fedlib claims: {err}; nothing was written", file=sys.stderr)
             return 2
-        from .papers import coverage
+        from .papers import set_status
 
-        written = claims.write_collected(rows, coverage=coverage())  # what of each plan archive/ holds
+        written = claims.write_collected(rows, sets=set_status())  # what of each run set archive/ holds
         counts = {v: sum(r["verdict"] == v for r in rows) for v in sorted({r["verdict"] for r in rows})}
         print(f"{len(rows)} claims in {written[0]}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
         return 0

@@ -128,7 +128,10 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
     from fedlib import claims
 
     ledger = claims.ClaimsLedger("01_synthetic_separators", "quick")  # into this test's figures folder (conftest)
-    ledger.compare("FedLog", "Fig. 1", "a claim", [1.0, 2.0, 3.0], [0.0, 0.5, 1.0])
+    ledger.compare("FedLog", "Fig. 1", "a claim", [1.0, 2.0, 3.0], [0.0, 0.5, 1.0], kind="claim", quote="a quote")
+    ledger.compare("FedLog", "Fig. 1", "<img src=x onerror=\"document.title='ran'\">", [1.0, 2.0, 3.0],
+                   [0.0, 0.5, 1.0], kind="claim", quote="<script>document.title='ran'</script>",
+                   note="<b onmouseover=alert(1)>x</b>")
     ledger.save()
     claims.write_collected(claims.collect())
     executed = tmp_path / "executed"
@@ -154,5 +157,20 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
     assert "<img" in gallery and 'data-broken-images="0"' in gallery
     claims_page = _dom(site / "figures" / "claims.html")
     assert "<table" in claims_page and "a claim" in claims_page
+    # a claim's text from a claims file reaches the page as text, never as markup: nothing it holds ran
+    assert "<title>ran</title>" not in claims_page and "onerror" not in claims_page.replace("onerror=&quot;", "")
+    assert "<script>document.title" not in claims_page
+    # no horizontal scroll at a 1,300-pixel-wide window: a copy of the page reports its scroll width in its title
+    probe = site / "figures" / "claims_width_probe.html"
+    probe.write_text((site / "figures" / "claims.html").read_text().replace(
+        "</body>", "<script>window.addEventListener('load', () => { document.title = 'width ' + "
+                   "document.documentElement.scrollWidth; });</script></body>"))
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chrome:
+        done = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1300,900",
+                               "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()], capture_output=True,
+                              text=True, timeout=120)
+        width = re.search(r"<title>width (\d+)</title>", done.stdout)
+        assert width and int(width.group(1)) <= 1300, width.group(0) if width else done.stdout[-300:]
     found = _dom(site / "search.html", "?q=FedProf")
     assert re.search(r"found [1-9]\d* page", found), "the search found nothing"

@@ -1,157 +1,140 @@
-"""No rule text is ever evaluated: a claims CSV is a file anyone can edit and the ledger reads every one, so a rule is
-one of a few kinds, read as data (`claims.parse_rule`), and anything else is refused by name before any verdict."""
-import csv
+"""fedlib.claims.rules: every rule kind on made-up numbers, for every outcome it can give; rules are data (a JSON cell),
+never evaluated, and a cell that is not a rule is refused by name."""
+import math
 
 import pytest
 
 from fedlib import claims
+from fedlib.claims import rules as R
 
 PAYLOAD = ("[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == 'catch_warnings'][0]()._module"
            ".__builtins__['__import__']('os').system('touch {marker}')")
 
 
-def _write(path, rule, verdict, ours="1.0", reference="0.5"):
-    row = {k: "" for k in claims.COLUMNS}
-    row.update(paper="FedLog", where="Table 1", claim="a claim", paper_value="", ours=ours, reference=reference,
-               rule=rule, verdict=verdict, notebook="02_communication_cost", profile="quick", seeds="1", rounds="1",
-               scale="quick", borderline="False")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=claims.COLUMNS)
-        w.writeheader()
-        w.writerow(row)
+# ------------------------------------------------------------------------------------------------ rules as data
+def test_a_rule_round_trips_through_its_cell():
+    for rule in (R.paired(">"), R.paired("<", 301), R.equivalence(), R.marker("<", 0.01), R.observation(),
+                 R.statement(), R.comparison(">=", -1.5), R.tolerance(2.0)):
+        assert R.Rule.from_cell(rule.cell()) == rule
 
 
-def test_a_rule_that_would_run_code_is_refused_by_name_and_runs_nothing(tmp_path):
+@pytest.mark.parametrize("cell", ["ours >= reference - 1.5", "paired: ours > reference", '{"kind": "eval"}',
+                                  '{"kind":"paired","op":">=","value":0}', '{"kind":"marker","op":"<","value":5}',
+                                  '{"kind":"equivalence","op":"","value":-1}', '[1, 2]', "",
+                                  '{"kind":"paired","op":">","value":NaN}'])
+def test_a_cell_that_is_not_a_rule_is_refused(cell):
+    with pytest.raises(ValueError):
+        R.Rule.from_cell(cell)
+
+
+def test_a_payload_in_a_rule_cell_runs_nothing(tmp_path):
     marker = tmp_path / "ran"
-    _write(tmp_path / "02_communication_cost_quick.csv", PAYLOAD.format(marker=marker), "holds")
-    with pytest.raises(claims.ClaimsError, match="none of the rule kinds"):
-        claims.collect(tmp_path)
+    with pytest.raises(ValueError, match="not a rule cell"):
+        R.Rule.from_cell(PAYLOAD.format(marker=marker))
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("rule", ["True or ours", "ours == reference", "ours >= reference * 2", "__import__('os')",
-                                  "paired: ours >= reference", "abs(ours) <= 1"])
-def test_a_rule_and_verdict_edited_together_are_refused(tmp_path, rule):
-    _write(tmp_path / "02_communication_cost_quick.csv", rule, "holds")
-    with pytest.raises(claims.ClaimsError, match="refused"):
-        claims.collect(tmp_path)
+# ----------------------------------------------------------------------------------------------------- paired
+def test_paired_holds_fails_within_noise_and_indicative():
+    assert R.verdict([2.0, 2.1, 2.2], [1.0, 1.0, 1.1], R.paired(">")) == R.HOLDS
+    assert R.verdict([1.0, 1.0, 1.1], [2.0, 2.1, 2.2], R.paired(">")) == R.FAILS
+    assert R.verdict([1.0, 2.0, 1.5], [1.4, 1.6, 1.5], R.paired(">")) == R.WITHIN
+    assert R.verdict([2.0, 2.1], [1.0, 1.0], R.paired(">")) == "indicative (2 seeds)"
+    assert R.verdict([5, 6, 7], [1, 2, 3], R.paired("<")) == R.FAILS
+
+
+def test_paired_counts_the_seeds_in_the_claims_direction_and_says_when_every_seed_points_its_way():
+    d = R.decide([13.0, 26.2, 59.0], [0.0, 0.0, 0.0], R.paired(">"))
+    assert d.toward == "3/3 seeds, smallest +13"
+    assert d.verdict == R.WITHIN and "t > 4.30" in d.note  # t(0.975, 2) = 4.30: every seed its way, still noise
+
+
+def test_paired_censored_everywhere():
+    assert R.verdict([301, 301, 301], [301, 301, 301], R.paired("<", 301)) == R.CENSORED
+
+
+# ------------------------------------------------------------------------------------------------ equivalence
+def test_equivalence_reproduced():
+    d = R.decide([98.30, 98.25, 98.35, 98.32], [98.15, 0.05], R.equivalence(0.5))
+    assert d.verdict == R.REPRODUCED and d.p < R.LEVEL and math.isclose(d.margin, 98.305 - 98.15)
+
+
+def test_equivalence_does_not_punish_precision():
+    """The old 2-SE row failed FedLog's 98.31 against 98.15 on a band of 0.15: more seeds made it harder to pass."""
+    many = [98.31 + 0.01 * ((i % 3) - 1) for i in range(10)]
+    assert R.verdict(many, [98.15, 0.05], R.equivalence()) == R.REPRODUCED
+
+
+def test_equivalence_differs_from_the_paper():
+    assert R.verdict([96.0, 96.1, 95.9], [98.15, 0.05], R.equivalence()) == R.DIFFERS
+
+
+def test_equivalence_cannot_be_decided_when_the_papers_own_se_is_too_large():
+    assert R.verdict([89.7, 89.8, 89.9], [89.76, 0.69], R.equivalence()) == R.IMPRECISE
+
+
+def test_equivalence_not_resolved_and_one_seed_indicative():
+    assert R.verdict([98.55, 98.6, 98.65], [98.15, 0.05], R.equivalence()) == R.UNRESOLVED
+    assert R.verdict([98.2], [98.15, 0.05], R.equivalence()).startswith("indicative")
+
+
+def test_equivalence_without_the_papers_spread_says_so():
+    d = R.decide([98.30, 98.25, 98.35], [98.15, None], R.equivalence())
+    assert d.verdict == R.REPRODUCED and "no spread" in d.note
+
+
+# ---------------------------------------------------------------------------------------------------- markers
+def test_marker_agrees_not_significant_opposite():
+    lower = [90.0 + i * 0.01 for i in range(10)]
+    ref = [95.0 + i * 0.01 for i in range(10)]
+    assert R.verdict(lower, ref, R.marker("<", 0.01)) == R.AGREES
+    mixed = [95.0 + (0.1 if i % 2 else -0.1) for i in range(10)]
+    assert R.verdict(mixed, [95.0] * 10, R.marker("<", 0.01)) == R.NOT_SIGNIFICANT
+    assert R.verdict(ref, lower, R.marker("<", 0.01)) == R.OPPOSITE
+
+
+def test_marker_with_ties_that_cannot_reach_the_level_cannot_be_decided():
+    """4 of 10 seeds tied leave 6 pairs: the smallest exact p is 1/64 = 0.0156, above 0.01."""
+    ours = [1.0] * 4 + [2.0 + i for i in range(6)]
+    ref = [1.0] * 4 + [1.0 + i for i in range(6)]
+    d = R.decide(ours, ref, R.marker(">", 0.01))
+    assert d.verdict == R.TIES and "1/2^6" in d.note and d.p == ""
+
+
+def test_marker_with_too_few_seeds_is_indicative():
+    assert R.verdict([1.0, 2.0, 3.0], [2.0, 3.0, 4.0], R.marker("<", 0.05)).startswith("indicative")
+
+
+def test_an_absent_marker_is_an_observation_with_its_p_and_no_verdict():
+    d = R.decide([1.0 + i for i in range(10)], [2.0 + i for i in range(10)], R.observation())
+    assert d.verdict == R.OBSERVATION and "p 0.000977" in d.note and d.p == ""
+
+
+# ------------------------------------------------------------------------------- statements and exact quantities
+def test_a_statement_with_no_number_reports_ours_and_gives_no_verdict():
+    assert R.verdict([-19.7, -18.1, -21.0], None, R.statement()) == R.REPORTED
 
 
 @pytest.mark.parametrize("rule,ours,reference,want", [
-    ("ours >= reference - 1.5", 97.0, 98.0, claims.HOLDS), ("ours >= reference - 1.5", 96.0, 98.0, claims.FAILS),
-    ("ours < reference", 1.0, 2.0, claims.HOLDS), ("ours <= reference", 2.0, 2.0, claims.HOLDS),
-    ("ours > reference", 2.0, 2.0, claims.FAILS), ("abs(ours - reference) <= 1.5", 96.6, 98.0, claims.HOLDS),
-    ("abs(ours - reference) <= 1.5", 96.4, 98.0, claims.FAILS), ("ours>reference+1e-3", 1.002, 1.0, claims.HOLDS),
+    (R.comparison(">=", -1.5), 97.0, 98.0, R.HOLDS), (R.comparison(">=", -1.5), 96.0, 98.0, R.FAILS),
+    (R.comparison("<"), 1.0, 2.0, R.HOLDS), (R.comparison("<="), 2.0, 2.0, R.HOLDS),
+    (R.comparison(">"), 2.0, 2.0, R.FAILS), (R.tolerance(1.5), 96.6, 98.0, R.HOLDS),
+    (R.tolerance(1.5), 96.4, 98.0, R.FAILS), (R.comparison(">="), [0.06, 0.01, 0.2], 0.05, R.PARTLY),
 ])
-def test_the_rule_kinds_decide_as_the_expressions_did(rule, ours, reference, want):
-    assert claims.verdict(ours, reference, rule) == want
+def test_exact_quantities(rule, ours, reference, want):
+    assert R.verdict(ours, reference, rule) == want
 
 
-def test_every_shipped_claims_file_uses_only_the_rule_kinds():
-    from fedlib.paths import project_root
-
-    for p in sorted((project_root() / "figures" / "claims").glob("*.csv")):
-        for row in claims.read(p):
-            claims.parse_rule(row["rule"])
+def test_missing_numbers_are_not_run():
+    for rule in (R.paired(">"), R.equivalence(), R.marker("<", 0.01), R.statement(), R.comparison(">")):
+        assert R.verdict(None, None, rule) == R.MISSING
 
 
-# ----------------------------------------------------------------------------------------------- hollow inputs
-def test_an_empty_claims_folder_is_refused_and_nothing_is_written(tmp_path):
-    with pytest.raises(claims.ClaimsError, match="holds no claims file"):
-        claims.collect(tmp_path)
+def test_every_verdict_word_counts_in_one_headline_column():
+    words = [w for group in R.OUTCOMES.values() for w in group]
+    assert len(words) == len(set(words))
+    assert R.outcome("indicative (3 seeds)") == "not resolved"
 
 
-def test_a_bar_in_a_claims_text_stays_inside_its_cell(tmp_path):
-    _write(tmp_path / "02_communication_cost_quick.csv", "ours > reference", "holds")
-    rows = claims.collect(tmp_path)
-    rows[0]["claim"] = "FedLog | FedLog-C beat FedAvg"
-    claims.write_collected(rows, tmp_path / "out")
-    table = [line for line in (tmp_path / "out" / "claims.md").read_text().splitlines() if "FedLog-C beat" in line]
-    header = next(line for line in (tmp_path / "out" / "claims.md").read_text().splitlines() if line.startswith("| where"))
-    assert len(table) == 1 and table[0].replace("\\|", "").count("|") == header.count("|")  # as many cells
-
-
-def test_a_row_with_a_surplus_value_is_named_at_its_own_line(tmp_path):
-    p = tmp_path / "02_communication_cost_quick.csv"
-    _write(p, "ours > reference", "holds")
-    lines = p.read_text().splitlines()
-    p.write_text("\n".join([lines[0], lines[1], lines[1] + ",surplus"]) + "\n")
-    with pytest.raises(claims.ClaimsError, match="line 3: the row has 1 value"):
-        claims.collect(tmp_path)
-
-
-# ----------------------------------------------------------------------------------------------- the decision rule
-def _diffs_with_t(t, n=3, base=90.0):
-    """Per-seed numbers whose paired differences have mean/SE = t (spread 1)."""
-    import numpy as np
-
-    d = np.array([-1.0, 0.0, 1.0] if n == 3 else np.linspace(-1, 1, n))
-    d = d / (d.std(ddof=1) / np.sqrt(n)) * 1.0 + t
-    ref = [base + i for i in range(n)]
-    return [r + x for r, x in zip(ref, d)], ref
-
-
-def test_a_paired_comparison_is_decided_by_a_t_test_at_2_5_percent_each_way_with_its_p():
-    ours, ref = _diffs_with_t(5.0)  # t = 5 on 2 df: one-sided p 0.019
-    assert claims.verdict(ours, ref, "paired: ours > reference") == claims.HOLDS
-    ours, ref = _diffs_with_t(3.0)  # p 0.048: a 2-SE rule said "holds", the t-test does not
-    assert claims.verdict(ours, ref, "paired: ours > reference") == claims.WITHIN
-    assert claims.verdict(ours, ref, "paired: ours < reference") == claims.WITHIN
-    ours, ref = _diffs_with_t(-6.0)
-    assert claims.verdict(ours, ref, "paired: ours > reference") == claims.FAILS
-    p_for, p_against = claims.paired_p(*_diffs_with_t(5.0), "paired: ours > reference")
-    assert abs(p_for - 0.0189) < 5e-4 and abs(p_for + p_against - 1) < 1e-12
-
-
-def test_with_no_effect_a_firm_verdict_comes_about_5_percent_of_the_time():
-    import numpy as np
-
-    rng = np.random.default_rng(0)
-    firm = 0
-    trials = 4000
-    for _ in range(trials):
-        ref = list(rng.normal(90, 2, 3))
-        ours = [r + x for r, x in zip(ref, rng.normal(0, 1, 3))]
-        firm += claims.verdict(ours, ref, "paired: ours > reference") in (claims.HOLDS, claims.FAILS)
-    assert 0.035 < firm / trials < 0.065  # the 2-SE rule gave about 18%
-
-
-def test_borderline_is_a_band_of_p_around_the_level_on_both_sides():
-    inside = [_diffs_with_t(t) for t in (3.5, 4.5, 5.5, 6.0)]  # p 0.036, 0.023, 0.016, 0.013
-    outside = [_diffs_with_t(t) for t in (1.0, 12.0)]  # p 0.21, 0.0034
-    for ours, ref in inside:
-        found = claims.verdict(ours, ref, "paired: ours > reference")
-        assert claims.is_borderline(ours, ref, "paired: ours > reference", found)
-    for ours, ref in outside:
-        found = claims.verdict(ours, ref, "paired: ours > reference")
-        assert not claims.is_borderline(ours, ref, "paired: ours > reference", found)
-    assert claims.is_borderline(96.6, 98.0, "abs(ours - reference) <= 1.5", claims.HOLDS)  # 0.1 of its edge
-    assert not claims.is_borderline(97.5, 98.0, "abs(ours - reference) <= 1.5", claims.HOLDS)
-
-
-def test_rounds_to_a_target_reached_by_neither_side_is_censored_and_one_sided_censoring_is_a_bound():
-    rule = "paired: ours < reference, censored at 301"
-    assert claims.verdict([301, 301, 301], [301, 301, 301], rule) == claims.CENSORED
-    assert not claims.is_borderline([301, 301, 301], [301, 301, 301], rule, claims.CENSORED)
-    assert claims.verdict([82, 136, 124], [301, 301, 301], rule) == claims.HOLDS
-    assert "the reference censored at 301" in claims.paired_note([82, 136, 124], [301, 301, 301], rule)
-    assert claims.paired_note([82, 136, 124], [200, 210, 190], rule) == ""
-
-
-def test_zero_spread_is_said_and_equal_numbers_are_within_noise():
-    ours, ref = [91.0, 92.0, 93.0], [90.0, 91.0, 92.0]  # every seed exactly 1 point ahead: SE = 0
-    assert claims.verdict(ours, ref, "paired: ours > reference") == claims.HOLDS
-    assert "zero spread" in claims.paired_note(ours, ref, "paired: ours > reference")
-    assert claims.verdict(ref, ref, "paired: ours > reference") == claims.WITHIN
-
-
-def test_holms_correction_rejects_step_down():
-    assert claims.holm([0.001, 0.02, 0.04], alpha=0.05) == [True, True, True]
-    assert claims.holm([0.001, 0.03, 0.04], alpha=0.05) == [True, False, False]
-    assert claims.holm([0.2, 0.001], alpha=0.025) == [False, True]
-
-
-def test_a_comparison_whose_other_side_is_missing_is_missing_not_a_crash():
-    # before: compare(ours=[...], reference=None) raised a TypeError inside the paired statistics
-    ledger = claims.ClaimsLedger("08_x", "quick")
-    assert ledger.compare("P", "T", "c", [1.0, 2.0, 3.0], None, ">") == claims.MISSING
+def test_the_package_keeps_the_names_the_notebooks_use():
+    assert claims.HOLDS == R.HOLDS and claims.paired(">") == R.paired(">") and claims.verdict is R.verdict

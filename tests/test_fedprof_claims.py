@@ -51,7 +51,7 @@ def test_fewer_rounds_holds_fails_is_within_noise_or_censored(ours, base, verdic
 
 def test_fewer_rounds_with_zero_spread_is_said():
     found, ledger = _fewer([3, 3, 3], [5, 5, 5])  # identical differences: SE = 0
-    assert "spread" in ledger.rows[0].note
+    assert "spread" in ledger.rows[0].says
 
 
 def test_best_accuracy_claims_pair_seeds_and_take_the_stronger_baseline_per_seed():

@@ -47,7 +47,7 @@ def test_feddm_over_the_best_averaging_baseline_seed_by_seed(dm, verdict):
 def test_zero_spread_is_said_and_missing_runs_are_missing():
     ledger = _ledger()
     claims.rd_over_dm(ledger, _runs([85, 86, 84]), _runs([83, 84, 82]), steps=10)  # +2 on every seed: SE = 0
-    assert "spread" in ledger.rows[0].note
+    assert "spread" in ledger.rows[0].says
     assert claims.rd_over_dm(_ledger(), None, _runs([83, 84, 82]), steps=10) == rules.MISSING
 
 
@@ -81,13 +81,13 @@ def test_every_ladder_row_names_its_rung_and_the_unjudged_say_why(tmp_path, monk
             ladder[(method, T, "random")] = None  # not shipped yet
     claims.record(ladder, (10, 30), ledger)
     assert all("ladder" in row.where for row in ledger.rows) and {row.scale for row in ledger.rows} == {"reduced"}
-    unjudged = [row for row in ledger.rows if row.note.startswith("not judged here")]
+    unjudged = [row for row in ledger.rows if row.note.startswith(rules.NOT_JUDGED)]
     assert len(unjudged) == len(claims.NOT_JUDGED) and all(row.verdict == rules.MISSING for row in unjudged)
     saved = ledger.save()
     assert saved.name == "07_test_reduced.csv"
     collected = rules.collect(saved.parent)
     assert {r["scale"] for r in collected} == {"reduced"}
-    assert any(r["note"].startswith("not judged here: SVHN") for r in collected)  # the reason survives collecting
+    assert any(r["note"].startswith(f"{rules.NOT_JUDGED}: SVHN") for r in collected)  # the reason survives
 
 
 def test_every_ladder_claim_has_its_trend_over_the_rungs():
@@ -137,7 +137,8 @@ def test_what_the_ladder_cannot_judge_is_a_row_each_with_its_reason():
     ledger = _ledger()
     claims.record_not_judged(ledger)
     assert len(ledger.rows) == len(claims.NOT_JUDGED) > 0
-    assert all(r.verdict == rules.MISSING and r.note.startswith("not judged here: ") for r in ledger.rows)
+    assert all(r.verdict == rules.MISSING and r.note.startswith(f"{rules.NOT_JUDGED}: ") for r in ledger.rows)
+    assert all(r.quote and r.kind in ("claim", "reproduction") for r in ledger.rows)  # each quotes what it leaves
     assert all(r.where.endswith("(ladder)") for r in ledger.rows)
 
 

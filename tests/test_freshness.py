@@ -50,15 +50,17 @@ def test_a_table_that_differs_is_named(tmp_path):
 def test_made_on_another_processor_the_verdicts_are_compared(tmp_path, monkeypatch):
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "old"))
     ledger = claims.ClaimsLedger("04_x", "quick")
-    ledger.record("FedLog", "Fig. A.2", "more Gaussian", 0.0153, 0.05, "ours < reference")
+    ledger.record("FedLog", "Fig. A.2", "more Gaussian", 0.0153, 0.05, claims.comparison("<"), kind="claim", quote="q")
     assert claims.made_on(ledger.save()) == provenance.machine()  # the ledger says where its numbers were made
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "new"))
     again = claims.ClaimsLedger("04_x", "quick")
-    again.record("FedLog", "Fig. A.2", "more Gaussian", 0.0109, 0.05, "ours < reference")  # rounding moved it
+    again.record("FedLog", "Fig. A.2", "more Gaussian", 0.0109, 0.05, claims.comparison("<"), kind="claim",
+                 quote="q")  # rounding moved it
     again.save()
     assert freshness.compare_verdicts(tmp_path / "new", tmp_path / "old") == []
     again.rows.clear()
-    again.record("FedLog", "Fig. A.2", "more Gaussian", 0.06, 0.05, "ours < reference")
+    again.record("FedLog", "Fig. A.2", "more Gaussian", 0.06, 0.05, claims.comparison("<"), kind="claim",
+                 quote="q")
     again.save()
     assert freshness.compare_verdicts(tmp_path / "new", tmp_path / "old") == [
         f"{tmp_path / 'old' / 'claims' / '04_x_quick.csv'}: \"more Gaussian\" (Fig. A.2) does not hold now, holds committed"]

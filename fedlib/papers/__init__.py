@@ -101,6 +101,29 @@ def _by_label(runs: list, shipped, most: int = 8) -> str:
     return " (" + ", ".join(f"{lab} {have} of {n}" for lab, (have, n) in count.items()) + ")"
 
 
+def set_status(shipped=None, costs: dict | None = None) -> dict[str, dict]:
+    """Run set -> {"have", "n": its runs shipped and declared, "cost": its measured cost in words, "command": what
+    computes the rest, "where": the paper's tables and figures it stands for, "deviations": what its runs change from
+    the paper}, counted from archive/ (`shipped(cfg)`, as `coverage`). The claims report reads it by each row's
+    run_set."""
+    from .. import archive
+
+    if shipped is None:
+        shipped = lambda cfg: archive.find_run(cfg) is not None  # noqa: E731  (made on either device type)
+    costs = measured_costs() if costs is None else costs
+    out = {}
+    for s in RUN_SETS.values():
+        runs = s.runs()
+        c = costs.get(s.name)
+        cost = (f"{'more than ' if c['bound'] == '>' else ''}{c['core_hours']:g} core-hours "
+                f"({'from finished runs' if c['basis'] == 'runs' else 'timed'}"
+                f"{'' if c['source'] == s.name else ' of ' + c['source']}, {c['measured']})") if c else \
+            "cost not measured yet"
+        out[s.name] = {"have": sum(bool(shipped(cfg)) for _, cfg in runs), "n": len(runs), "cost": cost,
+                       "command": s.command(), "where": list(s.where), "deviations": s.deviations}
+    return out
+
+
 def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
     """Notebook -> {"lines": what of its paper-profile runs is shipped, a line per run set that is not whole (one
     shipped in part: label by label, `_by_label`), with its measured cost (`measured_costs`) and the command that computes the rest; "unshipped": the paper's tables and
@@ -134,4 +157,4 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
 
 
 __all__ = ["COST_BASES", "COST_COLUMNS", "PROFILE_NAMES", "RUN_SETS", "cost_rows", "cost_text", "coverage",
-           "measured_costs", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]
+           "measured_costs", "set_status", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]

@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from ... import claims as rules, outputs
+from .reported import QUOTES
 from ... import plots, stats, sweep
 from .analysis import convergence
 from . import figures
@@ -165,17 +166,31 @@ def converges_faster(ledger, by_label: dict, dataset: str, rounds) -> str:
                           f"rounds, the lower of ours against the higher of theirs)",
                           [min(a, b) for a, b in zip(area["FedLog"], area["FedLog-C"])] if area else None,
                           [max(a, b) for a, b in zip(area["LG-FedAvg 1"], area["FedProto"])] if area else None, ">",
-                          rounds=rounds)
+                          rounds=rounds, kind="claim", quote=QUOTES["fig2_faster"], run_set="fig2", stand_in=True)
 
 
 def flexible_order(ledger, by_label: dict, dataset: str, rounds) -> list[str]:
     """Fig. 3 left: with flexible architectures FedLog-C > FedProto > LG-FedAvg 1 in best-round accuracy, one row
     per step of the order, seed by seed."""
     best = {lab: _seedwise(rs, np.max) for lab, rs in (by_label or {}).items()}  # None: the runs are missing
-    return [ledger.compare("FedLog", "Fig. 3 left", f"with flexible architectures {upper} is more accurate than "
-                           f"{lower} ({dataset}, best round; the paper's order FedLog-C > FedProto > LG-FedAvg 1)",
-                           best.get(upper), best.get(lower), ">", rounds=rounds)
-            for upper, lower in (("FedLog-C", "FedProto"), ("FedProto", "LG-FedAvg 1"))]
+    out = []
+    for upper, lower in (("FedLog-C", "FedProto"), ("FedProto", "LG-FedAvg 1")):
+        claim = (f"with flexible architectures {upper} is more accurate than {lower} ({dataset}, best round; the "
+                 "paper's order FedLog-C > FedProto > LG-FedAvg 1)")
+        common = dict(kind="claim" if upper == "FedLog-C" else "reproduction",
+                      quote=QUOTES["fig3_left_accuracy" if upper == "FedLog-C" else "fig3_left_order"],
+                      run_set="fig3_left" if dataset == "mnist" else "fig3_left_fashion_mnist", stand_in=True)
+        if dataset in CEILING:
+            out.append(ledger.cannot_judge("FedLog", "Fig. 3 left", claim, CEILING[dataset], **common))
+        else:
+            out.append(ledger.compare("FedLog", "Fig. 3 left", claim, best.get(upper), best.get(lower), ">",
+                                      rounds=rounds, **common))
+    return out
+
+
+# Stand-ins that cannot test Fig. 3 left's ordering (a 1.1-point CIFAR-100 gap at 54-56%): every method at the ceiling
+CEILING = {"mnist": "every method reaches 98.1-98.4% on MNIST, a ceiling at which the paper's 1.1-point CIFAR-100 "
+                    "differences cannot show; FashionMNIST's rows test it"}
 
 
 def loss_decreases_inside_the_bound(ledger, rows: list[dict], rounds) -> str:
@@ -184,11 +199,15 @@ def loss_decreases_inside_the_bound(ledger, rows: list[dict], rounds) -> str:
     client-round whose loss rose refutes it). `rows`: `step_size_rows` of one or more seeds; the seeds counted are
     those with a step size inside the bound."""
     inside = [r for r in rows if r["inside_bound"] == 1.0]
-    return ledger.record("FedLog", "Thm. 4", "with the body step size inside 2/L1, every client's local loss decreases "
-                         "in every round (the fraction of client-rounds whose loss decreased, lowest over the step "
-                         "sizes inside the bound)", min((r["loss_decreased"] for r in inside), default=None), 1.0,
-                         "ours >= reference", seeds=len({r.get("seed", 0) for r in inside}), rounds=rounds)
-    # the claim's words are those of its quick-profile row (one claim, two scales); the lowest is over the seeds too
+    ledger.record("FedLog", "Thm. 4", "with the body step size inside 2/L1, a client's local loss decreases in a "
+                  "round (ours: the fraction of client-rounds whose loss decreased, lowest over the step sizes inside "
+                  "the bound and the seeds)", min((r["loss_decreased"] for r in inside), default=None), None,
+                  rules.statement(), kind="claim", quote=QUOTES["thm4"], seeds=len({r.get("seed", 0) for r in inside}),
+                  rounds=rounds,
+                  note="reported, not judged: Thms. 3-4 bound the expected loss under Assumptions 1-4, a bound on the "
+                       "head step (beta < 2KHF/L2) and a body step below a bound smaller than 2/L1; none of these "
+                       "assumptions is verified here, and a realised client-round is not the expectation")
+    return ledger.rows[-1].verdict
 
 
 def record(fig2: dict, fig3: dict, speed: dict, rows: list[dict], settings: dict, profile: str,

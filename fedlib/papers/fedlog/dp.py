@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import claims as rules, outputs
+from .reported import QUOTES
 from ... import config, data, dpsgd, models, plots, privacy, stats, sweep
 from ... import experiments as ex
 from . import figures
@@ -185,8 +186,17 @@ def worst_gap(final: dict, name: str, mode: str, s: dict, from_eps: float) -> li
     return [100 * min(final[(name, mode, "thm7", e)][i] - ref[i] for e in grid) for i in range(len(ref))]
 
 
+DP_RUN_SETS = {"mnist": "dp", "fashion_mnist": "dp_fashion_mnist"}
+# A stand-in that cannot test the claim at the paper's epsilon: the released statistic sums a client's records and its
+# noise does not depend on how many there are (`plans.DP_STAND_IN`)
+UNFAIR_AT_PAPERS_EPSILON = {"mnist": "MNIST's 3,000 training records carry about 17 times the noise per record of "
+                                     "CIFAR-10's 50,000 at the paper's epsilon (8 times per client); FashionMNIST "
+                                     "(60,000 records) is the fair stand-in, and the matched-noise row reads MNIST at "
+                                     "the paper's noise per record"}
+
+
 def back_at_the_optimum(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str, from_eps: float,
-                        claim: str, note: str = "") -> str:
+                        claim: str, note: str = "", not_judged: str = "") -> str:
     """One dataset's row of Fig. 3 right's claim "`mode` DP is back at the optimum from `from_eps`": a paired
     non-inferiority test over seeds. Per seed, the worst grid epsilon >= `from_eps` (`worst_gap`) against -TOLERANCE
     points, one-sided paired t (the ledger's rule): it holds when every such epsilon is shown to be within 1 point of
@@ -197,10 +207,22 @@ def back_at_the_optimum(ledger, final: dict, runs: dict, drawn: dict, name: str,
     data = figures.stand_in([name], PAPER_DATA["fig3_right"]) or name
     # the claim's words are the same in every profile (claims.md reads the quick profile's verdict beside the paper's
     # by them); the grid epsilon they start from, which depends on the profile's records, is said in the note
-    verdict = ledger.compare("FedLog", f"Fig. 3 right ({name})", f"{claim} ({data}"
-                             f"; at every grid epsilon from there on the final accuracy is within {TOLERANCE:g} point "
-                             "of the non-private run's, seed by seed: ours is the worst such epsilon's difference, in "
-                             "points)", gaps, -TOLERANCE, ">", paper_value=PAPER_RECOVERY[mode], rounds=s["rounds"])
+    where, quote = f"Fig. 3 right ({name})", QUOTES["dp_central" if mode == "central" else "dp_local"]
+    common = dict(kind="claim", quote=quote, run_set=DP_RUN_SETS.get(name, ""), stand_in=True)
+    if not_judged:
+        return ledger.cannot_judge("FedLog", where, f"{claim} ({data})", not_judged, **common)
+    if mode == "local":  # "the accuracy is still acceptable": no number in the paper, so no tolerance of ours decides
+        verdict = ledger.record("FedLog", where, f"{claim} ({data}; ours: the worst grid epsilon's difference from the "
+                                "non-private final accuracy from there on, in points, seed by seed)", gaps, None,
+                                rules.statement(), paper_value=PAPER_RECOVERY[mode], seeds=len(gaps or []),
+                                rounds=s["rounds"], **common)
+    else:
+        verdict = ledger.compare("FedLog", where, f"{claim} ({data}"
+                                 f"; at every grid epsilon from there on the final accuracy is within {TOLERANCE:g} "
+                                 "point of the non-private run's, seed by seed: ours is the worst such epsilon's "
+                                 "difference, in points; the 1-point tolerance is ours, the paper says \"back to "
+                                 "optimum\")", gaps, -TOLERANCE, ">", paper_value=PAPER_RECOVERY[mode],
+                                 rounds=s["rounds"], **common)
     why = "" if gaps is not None else "its runs are not all cached or shipped" if name not in drawn else \
         f"the grid stops at epsilon = {max(s['eps']):g}, below {from_eps:g}"
     start = f"from grid epsilon {from_eps:g}" if np.isfinite(from_eps) else "no grid epsilon that high"
@@ -211,9 +233,11 @@ def back_at_the_optimum(ledger, final: dict, runs: dict, drawn: dict, name: str,
 def recovers_like_the_paper(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str) -> str:
     """Fig. 3 right as the paper says it: with Thm. 7's sigma, `mode` DP is back at the non-private accuracy from the
     paper's epsilon (PAPER_RECOVERY), on `name` (`back_at_the_optimum`)."""
+    said = "is back at the non-private accuracy" if mode == "central" else "costs this much accuracy"
     return back_at_the_optimum(ledger, final, runs, drawn, name, mode, PAPER_RECOVERY[mode],
-                               f"{mode} DP with Thm. 7's sigma is back at the non-private accuracy from the paper's "
-                               f"epsilon = {PAPER_RECOVERY[mode]:g} (the paper's mechanism, not a formal guarantee)")
+                               f"{mode} DP with Thm. 7's sigma {said} from the paper's "
+                               f"epsilon = {PAPER_RECOVERY[mode]:g} (the paper's mechanism, not a formal guarantee)",
+                               not_judged=UNFAIR_AT_PAPERS_EPSILON.get(name, "") if mode == "central" else "")
 
 
 def matched_epsilon(paper_eps: float, paper: dict, ours: dict, delta: float, b: float) -> float:
@@ -239,8 +263,9 @@ def recovers_at_the_papers_noise(ledger, final: dict, runs: dict, drawn: dict, n
     grid = [e for e in runs[name]["eps"] if matched_eps is not None and e >= matched_eps * (1 - 1e-9)]
     at = min(grid) if grid else float("inf")
     return back_at_the_optimum(ledger, final, runs, drawn, name, mode, at,
-                               f"at the paper's noise per record: {mode} DP with Thm. 7's sigma is back at the "
-                               f"non-private accuracy from the first grid epsilon at or above the one whose sigma / "
+                               f"at the paper's noise per record: {mode} DP with Thm. 7's sigma "
+                               f"{'is back at the non-private accuracy' if mode == 'central' else 'costs this much accuracy'}"
+                               f" from the first grid epsilon at or above the one whose sigma / "
                                f"records equals the paper's at {PAPER_RECOVERY[mode]:g} on CIFAR-10",
                                note=f"matched epsilon {matched_eps:.3g}" if matched_eps is not None else "")
 
@@ -258,7 +283,10 @@ def sensitivity_holds(ledger, m: int, b: float, n_max: int) -> str:
     return ledger.record("FedLog", "Thm. 7", "one record changes the released statistic by at most sqrt(1 + (m-1) "
                          "b^2), so the local and central DP runs are (epsilon, delta)-DP for the clients' records "
                          "(ours: the bound when the body is trained on the same records, as it is)",
-                         thm7 + 2 * b * np.sqrt(m - 1) * (n_max - 1), thm7, "ours <= reference")
+                         thm7 + 2 * b * np.sqrt(m - 1) * (n_max - 1), thm7, rules.comparison("<="), kind="claim",
+                         quote=QUOTES["thm7"], note="ours is a worst-case bound on the change one record makes "
+                         "through the trained body, not a measured change; the guarantee as stated covers the "
+                         "statistic of fixed representations")
 
 
 def paper_setting(paper_config) -> dict:

@@ -4,6 +4,7 @@ local-iteration counts]}}). The claims are tested on made-up arrays (tests/test_
 from __future__ import annotations
 
 from ... import claims as rules, outputs
+from .reported import QUOTES
 from ... import plots
 
 METHODS = ["fedlog", "lg_fedavg", "fedproto"]
@@ -38,7 +39,8 @@ def most_accurate_after_one_round(ledger, acc: dict) -> str:
     rival = max(METHODS[1:], key=lambda m: sum(per_seed[m]))
     return ledger.compare("FedLog", "Fig. 1", "after one round FedLog's test accuracy (mean over the local-iteration "
                           f"range) is the highest of FedLog, LG-FedAvg and FedProto (against {plots.LABELS[rival]})",
-                          per_seed["fedlog"], per_seed[rival], ">", rounds=1)
+                          per_seed["fedlog"], per_seed[rival], ">", rounds=1, kind="claim",
+                          quote=QUOTES["fig1_progress"])
 
 
 def overfits_least(ledger, acc: dict, iters: list[int]) -> str:
@@ -49,7 +51,7 @@ def overfits_least(ledger, acc: dict, iters: list[int]) -> str:
     rival = min(METHODS[1:], key=lambda m: sum(gap[m]))
     return ledger.compare("FedLog", "Fig. 1", f"FedLog overfits least: the smallest train-test gap after "
                           f"{iters[last]} local iterations (against {plots.LABELS[rival]})", gap["fedlog"], gap[rival],
-                          "<", rounds=1)
+                          "<", rounds=1, kind="claim", quote=QUOTES["fig1_overfitting"])
 
 
 def record(acc: dict, iters: list[int], profile: str):

@@ -7,9 +7,11 @@ from __future__ import annotations
 from ... import claims as ledger_rules
 from . import analysis
 from .plans import NOTEBOOK, PROFILES, configs, reading
-from .reported import TABLE3
+from .reported import QUOTES, TABLE3
 
 PAPER = "FedProf"
+# Every run stands in for the paper's L-Task (1,000 clients on EMNIST): 200 clients on MNIST (the run sets' deviations)
+COMMON = dict(stand_in=True)
 
 
 def _each(results, f):
@@ -26,13 +28,15 @@ def fewer_rounds(ledger, fedprof, baseline, *, baseline_label: str, aggregation:
                           _each(fedprof, lambda r: analysis.rounds_to(r, target)),
                           _each(baseline, lambda r: analysis.rounds_to(r, target)), "<",
                           paper_value=[reported[baseline_label][1], reported["FedProf"][1]] if reported else None,
-                          rounds=rounds, censored_at=rounds + 1)
+                          rounds=rounds, censored_at=rounds + 1, kind="claim", quote=QUOTES["rounds"],
+                          run_set="fedprof_table3", **COMMON)
 
 
 def best_above_fedavg(ledger, fedprof, fedavg, *, C: float, rounds: int, said: str = "") -> str:
     """Table 3, full aggregation: FedProf's best accuracy is above FedAvg's."""
     return ledger.compare(PAPER, "Table 3", f"FedProf's best accuracy is above FedAvg's (full aggregation, C = {C}"
-                          f"{said})", _each(fedprof, analysis.best), _each(fedavg, analysis.best), ">", rounds=rounds)
+                          f"{said})", _each(fedprof, analysis.best), _each(fedavg, analysis.best), ">", rounds=rounds,
+                          kind="claim", quote=QUOTES["best"], run_set="fedprof_table3", **COMMON)
 
 
 def best_above_the_strongest(ledger, fedprof, fedavg_rp, fedprox, *, C: float, rounds: int, said: str = "") -> str:
@@ -41,7 +45,8 @@ def best_above_the_strongest(ledger, fedprof, fedavg_rp, fedprox, *, C: float, r
     strongest = None if fedavg_rp is None or fedprox is None else \
         [max(analysis.best(a), analysis.best(b)) for a, b in zip(fedavg_rp, fedprox)]
     return ledger.compare(PAPER, "Table 3", f"FedProf's best accuracy is above FedAvg-RP's and FedProx's (partial "
-                          f"aggregation, C = {C}{said})", _each(fedprof, analysis.best), strongest, ">", rounds=rounds)
+                          f"aggregation, C = {C}{said})", _each(fedprof, analysis.best), strongest, ">", rounds=rounds,
+                          kind="claim", quote=QUOTES["best"], run_set="fedprof_table3", **COMMON)
 
 
 def selected_less_often(ledger, fedprof, kind: str, *, C: float, rounds: int, said: str = "") -> str:
@@ -50,7 +55,8 @@ def selected_less_often(ledger, fedprof, kind: str, *, C: float, rounds: int, sa
     picked = _each(fedprof, analysis.participation)
     return ledger.compare(PAPER, "Fig. 6", f"{analysis.KINDS[kind]} clients are selected less often than clean ones "
                           f"(mean selections per client, C = {C}{said})", _each(picked, lambda p: p[kind]),
-                          _each(picked, lambda p: p["clean"]), "<", rounds=rounds)
+                          _each(picked, lambda p: p["clean"]), "<", rounds=rounds, kind="claim",
+                          quote=QUOTES["selection"], run_set="fedprof_table3", **COMMON)
 
 
 def biased_and_noisy_slowest(ledger, conditions: dict | None, *, rounds: int) -> str:
@@ -60,7 +66,8 @@ def biased_and_noisy_slowest(ledger, conditions: dict | None, *, rounds: int) ->
     others = [min(finals[c][i] for c in finals if c != "biased + noisy") for i in range(len(finals["biased + noisy"]))] \
         if finals else None
     return ledger.compare(PAPER, "Fig. 1", "biased + noisy data slow FedAvg most (final accuracy, against the lowest "
-                          "of the other three conditions)", finals.get("biased + noisy"), others, "<", rounds=rounds)
+                          "of the other three conditions)", finals.get("biased + noisy"), others, "<", rounds=rounds,
+                          kind="claim", quote=QUOTES["fig1"], run_set="fedprof_fig1")
 
 
 def record(results, runs: dict, profile: str):

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .reported import QUOTES
+
 PAPER = "FedRD"
+SET = "fedrd_ladder"
 AVERAGING = ("FedAvg", "FedProx", "FedNova")
-NOT_JUDGED = {  # (where, claim) -> why the ladder cannot judge it
+NOT_JUDGED = {  # (where, claim) -> why the ladder cannot judge it (each row quotes the paper's words: NOT_JUDGED_QUOTES)
     ("Table I", "the absolute accuracies"): "the ladder's model, data and rounds are reduced, so its accuracies are "
                                             "not the paper's quantity",
     ("Table I", "the SVHN and CIFAR columns"): "SVHN and CIFAR cannot be had here",
@@ -19,6 +22,8 @@ NOT_JUDGED = {  # (where, claim) -> why the ladder cannot judge it
     ("Fig. 4", "accuracy rises with the samples per class"): "the ladder fixes dpc at 10",
     ("Fig. 5", "a deeper projection is more accurate"): "the ladder fixes the projection's depth",
 }
+NOT_JUDGED_QUOTES = {"Table I": ("reproduction", "table1"), "Table II": ("claim", "table2"),
+                     "Table IV": ("claim", "table4"), "Fig. 4": ("claim", "fig4_dpc"), "Fig. 5": ("claim", "fig5")}
 
 
 def final(result) -> float:
@@ -49,27 +54,29 @@ def dm_over_averaging(ledger, feddm, baselines, *, steps: int, rounds="") -> str
     """Table I: FedDM is more accurate than the best of FedAvg, FedProx and FedNova (seed by seed)."""
     return ledger.compare(PAPER, where("Table I", steps), "FashionMNIST: FedDM is more accurate than the best of "
                           "FedAvg, FedProx and FedNova", _each(feddm, final), _best_averaging(baselines, final), ">",
-                          rounds=rounds)
+                          rounds=rounds, kind="claim", quote=QUOTES["dd_over_averaging"], run_set=SET)
 
 
 def rd_over_dm(ledger, fedrd, feddm, *, steps: int, rounds="") -> str:
     """Table I: FedRD is more accurate than FedDM at the same samples per class."""
     return ledger.compare(PAPER, where("Table I", steps), "FashionMNIST: FedRD is more accurate than FedDM (the same "
-                          "samples per class)", _each(fedrd, final), _each(feddm, final), ">", rounds=rounds)
+                          "samples per class)", _each(fedrd, final), _each(feddm, final), ">", rounds=rounds,
+                          kind="claim", quote=QUOTES["best"], run_set=SET)
 
 
 def real_over_random(ledger, real, random, *, method: str, steps: int, rounds="") -> str:
     """Table III: initialising the synthetic samples from real ones beats noise."""
     return ledger.compare(PAPER, where("Table III", steps), f"initialising from real samples beats noise ({method}, "
                           "FashionMNIST)", _each(real, final), _each(random, final), ">",
-                          rounds=rounds)
+                          rounds=rounds, kind="claim", quote=QUOTES["table3"], run_set=SET)
 
 
 def rd_ahead_after_round_one(ledger, fedrd, baselines, *, steps: int, rounds="") -> str:
     """Fig. 2: after one round FedRD is ahead of every model-averaging method."""
     return ledger.compare(PAPER, where("Fig. 2", steps), "after one round FedRD is ahead of every model-averaging "
                           "method (FashionMNIST)", _each(fedrd, after_round_one),
-                          _best_averaging(baselines, after_round_one), ">", rounds=1)
+                          _best_averaging(baselines, after_round_one), ">", rounds=1, kind="claim",
+                          quote=QUOTES["round_one"], run_set=SET)
 
 
 def slopes(margins: dict[int, list[float] | None]) -> list[float] | None:
@@ -92,7 +99,7 @@ def trend(ledger, table: str, claim: str, margins: dict[int, list[float] | None]
     fitted = slopes(used)
     verdict = ledger.compare(PAPER, f"{table} (ladder, T = {steps[0]}-{steps[-1]})", f"{claim}: the margin grows "
                              "with the matching steps (its slope per decade of T)", fitted,
-                             None if fitted is None else 0.0, ">")
+                             None if fitted is None else 0.0, ">", kind="extension", run_set=SET)
     left_out = sorted(set(margins) - set(used))
     ledger.add_note(f"over the rungs shipped; not shipped yet: T = {', '.join(map(str, left_out))}" if left_out else "")
     return verdict
@@ -104,7 +111,8 @@ def margins(ours, theirs) -> list[float] | None:
 
 def record_not_judged(ledger) -> None:
     for (place, claim), why in NOT_JUDGED.items():
-        ledger.cannot_judge(PAPER, f"{place} (ladder)", claim, why)
+        kind, quote = NOT_JUDGED_QUOTES[place]
+        ledger.cannot_judge(PAPER, f"{place} (ladder)", claim, why, kind=kind, quote=QUOTES[quote], run_set=SET)
 
 
 def record(ladder: dict, steps: tuple[int, ...], ledger, rounds: str = "") -> None:

@@ -166,9 +166,12 @@ def record(ledger, paper: str, where: str, method: str, curves: dict) -> list[st
     claim = (f"our {method} is equivalent to its authors' code at every evaluation (paired TOST at 5%: |mean| + "
              "t SE within the larger of 1 point and their code's noise floor; ours: evaluations that are not)")
     if eq.seeds < EQUIVALENCE_SEEDS:
-        return [ledger.cannot_judge(paper, where, claim, f"{eq.seeds} seeds, the rule needs {EQUIVALENCE_SEEDS}")]
-    out = [ledger.record(paper, where, claim, int((~eq.equivalent).sum()), 0, "ours <= reference", seeds=eq.seeds,
-                         rounds=len(eq.equivalent) - 1)]
+        return [ledger.cannot_judge(paper, where, claim, f"{eq.seeds} seeds, the rule needs {EQUIVALENCE_SEEDS}",
+                                    kind="self-check")]
+    from ....claims import comparison
+
+    out = [ledger.record(paper, where, claim, int((~eq.equivalent).sum()), 0, comparison("<="), kind="self-check",
+                         seeds=eq.seeds, rounds=len(eq.equivalent) - 1)]
     stand_ins = replicas(curves)
     if stand_ins is not None:
         failing = sorted(r.evaluations - r.passing for r in stand_ins)
@@ -176,7 +179,8 @@ def record(ledger, paper: str, where: str, method: str, curves: dict) -> list[st
             paper, where, f"our {method} fails that rule at no more evaluations than the authors' own code does "
             "in our place (ours: evaluations that are not within the bound; reference: the median over every "
             "choice of candidate, reference and floor partner among their streams)", int((~eq.equivalent).sum()),
-            float(np.median(failing)), "ours <= reference", seeds=eq.seeds, rounds=len(eq.equivalent) - 1))
+            float(np.median(failing)), comparison("<="), kind="self-check", seeds=eq.seeds,
+            rounds=len(eq.equivalent) - 1))
         ledger.rows[-1].note = (f"the authors' code in our place fails at {failing[0]} to {failing[-1]} of "
                                 f"{stand_ins[0].evaluations} evaluations ({len(stand_ins)} assignments of "
                                 f"{len(curves) - 1} streams)")

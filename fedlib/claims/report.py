@@ -1,0 +1,313 @@
+"""figures/claims.md and figures/claims.csv: the collected rows, counted per paper and scale, one compact table per
+paper and scale, and Holm's correction over every decided row of a paper at a scale."""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from ..paths import figures_dir
+from . import rules as R
+from .ledger import COLUMNS, PAPER_KINDS, SCALES, atomic_write, csv_text, fmt, parse
+
+SHOWN_SCALES = ("paper", "stand-in", "reduced", "quick")  # the headline's columns (smoke rows are not collected here)
+SCALE_TEXT = {"paper": "the paper's own data, model and size",
+              "stand-in": "the paper's protocol with its data, model or size replaced (each run set's line says by what)",
+              "reduced": "the paper's protocol at a smaller scale (each row names its rung)",
+              "quick": "the quick profile: the paper's setting with fewer seeds and rounds (indicative)"}
+
+
+def holm(pvalues: list[float], alpha: float = R.LEVEL) -> list[bool]:
+    """Holm's step-down correction: which of the hypotheses (one-sided p-values) are rejected at family level
+    `alpha` (in the order given)."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    rejected = [False] * len(pvalues)
+    for step, i in enumerate(order):
+        if pvalues[i] > alpha / (len(pvalues) - step):
+            break
+        rejected[i] = True
+    return rejected
+
+
+def _decided(r: dict) -> bool:
+    """A row Holm's family holds: the paper's own, with a p that decided it (paired, marker, equivalence)."""
+    return r["kind"] in PAPER_KINDS and r.get("p") not in ("", None, "nan") and R.outcome(r["verdict"]) in (
+        "hold", "differ", "not resolved")
+
+
+def with_holm(rows: list[dict]) -> list[dict]:
+    """Each row with "holm": "survives" / "does not survive" (a decided row of the paper's own, its family the
+    paper at its scale, at family-wise LEVEL; a row that does not hold survives when its p against... is not counted:
+    the family tests the claims' own direction) or ""."""
+    out = [dict(r, holm="") for r in rows]
+    families: dict[tuple, list[int]] = {}
+    for i, r in enumerate(out):
+        if _decided(r):
+            families.setdefault((r["paper"], r["scale"]), []).append(i)
+    for members in families.values():
+        kept = holm([float(parse(out[i]["p"])) for i in members])
+        for i, k in zip(members, kept):
+            out[i]["holm"] = "survives" if k else "does not survive"
+    return out
+
+
+def _md(text) -> str:
+    """A markdown table cell from data: HTML escaped (nothing from a data file reaches a page as markup), a '|'
+    escaped, newlines as spaces."""
+    return html.escape(str(text), quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ") \
+        .replace("\r", " ")
+
+
+def _sig(x, se=None) -> str:
+    """A number to 2 significant digits of its SE (or 3 significant digits without one)."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if se not in (None, "", "nan"):
+        try:
+            s = float(se)
+        except (TypeError, ValueError):
+            s = 0.0
+        if s > 0 and s == s:
+            import math
+
+            digits = max(0, 1 - int(math.floor(math.log10(s))))
+            return f"{v:+.{digits}f}"
+    return f"{v:+.3g}"
+
+
+def _margin(r: dict) -> str:
+    if r.get("margin") in ("", None):
+        return "-"
+    se = r.get("se")
+    if se not in ("", None, "nan"):
+        return f"{_sig(r['margin'], se)} ± {_sig(se, se).lstrip('+')}"
+    return _sig(r["margin"])
+
+
+def _p(r: dict) -> str:
+    if r.get("p") in ("", None, "nan"):
+        return "-"
+    p = float(parse(r["p"]))
+    mark = {"survives": " (H)", "does not survive": ""}.get(r.get("holm", ""), "")
+    return f"{p:.2g}{mark}"
+
+
+def _verdict(r: dict, sets: dict) -> str:
+    """The verdict as shown: a paper-scale row whose runs are not all shipped says how many are."""
+    v, note = r["verdict"], str(r.get("note") or "")
+    if note.startswith(R.NOT_JUDGED):
+        return f"{R.NOT_JUDGED} (why: below)"
+    s = sets.get(r.get("run_set") or "")
+    if v == R.MISSING and s and r["scale"] in ("paper", "stand-in", "reduced") and s["have"] < s["n"]:
+        return f"not run yet ({s['have']} of {s['n']} runs shipped)"
+    return v + (" (borderline)" if str(r.get("borderline")) == "True" else "")
+
+
+SHORT_CLAIM = 110  # the table shows a claim's words up to this length (claims.csv holds them whole)
+
+
+def _short_claim(r: dict) -> str:
+    words = str(r["claim"])
+    return words if len(words) <= SHORT_CLAIM else words[:SHORT_CLAIM].rsplit(" ", 1)[0] + " …"
+
+
+SHORT_NOTE = 60  # a note this short stands in the verdict cell (the ablation's verdict, the rival); longer ones below
+
+
+def _verdict_cell(r: dict, sets: dict) -> str:
+    note = str(r.get("note") or "")
+    short = note if note and len(note) <= SHORT_NOTE and not note.startswith(R.NOT_JUDGED) else ""
+    return _verdict(r, sets) + (f"; {short}" if short else "")
+
+
+def _long_note(r: dict) -> str:
+    note = str(r.get("note") or "")
+    return "" if len(note) <= SHORT_NOTE and not note.startswith(R.NOT_JUDGED) else note
+
+
+def _seeds_rounds(r: dict) -> str:
+    seeds = r["seeds"] if str(r["seeds"]) not in ("", "0") else "-"
+    return f"{seeds} x {r['rounds'] or '-'}"
+
+
+def _headline(rows: list[dict]) -> list[str]:
+    out = ["| paper | scale | tested | hold | differ | not resolved | not judged | reported | survive Holm |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for paper in sorted({r["paper"] for r in rows}):
+        for scale in SHOWN_SCALES:
+            at = [r for r in rows if r["paper"] == paper and r["scale"] == scale and r["kind"] in PAPER_KINDS]
+            if not at:
+                continue
+            count = {name: sum(R.outcome(r["verdict"]) == name for r in at) for name in R.OUTCOMES}
+            decided = [r for r in at if r.get("holm")]
+            out.append(f"| {paper} | {scale} | {len(at)} | {count['hold']} | {count['differ']} | "
+                       f"{count['not resolved']} | {count['not judged']} | {count['reported']} | "
+                       f"{sum(r['holm'] == 'survives' for r in decided)} of {len(decided)} |")
+    return out
+
+
+def _own_checks(rows: list[dict]) -> list[str]:
+    """Our self-checks and extensions, one line per paper, kind, scale and table (their rows are in claims.csv)."""
+    mine = [r for r in rows if r["kind"] not in PAPER_KINDS]
+    if not mine:
+        return []
+    groups: dict[tuple, list[dict]] = {}
+    for r in mine:
+        groups.setdefault((r["kind"], r["paper"], r["scale"], r["where"]), []).append(r)
+    out = ["", "## Our own checks and extensions (not the papers' claims; not in the counts above)", "",
+           "Each line is one table's rows (claims.csv holds them, with their numbers); the rows of the ablation without "
+           "augmentation are also named in the note of their stated-protocol row.", "",
+           "| kind | paper | scale | where | rows | verdicts |", "|---|---|---|---|---|---|"]
+    for (kind, paper, scale, where), rs in groups.items():
+        counts = {}
+        for r in rs:
+            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+        said = ", ".join(f"{n} {v}" for v, n in counts.items())
+        what = rs[0]["claim"] if len(rs) == 1 else f"{len(rs)} rows"
+        out.append("| " + " | ".join(_md(c) for c in (kind, paper, scale, where, what, said)) + " |")
+    return out
+
+
+def _rule_lines() -> list[str]:
+    return ["", "## How a row is decided", "",
+            f"- **Comparisons** (\"A is more accurate than B\"): a paired t-test of the per-seed differences, one-sided "
+            f"at {R.LEVEL:g} each way, over at least {R.MIN_SEEDS} seeds: **holds**, **does not hold** or **within "
+            f"noise**; with fewer seeds **indicative**. *toward* counts the seeds in the claim's direction and gives "
+            f"the smallest per-seed margin.",
+            f"- **Reproductions** of a number: an equivalence test (two one-sided tests at {R.LEVEL:g}), margin "
+            f"{R.DELTA:g} accuracy points, SE = sqrt(ours² + the paper's²): **reproduced** when |d| + t·SE ≤ "
+            f"{R.DELTA:g}; **differs from the paper** when |d| − t·SE > {R.DELTA:g}; **cannot be decided at this "
+            f"precision** when t·SE ≥ {R.DELTA:g}; otherwise **not resolved**. Its p is the larger one-sided p.",
+            "- **Significance markers**: the exact one-tailed Wilcoxon signed-rank test at the level the table's "
+            "caption states: **agrees**, **not significant** or **opposite**; **cannot be decided (ties)** where the "
+            "untied seeds cannot reach the level. An entry the table leaves unmarked is an **observation**: its p, no "
+            "verdict.",
+            "- A statement with no number is **reported (no verdict)**: no tolerance is invented.",
+            f"- **Holm**: per paper and scale, every decided row's p (comparisons, markers, reproductions) at a "
+            f"family-wise {R.LEVEL:g}; (H) marks a row that survives. **borderline**: p within a factor {R.BAND:g} of "
+            f"its level.",
+            "- **Scales**: paper (the paper's data, model and size), stand-in (its data, model or size replaced), "
+            "reduced (its protocol, smaller), quick (fewer seeds and rounds). Each row quotes its paper under "
+            "*quotes and numbers*."]
+
+
+def _sections(rows: list[dict], sets: dict) -> list[str]:
+    """One section per paper; in it one compact table per scale (largest first), then the quotes and numbers folded."""
+    md = []
+    larger = {(r["paper"], r["where"], r["claim"]) for r in rows if r["scale"] != "quick"}
+    for paper in sorted({r["paper"] for r in rows}):
+        md += ["", f"## {_md(paper)}"]
+        for scale in SHOWN_SCALES:
+            at = [r for r in rows if r["paper"] == paper and r["scale"] == scale and r["kind"] in PAPER_KINDS]
+            twins = [r for r in at if scale == "quick" and (r["paper"], r["where"], r["claim"]) in larger]
+            at = [r for r in at if r not in twins]  # a quick row tested at a larger scale too: counted, not listed
+            if not at:
+                continue
+            md += ["", f"### {scale}: {SCALE_TEXT[scale]}"]
+            if twins:
+                md += ["", f"Listed here: the claims tested at this scale only; {len(twins)} more, also tested at a "
+                           "larger scale above, are counted in the headline and listed in claims.csv."]
+            stand = sorted({sets[r["run_set"]]["deviations"] for r in at if sets.get(r.get("run_set") or "", {})
+                            .get("deviations")})
+            if stand and scale in ("stand-in", "reduced"):
+                md += [""] + [f"- {_md(s)}" for s in stand]
+            for kind, title in (("claim", "Statements of the text"), ("reproduction", "Numbers of its tables"),
+                                ("marker", "Significance markers of its tables")):
+                of = [r for r in at if r["kind"] == kind]
+                judged = [r for r in of if r.get("seeds") not in ("", "0", None) or r.get("margin") not in ("", None)
+                          or R.outcome(r["verdict"]) != "not judged"]
+                waiting = [r for r in of if r not in judged]  # no numbers yet: one line each, not a table row
+                if judged:
+                    md += ["", f"*{title}*", "", "| where | claim | verdict | margin ± SE | p | toward | seeds x rounds |",
+                           "|---|---|---|---|---|---|---|"]
+                    for r in judged:
+                        md.append("| " + " | ".join(_md(c) for c in (
+                            r["where"], _short_claim(r), _verdict_cell(r, sets), _margin(r), _p(r),
+                            r.get("toward") or "-", _seeds_rounds(r))) + " |")
+                if waiting:
+                    md += ["", f"*{title}, not judged yet*", ""]
+                    md += [f"- {_md(r['where'])}: {_md(_short_claim(r))}: **{_md(_verdict_cell(r, sets))}**"
+                           for r in waiting]
+            quoted: dict[str, list[str]] = {}  # the text's words, each once with the tables it is read for
+            cells: dict[str, list[str]] = {}  # the tables' entries (reproductions, markers): their cells, per table
+            for r in at:
+                if r["kind"] == "claim":  # the table each is read for, without its qualifiers
+                    quoted.setdefault(r["quote"], []).append(r["where"].split(" (")[0])
+                else:
+                    cells.setdefault(r["where"], []).append(r["quote"])
+            md += ["", "<details><summary>what the paper says, and notes</summary>", ""]
+            md += [f"- \"{_md(q)}\" ({_md('; '.join(dict.fromkeys(ws)))})" for q, ws in quoted.items()]
+            md += [f"- {_md(w)}, its entries as the paper prints them: "
+                   + ", ".join(f"\"{_md(q)}\"" for q in dict.fromkeys(qs)) for w, qs in cells.items()]
+            noted: dict[str, list[str]] = {}  # one line per note, naming the rows it is said of
+            for r in at:
+                for n in (_long_note(r), r.get("says")):
+                    if n:
+                        noted.setdefault(n, []).append(f"{r['where']}, {_short_claim(r)}")
+            md += [""] + [f"- {_md(n)} ({_md('; '.join(ws))})" if len(ws) <= 2 else
+                          f"- {_md(n)} ({len(ws)} rows of {_md(', '.join(dict.fromkeys(w.split(', ')[0] for w in ws)))})"
+                          for n, ws in noted.items()]
+            md += ["", "</details>"]
+    return md
+
+
+def _short(cell) -> str:
+    v = parse(cell) if isinstance(cell, str) else cell
+    if v is None or v == "":
+        return "-"
+    if isinstance(v, list):
+        return "[" + ", ".join(fmt(round(x, 4) if isinstance(x, float) else x) for x in v) + "]"
+    return fmt(v)
+
+
+def _unshipped(rows: list[dict], sets: dict) -> list[str]:
+    named = sorted({r["run_set"] for r in rows if r.get("run_set")})
+    lines = [f"- {name} ({', '.join(sets[name]['where'])}): {sets[name]['have']} of {sets[name]['n']} runs shipped, "
+             f"{sets[name]['cost']}; `{sets[name]['command']}`" for name in named
+             if name in sets and sets[name]["have"] < sets[name]["n"]]
+    return (["", "Paper-profile run sets not all shipped (counted from archive/):", ""] + [_md(x) for x in lines]
+            if lines else [])
+
+
+def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None = None) -> list[Path]:
+    """figures/claims.csv (every row, with its Holm column) and figures/claims.md, both written atomically.
+    `sets` (`fedlib.papers.set_status()`, passed by `python -m fedlib claims`): per run set, how much is shipped,
+    its cost, its command and what it changes from the paper."""
+    out = out or figures_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    sets = sets or {}
+    rows = with_holm([r for r in rows if r["scale"] in SCALES])
+    md = ["# Claims: our verdicts on the papers' claims", "",
+          "Collected by `python -m fedlib claims` from every notebook's ledger (figures/claims/). The counts hold the "
+          "papers' own claims, reproductions and markers; our self-checks and extensions are counted apart below.",
+          ""] + _headline(rows)
+    md += _unshipped(rows, sets) + _rule_lines() + _sections(rows, sets) + _own_checks(rows)
+    atomic_write(out / "claims.csv", csv_text_with_holm(rows))
+    atomic_write(out / "claims.md", "\n".join(md) + "\n")
+    return [out / "claims.csv", out / "claims.md"]
+
+
+def csv_text_with_holm(rows: list[dict]) -> str:
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    w = csv.DictWriter(buffer, fieldnames=COLUMNS + ["holm"], extrasaction="ignore")
+    w.writeheader()
+    w.writerows([{k: _spreadsheet_safe(v) for k, v in r.items()} for r in rows])
+    return buffer.getvalue()
+
+
+def _spreadsheet_safe(v) -> str:
+    """A cell a spreadsheet opens as text: one that begins with = + - or @ (a formula there) gets a leading
+    apostrophe, as spreadsheets write text that looks like a formula."""
+    s = "" if v is None else str(v)
+    try:
+        float(s)
+        return s  # a number (a negative one begins with -) is read as a number, not a formula
+    except ValueError:
+        return "'" + s if s[:1] in ("=", "+", "-", "@") else s
+
+
+__all__ = ["holm", "with_holm", "write_collected", "csv_text"]

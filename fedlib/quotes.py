@@ -1,0 +1,92 @@
+"""The papers' own words that the claims quote, checked against the papers' text.
+
+A claims row of the papers' own kinds (`claim`, `reproduction`, `marker`) quotes the words or number it tests. The
+papers' texts are not shipped with the workbook; `python -m fedlib.quotes PAPERS_DIR` looks up every quote (in the
+committed claims files and in the papers' modules) in its paper's text, ignoring case and runs of whitespace, and
+records the digest of each one found in fedlib/papers/quotes_verified.json. A test then checks, with or without the
+texts, that every quote of a committed row is one of those verified (and, where the texts are at hand, finds each in
+its paper again).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+# Each paper's text, as the project's seeds folder names it (../shared/seeds beside the checkout)
+PAPER_FILES = {"FedLog": "000_ecc2c271eb7ea01f.txt", "FedCR": "001_6e94cce9c6ae99cf.txt",
+               "FedRD": "002_b7330cb77f4e5bdc.txt", "FedProf": "004_1cf7adbf1d2f89c5.txt"}
+VERIFIED = Path(__file__).resolve().parent / "papers" / "quotes_verified.json"
+
+
+def normalized(text: str) -> str:
+    """Lower case, every run of whitespace one space: how a quote is looked up in its paper."""
+    return " ".join(str(text).lower().split())
+
+
+def digest(paper: str, quote: str) -> str:
+    return hashlib.sha256(f"{paper}\n{normalized(quote)}".encode()).hexdigest()[:20]
+
+
+def default_papers_dir() -> Path:
+    from .paths import project_root
+
+    return project_root().parent / "shared" / "seeds"
+
+
+def code_quotes() -> list[tuple[str, str]]:
+    """(paper, quote) of every quote the papers' modules hold (their QUOTES and the tables' cells)."""
+    from .papers import fedcr, fedlog, fedprof, fedrd
+    from .papers.fedlog import gaussian
+
+    out = [("FedLog", q) for q in fedlog.QUOTES.values()]
+    out += [("FedLog", cell) for by in fedlog.TABLE1_CELLS.values() for cells in by.values() for cell in cells]
+    out += [("FedLog", cell) for by in fedlog.TABLE_A1_CELLS.values() for cells in by.values() for cell in cells]
+    out += [("FedCR", q) for q in fedcr.reported.QUOTES.values()]
+    out += [("FedCR", fedcr.reported.table10_cell("fashion_mnist", p, m)) for p in ("n1", "n2")
+            for m in fedcr.TABLE10_SPREAD[("fashion_mnist", p)]]  # the column run here (Table 10 prints others'
+    # numbers apart from Table 2's in two cells: CIFAR-100 FedPer 39.5, CIFAR-10 n2 FedAvg 76.26 against 76.34)
+    out += [("FedRD", q) for q in fedrd.reported.QUOTES.values()]
+    out += [("FedProf", q) for q in fedprof.reported.QUOTES.values()] + [("FedProf", gaussian.PROP1)]
+    return out
+
+
+def row_quotes(folder: Path | None = None) -> list[tuple[str, str]]:
+    """(paper, quote) of every committed claims row of the papers' own kinds."""
+    from .claims import PAPER_KINDS, read
+    from .paths import figures_dir
+
+    folder = folder or figures_dir() / "claims"
+    return [(r["paper"], r["quote"]) for p in sorted(folder.glob("*.csv")) for r in read(p)
+            if r.get("kind") in PAPER_KINDS]
+
+
+def missing(pairs: list[tuple[str, str]], papers_dir: Path) -> list[tuple[str, str]]:
+    """The (paper, quote) pairs not found in their paper's text."""
+    texts = {name: normalized((papers_dir / f).read_text()) for name, f in PAPER_FILES.items()}
+    return [(paper, q) for paper, q in pairs if paper not in texts or normalized(q) not in texts[paper]]
+
+
+def verify(papers_dir: Path) -> int:
+    """Look every quote up in its paper; write the digests of those found; return how many were not found."""
+    pairs = sorted(set(code_quotes() + row_quotes()))
+    lost = missing(pairs, papers_dir)
+    for paper, q in lost:
+        print(f"not found in {paper}'s text: {q!r}", file=sys.stderr)
+    found = sorted({digest(p, q) for p, q in pairs if (p, q) not in set(lost)})
+    VERIFIED.write_text(json.dumps({"how": "python -m fedlib.quotes PAPERS_DIR", "digests": found}, indent=0) + "\n")
+    print(f"{len(found)} quotes found in their papers, {len(lost)} not; digests in {VERIFIED}")
+    return len(lost)
+
+
+def verified() -> set[str]:
+    return set(json.loads(VERIFIED.read_text())["digests"]) if VERIFIED.exists() else set()
+
+
+if __name__ == "__main__":
+    where = Path(sys.argv[1]) if len(sys.argv) > 1 else default_papers_dir()
+    if not all((where / f).is_file() for f in PAPER_FILES.values()):
+        raise SystemExit(f"{where} does not hold the papers' texts ({', '.join(PAPER_FILES.values())}); give their "
+                         "folder: python -m fedlib.quotes PAPERS_DIR")
+    raise SystemExit(1 if verify(where) else 0)
