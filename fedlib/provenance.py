@@ -18,7 +18,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 NOT_NUMERIC = {"__main__", "archive", "book", "cache", "claims", "freshness", "notebook_run", "outputs", "paths", "plots",
-               "progress", "provenance", "stats", "sweep"}  # top-level modules that present, store or schedule
+               "progress", "provenance", "stats", "sweep"}  # top-level modules (or packages: claims) that present,
+# store or schedule
 PAPERS = "papers"  # fedlib/papers/<paper>/: the papers' numbers, Config builders, run plans, figures and claims are
 NUMERIC_IN_PAPERS = "analysis"  # left out; what a paper computes that is not a run (`analysis.py`, or any file under
 # an `analysis/` folder) is numeric code and is in
@@ -29,7 +30,7 @@ def _is_numeric(rel: Path) -> bool:
     top level, or a file under papers/ that is not its paper's `analysis`."""
     if rel.parts[0] == PAPERS:
         return NUMERIC_IN_PAPERS in rel.parts[1:-1] or rel.stem == NUMERIC_IN_PAPERS
-    return len(rel.parts) > 1 or rel.stem not in NOT_NUMERIC
+    return (rel.parts[0] if len(rel.parts) > 1 else rel.stem) not in NOT_NUMERIC  # a module, or a package by role
 
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:

@@ -1,16 +1,20 @@
 """Every row of the papers' own kinds quotes its paper: each quote of a committed claims file, and each quote the
 papers' modules hold, is one of those verified against the papers' text (fedlib/papers/quotes_verified.json, written
-by `python -m fedlib.quotes PAPERS_DIR`); where the texts are at hand (../shared/seeds), each is found there again."""
+by `python -m fedlib.papers.quotes PAPERS_DIR`); where the texts are at hand (../shared/seeds), each is found there again."""
 import pytest
 
-from fedlib import claims, quotes
+from fedlib import claims, paths
+from fedlib.papers import quotes
+
+
+COMMITTED = paths.project_root() / "figures" / "claims"  # the committed ledgers (tests write theirs elsewhere)
 
 
 def test_every_committed_row_of_the_papers_kinds_has_a_quote_that_was_found_in_its_paper():
-    rows = quotes.row_quotes()
+    rows = quotes.row_quotes(COMMITTED)
     assert rows and all(q.strip() for _, q in rows)
     unverified = [(p, q) for p, q in rows if quotes.digest(p, q) not in quotes.verified()]
-    assert not unverified, f"quotes not verified against their paper (python -m fedlib.quotes): {unverified[:3]}"
+    assert not unverified, f"quotes not verified against their paper (python -m fedlib.papers.quotes): {unverified[:3]}"
 
 
 def test_every_quote_the_papers_modules_hold_was_found_in_its_paper():
@@ -31,7 +35,7 @@ def test_where_the_papers_texts_are_at_hand_every_quote_is_found_again():
     where = quotes.default_papers_dir()
     if not all((where / f).is_file() for f in quotes.PAPER_FILES.values()):
         pytest.skip(f"the papers' texts are not at {where} (the digests above still check every quote)")
-    assert quotes.missing(sorted(set(quotes.code_quotes() + quotes.row_quotes())), where) == []
+    assert quotes.missing(sorted(set(quotes.code_quotes() + quotes.row_quotes(COMMITTED))), where) == []
 
 
 def test_the_ledgers_normalisation_is_the_quotes_one():

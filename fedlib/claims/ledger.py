@@ -311,4 +311,7 @@ def devices_note(sides: dict[str, list]) -> str:
     return "runs on different devices: " + ", ".join(f"{name} on {' and '.join(ds)}" for name, ds in where.items())
 
 
-from ..quotes import normalized  # noqa: E402, F401  (how a quote is looked up in its paper)
+def normalized(text: str) -> str:
+    """Text as a quote is looked up in its paper (`fedlib.papers.quotes`): lower case, every run of whitespace one
+    space."""
+    return " ".join(str(text).lower().split())

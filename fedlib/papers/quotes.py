@@ -1,7 +1,7 @@
 """The papers' own words that the claims quote, checked against the papers' text.
 
 A claims row of the papers' own kinds (`claim`, `reproduction`, `marker`) quotes the words or number it tests. The
-papers' texts are not shipped with the workbook; `python -m fedlib.quotes PAPERS_DIR` looks up every quote (in the
+papers' texts are not shipped with the workbook; `python -m fedlib.papers.quotes PAPERS_DIR` looks up every quote (in the
 committed claims files and in the papers' modules) in its paper's text, ignoring case and runs of whitespace, and
 records the digest of each one found in fedlib/papers/quotes_verified.json. A test then checks, with or without the
 texts, that every quote of a committed row is one of those verified (and, where the texts are at hand, finds each in
@@ -14,15 +14,12 @@ import json
 import sys
 from pathlib import Path
 
+from ..claims import normalized  # lower case, every run of whitespace one space: how a quote is looked up
+
 # Each paper's text, as the project's seeds folder names it (../shared/seeds beside the checkout)
 PAPER_FILES = {"FedLog": "000_ecc2c271eb7ea01f.txt", "FedCR": "001_6e94cce9c6ae99cf.txt",
                "FedRD": "002_b7330cb77f4e5bdc.txt", "FedProf": "004_1cf7adbf1d2f89c5.txt"}
-VERIFIED = Path(__file__).resolve().parent / "papers" / "quotes_verified.json"
-
-
-def normalized(text: str) -> str:
-    """Lower case, every run of whitespace one space: how a quote is looked up in its paper."""
-    return " ".join(str(text).lower().split())
+VERIFIED = Path(__file__).resolve().parent / "quotes_verified.json"
 
 
 def digest(paper: str, quote: str) -> str:
@@ -30,15 +27,15 @@ def digest(paper: str, quote: str) -> str:
 
 
 def default_papers_dir() -> Path:
-    from .paths import project_root
+    from ..paths import project_root
 
     return project_root().parent / "shared" / "seeds"
 
 
 def code_quotes() -> list[tuple[str, str]]:
     """(paper, quote) of every quote the papers' modules hold (their QUOTES and the tables' cells)."""
-    from .papers import fedcr, fedlog, fedprof, fedrd
-    from .papers.fedlog import gaussian
+    from . import fedcr, fedlog, fedprof, fedrd
+    from .fedlog import gaussian
 
     out = [("FedLog", q) for q in fedlog.QUOTES.values()]
     out += [("FedLog", cell) for by in fedlog.TABLE1_CELLS.values() for cells in by.values() for cell in cells]
@@ -54,8 +51,8 @@ def code_quotes() -> list[tuple[str, str]]:
 
 def row_quotes(folder: Path | None = None) -> list[tuple[str, str]]:
     """(paper, quote) of every committed claims row of the papers' own kinds."""
-    from .claims import PAPER_KINDS, read
-    from .paths import figures_dir
+    from ..claims import PAPER_KINDS, read
+    from ..paths import figures_dir
 
     folder = folder or figures_dir() / "claims"
     return [(r["paper"], r["quote"]) for p in sorted(folder.glob("*.csv")) for r in read(p)
@@ -75,7 +72,7 @@ def verify(papers_dir: Path) -> int:
     for paper, q in lost:
         print(f"not found in {paper}'s text: {q!r}", file=sys.stderr)
     found = sorted({digest(p, q) for p, q in pairs if (p, q) not in set(lost)})
-    VERIFIED.write_text(json.dumps({"how": "python -m fedlib.quotes PAPERS_DIR", "digests": found}, indent=0) + "\n")
+    VERIFIED.write_text(json.dumps({"how": "python -m fedlib.papers.quotes PAPERS_DIR", "digests": found}, indent=0) + "\n")
     print(f"{len(found)} quotes found in their papers, {len(lost)} not; digests in {VERIFIED}")
     return len(lost)
 
@@ -88,5 +85,5 @@ if __name__ == "__main__":
     where = Path(sys.argv[1]) if len(sys.argv) > 1 else default_papers_dir()
     if not all((where / f).is_file() for f in PAPER_FILES.values()):
         raise SystemExit(f"{where} does not hold the papers' texts ({', '.join(PAPER_FILES.values())}); give their "
-                         "folder: python -m fedlib.quotes PAPERS_DIR")
+                         "folder: python -m fedlib.papers.quotes PAPERS_DIR")
     raise SystemExit(1 if verify(where) else 0)
