@@ -106,8 +106,11 @@ def longer(cfg) -> dict | None:
         config = result["config"]
         if method != cfg.method or config["rounds"] <= cfg.rounds or config["seed"] != cfg.seed:
             continue
-        if (best is None or config["rounds"] > best["config"]["rounds"]) and Config(**config).key() == key \
-                and Config(**{**config, "rounds": cfg.rounds}).key() == cfg.key():
+        try:  # a config today's Config cannot take (an unknown field, an impossible value) is not today's run
+            same = Config(**config).key() == key and Config(**{**config, "rounds": cfg.rounds}).key() == cfg.key()
+        except (TypeError, ValueError):
+            continue
+        if (best is None or config["rounds"] > best["config"]["rounds"]) and same:
             best = result
     return best
 
@@ -122,8 +125,9 @@ def read(path: Path) -> list[dict]:
                     continue
                 try:
                     result = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise ArchiveError(f"{path}, line {number}: not a run ({err.msg})") from None
+                except (ValueError, RecursionError) as err:  # JSON's errors, an integer too long to read, nesting
+                    raise ArchiveError(f"{path}, line {number}: not a run "
+                                       f"({getattr(err, 'msg', None) or type(err).__name__})") from None
                 from .result import holds_a_run
 
                 if not isinstance(result, dict) or "key" not in result or not holds_a_run(result):
@@ -144,7 +148,13 @@ def write(path: Path, results: list[dict]) -> None:
     import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.parent / f".{path.name}.lock", "w") as lock:
+    lock_path = path.parent / f".{path.name}.lock"
+    try:  # created if absent, never truncated, never followed: a symlink planted there is refused
+        fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as err:
+        raise ArchiveError(f"{lock_path} cannot be the lock file ({err.strerror}: a symlink there is refused); "
+                           f"remove it and pack again") from None
+    with os.fdopen(fd, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             existing = read(path) if path.exists() else []

@@ -34,9 +34,15 @@ def _number_at_least(lo):
     return ok, f"a number >= {lo}"
 
 
+def names(value: str) -> list[str]:
+    """A comma-separated knob's names, as the check reads them and every reader must (one parser): each stripped,
+    empty ones dropped ("mnist, fashion_mnist" and " mnist" are the lists they look like)."""
+    return [x.strip() for x in str(value).split(",") if x.strip()]
+
+
 def _names_from(choices, what):
     def ok(v):
-        items = [x.strip() for x in v.split(",") if x.strip()]
+        items = names(v)
         return bool(items) and set(items) <= set(choices)
     return ok, f"a comma-separated list of {what} ({', '.join(choices)})"
 

@@ -219,3 +219,42 @@ def test_a_payload_planted_in_a_cache_entry_or_an_archive_runs_nothing(tmp_path,
     with pytest.raises(archive.ArchiveError):
         archive.read(shipped)
     assert archive.damaged(tmp_path) and not marker.exists()
+
+
+def test_a_line_too_long_to_read_is_a_damaged_file_named_and_left_out(tmp_path, monkeypatch, capsys):
+    """Before: one archive line holding a 5000-digit integer stopped every `fedlib run` with a traceback that named no
+    file (Python's limit on integer strings is a ValueError, not a JSON error)."""
+    import gzip
+
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path)
+    archive._index.cache_clear()
+    bad = tmp_path / "bad_paper.jsonl.gz"
+    with gzip.open(bad, "wt") as f:
+        f.write('{"key": ' + "9" * 5000 + "}\n")
+    with pytest.raises(archive.ArchiveError, match="bad_paper.jsonl.gz, line 1: not a run"):
+        archive.read(bad)
+    assert archive.find("fedavg", "x") is None and "bad_paper.jsonl.gz" in capsys.readouterr().err
+    archive._index.cache_clear()
+
+
+def test_a_shipped_config_with_a_field_today_has_not_is_not_a_longer_run(tmp_path, monkeypatch):
+    """Before: `archive.longer` raised TypeError on an archive line whose config had an unknown field."""
+    long = ex.run(_tiny(), cache=False, progress=False)
+    long["config"] = {**long["config"], "rounds": 5, "a_field_from_elsewhere": 1}
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path)
+    archive._index.cache_clear()
+    archive.write(tmp_path / "runs.jsonl.gz", [long])
+    assert archive.longer(_tiny()) is None
+    archive._index.cache_clear()
+
+
+def test_packing_never_truncates_or_follows_a_symlink_planted_as_the_lock_file(tmp_path):
+    """Before: a symlink named archive/.<file>.lock made `paper_runs.py SET --pack` truncate its target to 0 bytes."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me")
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    (folder / ".runs.jsonl.gz.lock").symlink_to(outside)
+    with pytest.raises(archive.ArchiveError, match="symlink"):
+        archive.write(folder / "runs.jsonl.gz", [ex.run(_tiny(), cache=False, progress=False)])
+    assert outside.read_text() == "keep me" and not (folder / "runs.jsonl.gz").exists()

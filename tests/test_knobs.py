@@ -95,3 +95,15 @@ def test_the_paper_profile_takes_the_papers_10_seeds_on_any_machine(monkeypatch)
 
     assert S["table1"]["fashion_mnist"]["seeds"] == list(papers.RUN_SETS["table1_fashion_mnist"].seeds) == \
         list(range(5))
+
+
+def test_a_knob_with_spaces_is_read_as_its_check_reads_it():
+    """Before: FEDLIB_DATASETS=' mnist' passed the check (which strips) and notebook 02 read ' mnist', no dataset, and
+    ran "0 runs" with rc 0. The check and the notebook now read it with one parser."""
+    from fedlib.papers import fedlog
+
+    env = {"FEDLIB_DATASETS": " mnist", "FEDLIB_PARTS": " table1 ,", "FEDLIB_METHODS": " FedLog , FedLog-C"}
+    assert fedlog.chosen_datasets(env) == ["mnist"] and fedlog.chosen_methods(env) == ["FedLog", "FedLog-C"]
+    S = fedlog.table1_settings("smoke", env)
+    assert list(S["table1"]) == ["mnist"] and S["tableA1"] == {} and S["table1"]["mnist"]["methods"] == \
+        ["FedLog", "FedLog-C"]

@@ -52,7 +52,9 @@ def chosen_datasets(env=None) -> list[str]:
     """Notebook 02's FEDLIB_DATASETS: only these datasets (empty: every one present)."""
     import os
 
-    return [d for d in (os.environ if env is None else env).get("FEDLIB_DATASETS", "").split(",") if d]
+    from ...knobs import names
+
+    return names((os.environ if env is None else env).get("FEDLIB_DATASETS", ""))
 
 
 def chosen_methods(env=None) -> list[str]:
@@ -60,7 +62,9 @@ def chosen_methods(env=None) -> list[str]:
     import os
 
     env = os.environ if env is None else env
-    chosen = [m.strip() for m in env.get("FEDLIB_METHODS", "").split(",") if m.strip()]
+    from ...knobs import names
+
+    chosen = names(env.get("FEDLIB_METHODS", ""))
     unknown = set(chosen) - set(_ALL)
     if unknown:
         raise ValueError(f"FEDLIB_METHODS: unknown {sorted(unknown)}; choose from {_ALL}")
@@ -75,7 +79,7 @@ def table1_settings(profile: str, env=None) -> dict:
     import copy
     import os
 
-    from ...knobs import check_one
+    from ...knobs import check_one, names
 
     env = os.environ if env is None else env
     if profile not in TABLE1_PROFILES:
@@ -99,7 +103,7 @@ def table1_settings(profile: str, env=None) -> dict:
     if chosen:
         for s in S["table1"].values():
             s["methods"] = [m for m in s["methods"] if m in chosen]
-    parts = env.get("FEDLIB_PARTS", TABLE1_PARTS).split(",")
+    parts = names(env.get("FEDLIB_PARTS", "")) or TABLE1_PARTS.split(",")
     bad = set(parts) - set(S)
     if bad:
         raise ValueError(f"FEDLIB_PARTS: unknown {sorted(bad)}; choose from {', '.join(S)}")
