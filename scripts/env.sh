@@ -7,7 +7,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 EXTRAS="${WORKBOOK_EXTRAS:-}"
 MODULES="fedlib, torch, torchvision, papermill, nbconvert, jupytext, scipy, seaborn, tqdm, dp_accounting, tabulate"
 case ",$EXTRAS," in *,test,*) MODULES="$MODULES, nbval, pingouin, ruff";; esac
-case ",$EXTRAS," in *,cluster,*) MODULES="$MODULES, ray";; esac
+case ",$EXTRAS," in *,cluster,*) MODULES="$MODULES, ray, grpc";; esac  # grpc: ray's client (ray:// addresses)
 case ",$EXTRAS," in *,book,*) MODULES="$MODULES, jupyter_book";; esac
 has_all() { "$1" -c "import $MODULES" 2>/dev/null; }
 from_here() { [ "$(cd "$ROOT/notebooks" && "$1" -c 'import fedlib, os; print(os.path.dirname(os.path.dirname(os.path.realpath(fedlib.__file__))))' 2>/dev/null)" = "$(cd "$ROOT" && pwd -P)" ]; }

@@ -70,3 +70,29 @@ def test_the_adding_a_paper_page_builds_a_package_and_its_notebook_runs_as_print
     plans = namespace["plans"]
     assert len(plans.RUN_SETS[0].runs()) == 10 and plans.RUN_SETS[0].command() == \
         "scripts/paper_runs.py toy_table1 --seeds 0-4"
+
+
+def test_the_cluster_extra_can_reach_a_ray_address_the_docs_name():
+    """docs/running.md documents FEDLIB_RAY_ADDRESS=ray://...; a ray:// address needs Ray's client (grpcio), which the
+    `cluster` extra lacked."""
+    import tomllib
+
+    from fedlib import paths
+
+    root = paths.project_root()
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    if "ray://" in (root / "docs" / "running.md").read_text():
+        assert any(dep.replace(" ", "").startswith("ray[client]") for dep in extras["cluster"])
+
+
+def test_the_license_is_an_spdx_string_so_the_install_prints_no_licence_warnings():
+    """The TOML-table form and the licence classifier made setuptools print about 70 lines of deprecation warnings
+    during every install."""
+    import tomllib
+
+    from fedlib import paths
+
+    project = tomllib.loads((paths.project_root() / "pyproject.toml").read_text())
+    assert project["project"]["license"] == "MIT"
+    assert not any(c.startswith("License ::") for c in project["project"]["classifiers"])
+    assert project["build-system"]["requires"] == ["setuptools>=77"]  # the first to read an SPDX string
