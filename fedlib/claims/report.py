@@ -77,6 +77,14 @@ def _sig(x, se=None) -> str:
 
 
 def _margin(r: dict) -> str:
+    if r.get("margin") in ("", None) and r["verdict"] == R.REPORTED:  # a statement: our number itself
+        v = parse(r["ours"]) if isinstance(r.get("ours"), str) else r.get("ours")
+        if isinstance(v, list) and v and all(isinstance(x, (int, float)) for x in v):
+            import statistics
+
+            se = statistics.stdev(v) / len(v) ** 0.5 if len(v) > 1 else None
+            return f"ours {_sig(statistics.fmean(v), se)}" + (f" ± {_sig(se, se).lstrip('+')}" if se else "")
+        return f"ours {_sig(v)}" if isinstance(v, (int, float)) else "-"
     if r.get("margin") in ("", None):
         return "-"
     se = r.get("se")
@@ -108,10 +116,25 @@ SHORT_CLAIM = 110  # the table shows a claim's words up to this length (claims.c
 
 
 def _short_claim(r: dict) -> str:
+    """The claim's words up to SHORT_CLAIM; where two rows of a table would read alike cut, the words that differ are
+    kept (`_unique_short`)."""
     words = str(r["claim"])
-    return words if len(words) <= SHORT_CLAIM else words[:SHORT_CLAIM].rsplit(" ", 1)[0] + " …"
+    if r.get("_whole") or len(words) <= SHORT_CLAIM:
+        return words
+    return words[:SHORT_CLAIM].rsplit(" ", 1)[0] + " …"
 
 
+def _unique_short(rows: list[dict]) -> list[dict]:
+    """Rows whose cut claim would read like another row's of the same table keep their whole words."""
+    seen: dict[tuple, int] = {}
+    for r in rows:
+        key = (r["paper"], r["scale"], r["where"], _short_claim(r))
+        seen[key] = seen.get(key, 0) + 1
+    return [dict(r, _whole=True) if seen[(r["paper"], r["scale"], r["where"], _short_claim(r))] > 1 else r
+            for r in rows]
+
+
+NOTE_SHOWN = 240  # a longer note is cut on the page (claims.csv holds it whole)
 SHORT_NOTE = 60  # a note this short stands in the verdict cell (the ablation's verdict, the rival); longer ones below
 
 
@@ -225,10 +248,15 @@ def _sections(rows: list[dict], sets: dict) -> list[str]:
                         md.append("| " + " | ".join(_md(c) for c in (
                             r["where"], _short_claim(r), _verdict_cell(r, sets), _margin(r), _p(r),
                             r.get("toward") or "-", _seeds_rounds(r))) + " |")
-                if waiting:
+                if waiting:  # one line per table and verdict: its claims, each with its short note
                     md += ["", f"*{title}, not judged yet*", ""]
-                    md += [f"- {_md(r['where'])}: {_md(_short_claim(r))}: **{_md(_verdict_cell(r, sets))}**"
-                           for r in waiting]
+                    grouped: dict[tuple, list[str]] = {}
+                    for r in waiting:
+                        short = _verdict_cell(r, sets)[len(_verdict(r, sets)):].lstrip("; ")
+                        grouped.setdefault((r["where"], _verdict(r, sets)), []).append(
+                            _short_claim(r) + (f" ({short})" if short else ""))
+                    md += [f"- {_md(w)}, **{_md(v)}**: " + "; ".join(_md(c) for c in cs)
+                           for (w, v), cs in grouped.items()]
             quoted: dict[str, list[str]] = {}  # the text's words, each once with the tables it is read for
             cells: dict[str, list[str]] = {}  # the tables' entries (reproductions, markers): their cells, per table
             for r in at:
@@ -245,8 +273,9 @@ def _sections(rows: list[dict], sets: dict) -> list[str]:
                 for n in (_long_note(r), r.get("says")):
                     if n:
                         noted.setdefault(n, []).append(f"{r['where']}, {_short_claim(r)}")
-            md += [""] + [f"- {_md(n)} ({_md('; '.join(ws))})" if len(ws) <= 2 else
-                          f"- {_md(n)} ({len(ws)} rows of {_md(', '.join(dict.fromkeys(w.split(', ')[0] for w in ws)))})"
+            clip = lambda n: n if len(n) <= NOTE_SHOWN else n[:NOTE_SHOWN].rsplit(" ", 1)[0] + " … (claims.csv)"  # noqa: E731
+            md += [""] + [f"- {_md(clip(n))} ({_md('; '.join(ws))})" if len(ws) <= 2 else
+                          f"- {_md(clip(n))} ({len(ws)} rows of {_md(', '.join(dict.fromkeys(w.split(', ')[0] for w in ws)))})"
                           for n, ws in noted.items()]
             md += ["", "</details>"]
     return md
@@ -277,13 +306,13 @@ def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None
     out = out or figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     sets = sets or {}
-    rows = with_holm([r for r in rows if r["scale"] in SCALES])
+    rows = _unique_short(with_holm([r for r in rows if r["scale"] in SCALES]))
     md = ["# Claims: our verdicts on the papers' claims", "",
           "Collected by `python -m fedlib claims` from every notebook's ledger (figures/claims/). The counts hold the "
           "papers' own claims, reproductions and markers; our self-checks and extensions are counted apart below.",
           ""] + _headline(rows)
     md += _unshipped(rows, sets) + _rule_lines() + _sections(rows, sets) + _own_checks(rows)
-    atomic_write(out / "claims.csv", csv_text_with_holm(rows))
+    atomic_write(out / "claims.csv", csv_text_with_holm([{k: v for k, v in r.items() if k != "_whole"} for r in rows]))
     atomic_write(out / "claims.md", "\n".join(md) + "\n")
     return [out / "claims.csv", out / "claims.md"]
 

@@ -237,7 +237,7 @@ def recovers_like_the_paper(ledger, final: dict, runs: dict, drawn: dict, name: 
     return back_at_the_optimum(ledger, final, runs, drawn, name, mode, PAPER_RECOVERY[mode],
                                f"{mode} DP with Thm. 7's sigma {said} from the paper's "
                                f"epsilon = {PAPER_RECOVERY[mode]:g} (the paper's mechanism, not a formal guarantee)",
-                               not_judged=UNFAIR_AT_PAPERS_EPSILON.get(name, "") if mode == "central" else "")
+                               not_judged=UNFAIR_AT_PAPERS_EPSILON.get(name, ""))
 
 
 def matched_epsilon(paper_eps: float, paper: dict, ours: dict, delta: float, b: float) -> float:
