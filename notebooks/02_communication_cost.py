@@ -94,7 +94,7 @@ runs, absent = T.read(results, plan)  # regime -> dataset -> entry -> Results
 
 
 # %%
-for table in T.regimes_table(runs, plan, fedlog):
+for table in T.regimes_table(results, plan, fedlog):
     display(table)
 
 # %% [markdown]

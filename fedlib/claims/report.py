@@ -53,8 +53,8 @@ def with_holm(rows: list[dict]) -> list[dict]:
 def _md(text) -> str:
     """A markdown table cell from data: HTML escaped (nothing from a data file reaches a page as markup), a '|'
     escaped, newlines as spaces."""
-    return html.escape(str(text), quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ") \
-        .replace("\r", " ")
+    return html.escape(str(text), quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("$", "\\$") \
+        .replace("\n", " ").replace("\r", " ")  # "$": a quote's TeX is shown as the paper prints it, not set as math
 
 
 def _sig(x, se=None) -> str:
@@ -112,7 +112,7 @@ def _verdict(r: dict, sets: dict) -> str:
     return v + (" (borderline)" if str(r.get("borderline")) == "True" else "")
 
 
-SHORT_CLAIM = 110  # the table shows a claim's words up to this length (claims.csv holds them whole)
+SHORT_CLAIM = 88  # the table shows a claim's words up to this length (claims.csv holds them whole)
 
 
 def _short_claim(r: dict) -> str:
@@ -134,7 +134,7 @@ def _unique_short(rows: list[dict]) -> list[dict]:
             for r in rows]
 
 
-NOTE_SHOWN = 240  # a longer note is cut on the page (claims.csv holds it whole)
+NOTE_SHOWN = 200  # a longer note is cut on the page (claims.csv holds it whole)
 SHORT_NOTE = 60  # a note this short stands in the verdict cell (the ablation's verdict, the rival); longer ones below
 
 
@@ -187,7 +187,7 @@ def _own_checks(rows: list[dict]) -> list[str]:
         for r in rs:
             counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
         said = ", ".join(f"{n} {v}" for v, n in counts.items())
-        what = rs[0]["claim"] if len(rs) == 1 else f"{len(rs)} rows"
+        what = _short_claim(rs[0]) if len(rs) == 1 else f"{len(rs)} rows"
         out.append("| " + " | ".join(_md(c) for c in (kind, paper, scale, where, what, said)) + " |")
     return out
 
@@ -210,9 +210,62 @@ def _rule_lines() -> list[str]:
             f"- **Holm**: per paper and scale, every decided row's p (comparisons, markers, reproductions) at a "
             f"family-wise {R.LEVEL:g}; (H) marks a row that survives. **borderline**: p within a factor {R.BAND:g} of "
             f"its level.",
-            "- **Scales**: paper (the paper's data, model and size), stand-in (its data, model or size replaced), "
-            "reduced (its protocol, smaller), quick (fewer seeds and rounds). Each row quotes its paper under "
-            "*quotes and numbers*."]
+            "- Each section's scale is named in its heading; each row quotes its paper under *what the paper says*."]
+
+
+def _kind_tables(at: list[dict], sets: dict) -> list[str]:
+    """One scale's rows by kind: the judged ones in a table, those with no numbers yet one line per table and verdict."""
+    md = []
+    for kind, title in (("claim", "Statements of the text"), ("reproduction", "Numbers of its tables"),
+                        ("marker", "Significance markers of its tables")):
+        of = [r for r in at if r["kind"] == kind]
+        judged = [r for r in of if r.get("seeds") not in ("", "0", None) or r.get("margin") not in ("", None)
+                  or R.outcome(r["verdict"]) != "not judged"]
+        waiting = [r for r in of if r not in judged]  # no numbers yet: one line each, not a table row
+        if judged:
+            md += ["", f"*{title}*", "", "| where | claim | verdict | margin ± SE | p | toward | seeds x rounds |",
+                   "|---|---|---|---|---|---|---|"]
+            for r in judged:
+                md.append("| " + " | ".join(_md(c) for c in (
+                    r["where"], _short_claim(r), _verdict_cell(r, sets), _margin(r), _p(r),
+                    r.get("toward") or "-", _seeds_rounds(r))) + " |")
+        if waiting:  # one line per table and verdict: its claims, each with its short note
+            md += ["", f"*{title}, not judged yet*", ""]
+            grouped: dict[tuple, list[str]] = {}
+            for r in waiting:
+                short = _verdict_cell(r, sets)[len(_verdict(r, sets)):].lstrip("; ")
+                grouped.setdefault((r["where"], _verdict(r, sets)), []).append(
+                    _short_claim(r) + (f" ({short})" if short else ""))
+            md += [f"- {_md(w)}, **{_md(v)}**: " + "; ".join(_md(c) for c in cs)
+                   for (w, v), cs in grouped.items()]
+    return md
+
+
+def _details(at: list[dict]) -> list[str]:
+    """One scale's quotes (the text's words once each, the tables' cells per table) and notes, folded."""
+    md = []
+    quoted: dict[str, list[str]] = {}  # the text's words, each once with the tables it is read for
+    cells: dict[str, list[str]] = {}  # the tables' entries (reproductions, markers): their cells, per table
+    for r in at:
+        if r["kind"] == "claim":  # the table each is read for, without its qualifiers
+            quoted.setdefault(r["quote"], []).append(r["where"].split(" (")[0])
+        else:
+            cells.setdefault(r["where"], []).append(r["quote"])
+    md += ["", "<details><summary>what the paper says, and notes</summary>", ""]
+    md += [f"- \"{_md(q)}\" ({_md('; '.join(dict.fromkeys(ws)))})" for q, ws in quoted.items()]
+    md += [f"- {_md(w)}, its entries as the paper prints them: "
+           + ", ".join(f"\"{_md(q)}\"" for q in dict.fromkeys(qs)) for w, qs in cells.items()]
+    noted: dict[str, list[str]] = {}  # one line per note, naming the rows it is said of
+    for r in at:
+        for n in (_long_note(r), r.get("says")):
+            if n:
+                noted.setdefault(n, []).append(f"{r['where']}, {_short_claim(r)}")
+    clip = lambda n: n if len(n) <= NOTE_SHOWN else n[:NOTE_SHOWN].rsplit(" ", 1)[0] + " … (claims.csv)"  # noqa: E731
+    md += [""] + [f"- {_md(clip(n))} ({_md('; '.join(ws))})" if len(ws) <= 2 else
+                  f"- {_md(clip(n))} ({len(ws)} rows of {_md(', '.join(dict.fromkeys(w.split(', ')[0] for w in ws)))})"
+                  for n, ws in noted.items()]
+    md += ["", "</details>"]
+    return md
 
 
 def _sections(rows: list[dict], sets: dict) -> list[str]:
@@ -235,49 +288,7 @@ def _sections(rows: list[dict], sets: dict) -> list[str]:
                             .get("deviations")})
             if stand and scale in ("stand-in", "reduced"):
                 md += [""] + [f"- {_md(s)}" for s in stand]
-            for kind, title in (("claim", "Statements of the text"), ("reproduction", "Numbers of its tables"),
-                                ("marker", "Significance markers of its tables")):
-                of = [r for r in at if r["kind"] == kind]
-                judged = [r for r in of if r.get("seeds") not in ("", "0", None) or r.get("margin") not in ("", None)
-                          or R.outcome(r["verdict"]) != "not judged"]
-                waiting = [r for r in of if r not in judged]  # no numbers yet: one line each, not a table row
-                if judged:
-                    md += ["", f"*{title}*", "", "| where | claim | verdict | margin ± SE | p | toward | seeds x rounds |",
-                           "|---|---|---|---|---|---|---|"]
-                    for r in judged:
-                        md.append("| " + " | ".join(_md(c) for c in (
-                            r["where"], _short_claim(r), _verdict_cell(r, sets), _margin(r), _p(r),
-                            r.get("toward") or "-", _seeds_rounds(r))) + " |")
-                if waiting:  # one line per table and verdict: its claims, each with its short note
-                    md += ["", f"*{title}, not judged yet*", ""]
-                    grouped: dict[tuple, list[str]] = {}
-                    for r in waiting:
-                        short = _verdict_cell(r, sets)[len(_verdict(r, sets)):].lstrip("; ")
-                        grouped.setdefault((r["where"], _verdict(r, sets)), []).append(
-                            _short_claim(r) + (f" ({short})" if short else ""))
-                    md += [f"- {_md(w)}, **{_md(v)}**: " + "; ".join(_md(c) for c in cs)
-                           for (w, v), cs in grouped.items()]
-            quoted: dict[str, list[str]] = {}  # the text's words, each once with the tables it is read for
-            cells: dict[str, list[str]] = {}  # the tables' entries (reproductions, markers): their cells, per table
-            for r in at:
-                if r["kind"] == "claim":  # the table each is read for, without its qualifiers
-                    quoted.setdefault(r["quote"], []).append(r["where"].split(" (")[0])
-                else:
-                    cells.setdefault(r["where"], []).append(r["quote"])
-            md += ["", "<details><summary>what the paper says, and notes</summary>", ""]
-            md += [f"- \"{_md(q)}\" ({_md('; '.join(dict.fromkeys(ws)))})" for q, ws in quoted.items()]
-            md += [f"- {_md(w)}, its entries as the paper prints them: "
-                   + ", ".join(f"\"{_md(q)}\"" for q in dict.fromkeys(qs)) for w, qs in cells.items()]
-            noted: dict[str, list[str]] = {}  # one line per note, naming the rows it is said of
-            for r in at:
-                for n in (_long_note(r), r.get("says")):
-                    if n:
-                        noted.setdefault(n, []).append(f"{r['where']}, {_short_claim(r)}")
-            clip = lambda n: n if len(n) <= NOTE_SHOWN else n[:NOTE_SHOWN].rsplit(" ", 1)[0] + " … (claims.csv)"  # noqa: E731
-            md += [""] + [f"- {_md(clip(n))} ({_md('; '.join(ws))})" if len(ws) <= 2 else
-                          f"- {_md(clip(n))} ({len(ws)} rows of {_md(', '.join(dict.fromkeys(w.split(', ')[0] for w in ws)))})"
-                          for n, ws in noted.items()]
-            md += ["", "</details>"]
+            md += _kind_tables(at, sets) + _details(at)
     return md
 
 

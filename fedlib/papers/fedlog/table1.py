@@ -69,31 +69,35 @@ def read(results, p: dict) -> tuple[dict, dict]:
                      for d, by in p["t1"][reg].items()}
         absent[reg] = [(d, lab) for d, by in p["t1"][reg].items() for lab, cfgs in by.items() if not results.has(cfgs)]
         if absent[reg]:
+            named = sorted({RUN_SETS[("table1", reg, d)] for d, _ in absent[reg] if ("table1", reg, d) in RUN_SETS})
             print(f"Table 1 {REGIME_WORDS[reg]}: {len(absent[reg])} of {sum(map(len, p['t1'][reg].values()))} entries "
-                  f"not all cached or shipped; their claims wait for them (`scripts/paper_runs.py` "
-                  f"{', '.join(sorted({RUN_SETS.get(('table1', reg, d), '?') for d, _ in absent[reg]}))})")
+                  f"not all cached or shipped; their claims wait for them"
+                  + (f" (`scripts/paper_runs.py {' / '.join(named)}`)" if named else " (no paper-profile run set: "
+                     "the quick profile computes them)"))
     return runs, absent
 
 
-def regimes_table(runs: dict, p: dict, fedlog):
+def regimes_table(results, p: dict, fedlog):
     """Each Table 1 entry in both regimes beside the paper's number: best-round accuracy (mean +- SE over the seeds
-    that are there, and how many) and bits to the threshold; saved as table1_<dataset>_regimes. Returns the tables."""
+    that are there, and how many: an entry shipped in part shows its seeds) and bits to the threshold; saved as
+    table1_<dataset>_regimes. Returns the tables."""
     shown = []
     for d, s in p["table1"].items():
         rows = []
         for lab in s["methods"]:
             row = {"method": lab, "paper accuracy (%)": fedlog.TABLE1.get(d, {}).get(lab, (NAN,))[0]}
             for reg in REGIMES:
-                got = runs[reg].get(d, {}).get(lab if not (reg == "augmented" and lab == SAME_AS_AUGMENTED)
-                                                else "FedDBE")
-                acc = [100 * r.best() for r in got] if got else []
-                bits = [_bits(fedlog.THRESHOLD[d])(r) for r in got] if got else []
+                cfgs = p["t1"][reg][d].get("FedDBE" if reg == "augmented" and lab == SAME_AS_AUGMENTED else lab, [])
+                got = [results([c])[0] for c in cfgs if results.has([c])]
+                acc = [100 * r.best() for r in got]
+                bits = [_bits(fedlog.THRESHOLD[d])(r) for r in got]
                 m, se = stats.mean_se(acc) if acc else (NAN, NAN)
+                se = se if len(acc) > 1 else NAN  # one seed has no standard error
                 tag = "augmented" if reg == "augmented" else "not augmented"
                 row[f"accuracy {tag} (%)"] = m
                 row[f"SE {tag}"] = se
                 row[f"bits {tag} (Mb)"] = float(np.mean(bits)) / 1e6 if bits else NAN
-                row[f"seeds {tag}"] = f"{len(acc)} of {len(s['seeds'])}"
+                row[f"seeds {tag}"] = f"{len(acc)} of {len(cfgs)}"
             rows.append(row)
         shown.append(outputs.save_table(rows, f"table1_{d}_regimes"))
     return shown
