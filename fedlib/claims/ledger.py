@@ -178,9 +178,9 @@ def row_cells(row: Claim) -> dict:
     return {k: _cell(v) for k, v in asdict(row).items() if k != "rule"} | {"rule": row.rule.cell()}
 
 
-def csv_text(rows: list[dict]) -> str:
+def csv_text(rows: list[dict], columns: list[str] = COLUMNS) -> str:
     buffer = io.StringIO()
-    w = csv.DictWriter(buffer, fieldnames=COLUMNS, extrasaction="ignore")
+    w = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
     return buffer.getvalue()

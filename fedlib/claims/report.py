@@ -329,14 +329,7 @@ def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None
 
 
 def csv_text_with_holm(rows: list[dict]) -> str:
-    import csv
-    import io
-
-    buffer = io.StringIO()
-    w = csv.DictWriter(buffer, fieldnames=COLUMNS + ["holm"], extrasaction="ignore")
-    w.writeheader()
-    w.writerows([{k: _spreadsheet_safe(v) for k, v in r.items()} for r in rows])
-    return buffer.getvalue()
+    return csv_text([{k: _spreadsheet_safe(v) for k, v in r.items()} for r in rows], COLUMNS + ["holm"])
 
 
 def _spreadsheet_safe(v) -> str:

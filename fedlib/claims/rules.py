@@ -165,10 +165,15 @@ def _toward(diffs: list[float]) -> str:
 
 
 # ------------------------------------------------------------------------------------------------------ paired
+def _diffs(ours, reference, rule: Rule) -> list[float]:
+    """Per seed, ours minus the reference, oriented so that a positive difference favours the claim (op ">" or "<")."""
+    refs = _per_seed_refs(ours, reference)
+    return [(o - r) if rule.op == ">" else (r - o) for o, r in zip(_seeds(ours), refs)]
+
+
 def paired_stats(ours, reference, rule: Rule) -> tuple[float, float, int]:
     """(mean, standard error, seeds) of the paired differences, oriented so that a positive margin favours the claim."""
-    refs = _per_seed_refs(ours, reference)
-    diffs = [(o - r) if rule.op == ">" else (r - o) for o, r in zip(_seeds(ours), refs)]
+    diffs = _diffs(ours, reference, rule)
     n = len(diffs)
     mean = sum(diffs) / n
     se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) if n > 1 else float("nan")
@@ -216,8 +221,7 @@ def _t_critical(n: int) -> float:
 
 def _decide_paired(ours, reference, rule: Rule) -> Decision:
     mean, se, n = paired_stats(ours, reference, rule)
-    refs = _per_seed_refs(ours, reference)
-    diffs = [(o - r) if rule.op == ">" else (r - o) for o, r in zip(_seeds(ours), refs)]
+    diffs = _diffs(ours, reference, rule)
     if n < MIN_SEEDS:
         return Decision(f"indicative ({n} seed{'s' if n > 1 else ''})", mean, se, "", paired_note(ours, reference, rule),
                         _toward(diffs))
@@ -272,7 +276,7 @@ def _decide_marker(ours, reference, rule: Rule) -> Decision:
     along = "less" if rule.op == "<" else "greater"
     against = "greater" if along == "less" else "less"
     t_for, t_against = wilcoxon_signed_rank(values, refs, along), wilcoxon_signed_rank(values, refs, against)
-    diffs = [(o - r) if rule.op == ">" else (r - o) for o, r in zip(values, refs)]
+    diffs = _diffs(values, refs, rule)
     nonzero = len(values) - t_for.zeros
     note = f"{t_for.zeros} of {len(values)} seeds equal on both sides, dropped by the test" if t_for.zeros else ""
     median = sorted(diffs)[len(diffs) // 2] if len(diffs) % 2 else sum(sorted(diffs)[len(diffs) // 2 - 1:
