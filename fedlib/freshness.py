@@ -5,7 +5,9 @@ A shipped run (`archive/*.jsonl.gz`) is replayed for its first `rounds` rounds f
 (`experiments.replay`) and every per-round metric is compared: exactly when the run was made on the same kind of
 processor (`provenance.machine`) and device (on a GPU, the same GPU), otherwise within `TOLERANCE` (relative;
 accuracies within `ACC_TOLERANCE`, absolute: one test prediction that rounding flips moves a client's accuracy by a
-whole sample), since CPUs of another kind may round differently. Runs made on another device type (a GPU run,
+whole sample), since CPUs of another kind may round differently. A method whose server amplifies a rounding
+difference beyond those tolerances (`AMPLIFIES_ROUNDING`) is compared on another kind of processor by its exact
+counts only (the bits sent), and the check says so. Runs made on another device type (a GPU run,
 checked on a CPU) are not replayed (`on_another_device`): they are counted, and a machine of their type replays
 them. A run that differs is stale: the code changed its numbers, so its method's version should have been bumped and
 the run recomputed (`scripts/paper_runs.py`, then `--pack`).
@@ -38,6 +40,14 @@ METRICS = ("acc_mean", "acc_all", "loss", "train_loss", "up_bits", "down_bits")
 TOLERANCE = 2e-2
 ACC_TOLERANCE = 5e-3
 ACCURACIES = ("acc_mean", "acc_all")
+COUNTS = ("up_bits", "down_bits")  # message sizes: no rounding enters them, so compared exactly everywhere
+# Methods whose first rounds move beyond the tolerances above between processor kinds, with the code unchanged.
+# FedRD's server distils synthetic data by gradient matching (up to 100 steps) and trains 50 epochs on it: its
+# ladder runs made on an Intel AVX512 machine (family 6, model 207), replayed on an AMD AVX2 one (family 25) with
+# the runs' own commits, gave round-0 accuracies 0.8325 against 0.8240 (init real) and 0.7256 against 0.7080
+# (init random), losses 3-9% apart; the same commit and the code of today agreed bit for bit on the AMD machine.
+AMPLIFIES_ROUNDING = {"fedrd": "its server's distillation amplifies rounding: 1.8 points of round-0 accuracy "
+                               "between an Intel AVX512 and an AMD AVX2 processor"}
 
 
 def differences(shipped: dict, rounds: int = 2) -> list[str]:
@@ -51,7 +61,7 @@ def differences(shipped: dict, rounds: int = 2) -> list[str]:
         torch.set_num_threads(threads)
     exact = _made_here(shipped, cfg)
     out = []
-    for metric in METRICS:
+    for metric in (METRICS if exact or cfg.method not in AMPLIFIES_ROUNDING else COUNTS):
         for rnd, (old, new) in enumerate(zip(shipped["rounds"][metric][:rounds], replayed[metric])):
             if not (old == new if exact else _close(metric, old, new)):
                 out.append(f"{metric} of round {rnd}: shipped {old!r}, now {new!r}")
@@ -59,6 +69,8 @@ def differences(shipped: dict, rounds: int = 2) -> list[str]:
 
 
 def _close(metric: str, old: float, new: float) -> bool:
+    if metric in COUNTS:
+        return old == new
     if metric in ACCURACIES:
         return abs(old - new) <= ACC_TOLERANCE
     return math.isclose(old, new, rel_tol=TOLERANCE, abs_tol=1e-12)
@@ -83,7 +95,7 @@ def check(rounds: int = 2, per_file: int = 2, notes: list | None = None) -> list
     """Replay `per_file` runs of every archive file; one line per stale run, naming it and how to remake it. The
     runs replayed are the first by key among those made on this machine's device type; runs made on another one
     are counted in a line appended to `notes` (when given)."""
-    stale, elsewhere = [], {}
+    stale, elsewhere, counts_only = [], {}, {}
     for path in sorted(archive.folder().glob("*.jsonl.gz")):
         mine = []
         for r in sorted(archive.read(path), key=lambda r: r["key"]):
@@ -92,6 +104,9 @@ def check(rounds: int = 2, per_file: int = 2, notes: list | None = None) -> list
             else:
                 mine.append(r)
         for shipped in mine[:per_file]:
+            method = shipped["config"].get("method")
+            if method in AMPLIFIES_ROUNDING and not _made_here(shipped, Config(**shipped["config"])):
+                counts_only[method] = counts_only.get(method, 0) + 1
             found = differences(shipped, rounds)
             if found:
                 label = Config(**shipped["config"]).label()
@@ -102,6 +117,9 @@ def check(rounds: int = 2, per_file: int = 2, notes: list | None = None) -> list
         notes += [f"{n} shipped run{'s' * (n != 1)} made on {device} not replayed here: a {device} machine replays "
                   f"{'them' if n != 1 else 'it'} (FEDLIB_DEVICE={device} python -m fedlib check)"
                   for device, n in sorted(elsewhere.items())]
+        notes += [f"{n} shipped {method} run{'s' * (n != 1)} made on another kind of processor compared by the bits "
+                  f"sent only: {AMPLIFIES_ROUNDING[method]}; a machine of the kind that made "
+                  f"{'them' if n != 1 else 'it'} compares every number" for method, n in sorted(counts_only.items())]
     return stale
 
 

@@ -104,3 +104,31 @@ def test_a_shipped_run_is_replayed_on_one_thread_as_paper_runs_are_made(monkeypa
         assert freshness.differences(shipped) == [] and seen == [1] and torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def _tiny_fedrd():
+    from fedlib.config import Config
+    return Config(method="fedrd", model="fedrd_proj2_convnet8", dataset="fashion_mnist", partition="dirichlet",
+                  dirichlet_alpha=0.1, n_clients=3, train_fraction=0.01, pool_split=0.8, rounds=2, optimizer="adam",
+                  lr=0.01, batch_size=16, local_epochs=1,
+                  options=dict(dpc=2, iterations=2, real_batch=8, server_epochs=1, server_batch=16))
+
+
+def test_a_method_that_amplifies_rounding_is_compared_by_its_bits_on_another_processor(tmp_path, monkeypatch):
+    """FedRD's ladder runs, made on an Intel AVX512 machine, replayed on an AMD AVX2 one with their own commit:
+    1.8 points of round-0 accuracy apart, so CI on that machine read them as stale (the code had not changed)."""
+    shipped = ex.run(_tiny_fedrd(), cache=False, progress=False)
+    shipped["code"]["machine"] = "x86_64-AVX512-GenuineIntel-6-207"
+    shipped["rounds"]["acc_mean"][0] += 0.018  # what the other processor's rounding gave, the code unchanged
+    shipped["rounds"]["loss"][0] *= 1.09
+    assert freshness.differences(shipped) == []
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    archive.write(tmp_path / "archive" / "runs.jsonl.gz", [shipped])
+    notes = []
+    assert freshness.check(rounds=2, notes=notes) == []
+    assert notes == [f"1 shipped fedrd run made on another kind of processor compared by the bits sent only: "
+                     f"{freshness.AMPLIFIES_ROUNDING['fedrd']}; a machine of the kind that made it compares every number"]
+    shipped["rounds"]["up_bits"][1] += 32  # a message that grew is a code change on any processor
+    assert [line.split(":")[0] for line in freshness.differences(shipped)] == ["up_bits of round 1"]
+    shipped["code"]["machine"] = provenance.machine()  # made here: every number, exactly
+    assert {line.split(":")[0] for line in freshness.differences(shipped)} >= {"acc_mean of round 0", "loss of round 0"}
