@@ -48,7 +48,12 @@ for nb in "${selected[@]}"; do
   echo ">> $name (profile $PROFILE)"
   start=$SECONDS
   touch "build/notebooks/$name.incomplete"  # removed once the notebook has run to its end (the book reads it)
-  FEDLIB_PROFILE="$PROFILE" "$PY" -m fedlib.notebook_run "$nb" "build/notebooks/$name" "$PROFILE"  # papermill, IPC
+  run="build/notebooks/.$$.$name"  # this run's own copy, renamed into place: two runs at once do not share it
+  if ! FEDLIB_PROFILE="$PROFILE" "$PY" -m fedlib.notebook_run "$nb" "$run" "$PROFILE"; then  # papermill, IPC
+    if [ -f "$run" ]; then mv -f "$run" "build/notebooks/$name"; fi  # the failed run, its error shown, stays to read
+    exit 1
+  fi
+  mv -f "$run" "build/notebooks/$name"
   rm -f "build/notebooks/$name.incomplete"
   # its outputs go into the committed notebook (quick or paper: the last real run), so a clone shows them unrun
   if [ "$PROFILE" != smoke ]; then "$PY" -m fedlib.notebook_run --keep-outputs "build/notebooks/$name" "$nb"; fi

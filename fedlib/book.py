@@ -1,5 +1,6 @@
-"""The workbook's book: `python -m fedlib book` (and `run_all.sh`'s last step) assembles its sources under
-build/book_src and builds them with Jupyter Book (Sphinx) into build/book/: a static site with a sidebar, full-text
+"""The workbook's book: `python -m fedlib book` (and `run_all.sh`'s last step) assembles its sources in a folder
+of its own under build/ and builds them with Jupyter Book (Sphinx) into build/book/, renamed into place (two builds
+at once each finish; `swap_in`), publishing no file through a symlink (`safe_files`): a static site with a sidebar, full-text
 search, navigation on every page, the papers cited from references.bib and MathJax served from the book itself, so
 it opens offline and can be published as it is (build/book/index.html).
 
@@ -17,12 +18,15 @@ to load into `data-broken-images` on <body> (book/_static/check_images.js; the b
 from __future__ import annotations
 
 import base64
+import os
+import secrets
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from .paths import figures_dir, project_root
+from .safe_files import regular_file
 
 BANNER = {
     "interrupted": "```{warning}\nThis notebook's run was interrupted: the cells after the one that failed or was "
@@ -54,7 +58,8 @@ def last_run(source: Path, executed: Path):
     import nbformat
 
     ran = executed / source.name
-    if ran.exists():
+    if ran.exists() or ran.is_symlink():
+        regular_file(ran)
         nb = nbformat.read(ran, as_version=4)
         state = "interrupted" if ran.with_name(ran.name + ".incomplete").exists() else status(nb)
         profile = nb.metadata.get("papermill", {}).get("parameters", {}).get("profile")
@@ -115,6 +120,8 @@ def assemble(executed: Path, src: Path) -> list[tuple[str, str, str | None]]:
     import nbformat
 
     root = project_root()
+    for path in [*(root / "book").rglob("*"), root / "references.bib", *(root / "notebooks").glob("[0-9]*.ipynb")]:
+        regular_file(path)  # the book publishes no file a symlink points at (UnsafePath, naming it)
     if src.exists():
         shutil.rmtree(src)
     shutil.copytree(root / "book", src)
@@ -129,14 +136,16 @@ def assemble(executed: Path, src: Path) -> list[tuple[str, str, str | None]]:
     (src / "docs").mkdir()
     for page in sorted((root / "docs").glob("*.md")):
         if page.name != "gallery.md":
-            shutil.copy(page, src / "docs" / page.name)
+            shutil.copy(regular_file(page), src / "docs" / page.name)
     (src / "docs" / "gallery.md").write_text(_gallery(drawn, src))
     (src / "figures").mkdir()
     figures = figures_dir()
     for path in [*(root / "figures").glob("*.png"), *figures.glob("*.png"), figures / "claims.csv"]:
-        if path.exists():  # the committed figures the docs show, then this run's
-            shutil.copy(path, src / "figures" / path.name)
+        if path.exists() or path.is_symlink():  # the committed figures the docs show, then this run's
+            shutil.copy(regular_file(path), src / "figures" / path.name)
     claims = figures / "claims.md"
+    if claims.is_symlink():
+        regular_file(claims)
     (src / "figures" / "claims.md").write_text(claims.read_text() if claims.exists() else
                                                "# Claims\n\nNo claims collected yet: `python -m fedlib claims`.\n")
     listed = "\n".join(f"- [{name.replace('_', ' ')}](notebooks/{name}.ipynb): {state}"
@@ -158,15 +167,37 @@ def build(executed: Path | None = None, out: Path | None = None) -> Path:
         import jupyter_book  # noqa: F401
     except ImportError:
         raise BookError(f"Jupyter Book is not installed: {sys.executable} -m pip install -e '{root}[book]'") from None
-    src, work = out.parent / f"{out.name}_src", out.parent / f"{out.name}_work"
-    assemble(executed, src)
-    done = subprocess.run([sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(src),
-                           "--path-output", str(work)], capture_output=True, text=True)
-    html = work / "_build" / "html"
-    if done.returncode != 0 or not (html / "index.html").exists():
-        raise BookError(f"jupyter-book build failed ({done.returncode}):\n{(done.stdout + done.stderr)[-3000:]}")
-    if out.exists():
-        shutil.rmtree(out)
-    shutil.move(str(html), str(out))
-    shutil.rmtree(work, ignore_errors=True)
+    own = f"{os.getpid()}-{secrets.token_hex(3)}"  # this build's folders: two builds at once do not share them
+    src, work = out.parent / f".{out.name}_src-{own}", out.parent / f".{out.name}_work-{own}"
+    try:
+        assemble(executed, src)
+        done = subprocess.run([sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build",
+                               str(src), "--path-output", str(work)], capture_output=True, text=True)
+        html = work / "_build" / "html"
+        if done.returncode != 0 or not (html / "index.html").exists():
+            raise BookError(f"jupyter-book build failed ({done.returncode}):\n{(done.stdout + done.stderr)[-3000:]}")
+        swap_in(html, out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(src, ignore_errors=True)
     return out / "index.html"
+
+
+def swap_in(new: Path, out: Path, tries: int = 20) -> None:
+    """Put the folder `new` at `out` by renames (the old one moved aside, then removed): a reader, or another build
+    finishing at the same moment, sees a whole book at `out`, never half of one."""
+    for _ in range(tries):
+        aside = out.parent / f".{out.name}-old-{os.getpid()}-{secrets.token_hex(3)}"
+        try:
+            os.rename(out, aside)
+        except FileNotFoundError:
+            aside = None
+        try:
+            os.rename(new, out)
+        except OSError:  # another build put its book there between the two renames: try again
+            continue
+        finally:
+            if aside is not None:
+                shutil.rmtree(aside, ignore_errors=True)
+        return
+    raise BookError(f"could not put the book in place at {out}: other builds kept replacing it; run it again")

@@ -16,7 +16,9 @@ import sys
 from pathlib import Path
 
 from jupyter_client.manager import KernelManager
-from traitlets import CaselessStrEnum
+from traitlets import CaselessStrEnum, default
+
+from .safe_files import replacing
 
 
 class IPCKernelManager(KernelManager):
@@ -28,6 +30,16 @@ class IPCKernelManager(KernelManager):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         IPCKernelManager.made.append(self)
+
+    @default("ip")
+    def _ip_default(self) -> str:
+        """The sockets' path prefix, unique to this kernel: jupyter_client's default ("kernel-ipc" in the working
+        folder, notebooks/) made two runs at once share sockets (`ValueError: Invalid Signature`)."""
+        import os
+        import secrets
+        import tempfile
+
+        return os.path.join(tempfile.gettempdir(), f"fedlib-kernel-{os.getpid()}-{secrets.token_hex(4)}")
 
 
 def _interrupt_kernels(signum, frame) -> None:
@@ -113,9 +125,8 @@ def keep_outputs(executed: Path, notebook: Path) -> str:
             for out in cell.outputs:
                 if "image/png" in out.get("data", {}):
                     out.data["image/png"] = small_png(out.data["image/png"])
-    tmp = notebook.with_name(f".{notebook.name}.tmp")
-    nbformat.write(ran, tmp)
-    tmp.replace(notebook)
+    with replacing(notebook, "w", encoding="utf-8") as f:  # its own temporary (two runs at once), never a symlink
+        nbformat.write(ran, f)
     if source.exists():
         os.utime(source)
     return f"{notebook.name}: outputs kept ({notebook.stat().st_size / 1e3:.0f} kB)"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import provenance
+from .safe_files import open_lock, regular_file, replace_text, replacing
 from .paths import active_profile, figures_dir
 
 
@@ -50,8 +51,10 @@ def save_figure(fig, name: str) -> list[Path]:
     out = figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{name}.png", out / f"{name}.pdf"]
-    fig.savefig(paths[0], bbox_inches="tight")
-    fig.savefig(paths[1], bbox_inches="tight", metadata={"CreationDate": None})  # same figure, same bytes
+    with replacing(paths[0], "wb") as f:  # never through a symlink planted at the name
+        fig.savefig(f, format="png", bbox_inches="tight")
+    with replacing(paths[1], "wb") as f:
+        fig.savefig(f, format="pdf", bbox_inches="tight", metadata={"CreationDate": None})  # same figure, same bytes
     return paths
 
 
@@ -86,16 +89,21 @@ def record_provenance(name: str, made_by: dict) -> Path:
 
     out = figures_dir()
     path = out / PROVENANCE
-    with open(out / f".{PROVENANCE}.lock", "w") as lock:
+    with open_lock(out / f".{PROVENANCE}.lock") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            known = json.loads(path.read_text()) if path.exists() else {}
-        except ValueError:
-            known = {}  # a damaged sidecar holds no number: start it anew
+        known = {}
+        if path.exists() or path.is_symlink():
+            try:
+                known = json.loads(regular_file(path, "read").read_text())
+            except ValueError as err:  # a merge conflict's markers, say: never replaced by a smaller file
+                raise ValueError(f"{path} cannot be read ({err}): it holds every table's provenance and is not "
+                                 f"rewritten while damaged; mend it (git checkout -- '{path}', or resolve the merge) "
+                                 f"and run again") from None
+            if not isinstance(known, dict):
+                raise ValueError(f"{path} holds a {type(known).__name__}, not a table of provenance by table name; "
+                                 f"mend it (git checkout -- '{path}') and run again")
         known[name] = made_by
-        tmp = out / f".tmp-{PROVENANCE}"
-        tmp.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n")
-        tmp.replace(path)
+        replace_text(path, json.dumps(known, indent=1, sort_keys=True) + "\n")
     return path
 
 
@@ -120,8 +128,8 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
     if active_profile() and "profile" not in rows[0]:  # every table says which profile made it
         rows = [{**r, "profile": active_profile()} for r in rows]
     cols = list(rows[0])
-    if keep_other and (out / f"{name}.csv").exists():
-        with open(out / f"{name}.csv", newline="") as f:
+    if keep_other and ((out / f"{name}.csv").exists() or (out / f"{name}.csv").is_symlink()):
+        with open(regular_file(out / f"{name}.csv", "read"), newline="") as f:  # never another file's rows
             old = [{k: _value(v) for k, v in r.items()} for r in csv.DictReader(f) if list(r) == cols]
         cols_key = (keep_other,) if isinstance(keep_other, str) else tuple(keep_other)
         key = lambda r: tuple(str(r[c]) for c in cols_key)  # noqa: E731
@@ -132,14 +140,14 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
             merged.setdefault(key(r), r)
         merged.update({key(r): r for r in rows})
         rows = list(merged.values())
-    with open(out / f"{name}.csv", "w", newline="") as f:
+    with replacing(out / f"{name}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
         w.writerows(rows)
     table = pd.DataFrame(rows, columns=cols)
     shown = table.map(_cell)  # every number to 4 significant digits, as text, so pandas writes what it is given
-    (out / f"{name}.md").write_text(shown.to_markdown(index=False, disable_numparse=True) + "\n")
-    (out / f"{name}.tex").write_text(shown.to_latex(index=False, escape=True))
+    replace_text(out / f"{name}.md", shown.to_markdown(index=False, disable_numparse=True) + "\n")
+    replace_text(out / f"{name}.tex", shown.to_latex(index=False, escape=True))
     made_by = provenance.read_so_far()  # the code fingerprints and devices of the runs behind it
     if made_by:
         record_provenance(name, made_by)

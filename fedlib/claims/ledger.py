@@ -16,11 +16,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import provenance
+from ..safe_files import replace_text
 from ..paths import figures_dir
 from . import rules as R
 
@@ -154,9 +154,9 @@ class ClaimsLedger:
         if keep_other_where and out.exists():
             mine = {row.where for row in self.rows}
             new = [{k: v for k, v in row.items() if k in COLUMNS} for row in read(out) if row["where"] not in mine] + new
-        atomic_write(out, csv_text(new))
+        replace_text(out, csv_text(new))
         stamp = {"machine": provenance.machine(), "fingerprint": provenance.fingerprint()}
-        atomic_write(out.with_suffix(".json"), json.dumps(stamp, indent=1) + "\n")
+        replace_text(out.with_suffix(".json"), json.dumps(stamp, indent=1) + "\n")
         return out
 
 
@@ -184,16 +184,6 @@ def csv_text(rows: list[dict], columns: list[str] = COLUMNS) -> str:
     w.writeheader()
     w.writerows(rows)
     return buffer.getvalue()
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` through a file created in its folder and renamed into place: a symlink at `path` is
-    replaced, never followed."""
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def made_on(path: Path) -> str | None:
@@ -298,7 +288,7 @@ def rejudge(folder: Path | None = None) -> int:
             new_rows.append({**row, **new})
         plans.append((p, csv_text(new_rows)))
     for p, text in plans:
-        atomic_write(p, text)
+        replace_text(p, text)
     return changed
 
 

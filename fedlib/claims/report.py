@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ..paths import figures_dir
 from . import rules as R
-from .ledger import COLUMNS, PAPER_KINDS, SCALES, atomic_write, csv_text, fmt, parse
+from ..safe_files import replace_text
+from .ledger import COLUMNS, PAPER_KINDS, SCALES, csv_text, fmt, parse
 
 SHOWN_SCALES = ("paper", "stand-in", "reduced", "quick")  # the headline's columns (smoke rows are not collected here)
 SCALE_TEXT = {"paper": "the paper's own data, model and size",
@@ -323,8 +324,8 @@ def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None
           "papers' own claims, reproductions and markers; our self-checks and extensions are counted apart below.",
           ""] + _headline(rows)
     md += _unshipped(rows, sets) + _rule_lines() + _sections(rows, sets) + _own_checks(rows)
-    atomic_write(out / "claims.csv", csv_text_with_holm([{k: v for k, v in r.items() if k != "_whole"} for r in rows]))
-    atomic_write(out / "claims.md", "\n".join(md) + "\n")
+    replace_text(out / "claims.csv", csv_text_with_holm([{k: v for k, v in r.items() if k != "_whole"} for r in rows]))
+    replace_text(out / "claims.md", "\n".join(md) + "\n")
     return [out / "claims.csv", out / "claims.md"]
 
 
