@@ -1,6 +1,6 @@
 """Command line:
 
-    python -m fedlib run --method fedlog --dataset mnist --rounds 10 --n-clients 20 --option alpha=0.1
+    python -m fedlib run --method fedlog --dataset mnist --rounds 10 --n-clients 20 --option dp=local --option epsilon=2
     python -m fedlib list
     python -m fedlib claims          # every notebook's verdicts into figures/claims.csv and .md
     python -m fedlib check           # do shipped runs still match what the code computes?
@@ -93,10 +93,13 @@ def _one_of(choices: list[str], what: str):
     return check
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from . import algorithms, config
-    from .papers import fedlog
+RUN_HELP = "run one experiment (cached) and print its last-round metrics"
 
+
+def build_parser(command: str | None = "run") -> argparse.ArgumentParser:
+    """The command line's parser. `run`'s options (one per Config field, the methods, the datasets) need torch and
+    every method imported, several seconds: they are built only when `command` is "run" (the default), so that
+    `fedlib --help` and the other commands answer at once."""
     parser = argparse.ArgumentParser(prog="fedlib", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
@@ -114,8 +117,29 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--per-file", type=int, default=2, help="runs replayed per archive file")
     ch.add_argument("--notebooks", default="01,04", help="cheap notebooks regenerated into build/check/ and compared "
                                                         "with figures/ ('' for none)")
+    if command == "run":
+        _run_parser(sub)
+    else:  # listed with its one line; `fedlib run --help` builds the rest
+        sub.add_parser("run", help=RUN_HELP)
+    sw = sub.add_parser("sweep", help="run a grid of experiments (cached) locally or on Ray")
+    sw.add_argument("--grid", required=True, help='JSON file: a list of configs or {"base": {...}, "grid": {...}}')
+    sw.add_argument("--backend", choices=["auto", "pool", "local", "ray"], default=None,
+                    help="default: $FEDLIB_SWEEP_BACKEND or auto (one worker process per core on a CPU)")
+    sw.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
+    sw.add_argument("--threads", type=int, default=None,
+                    help="torch threads per Ray task (default: 1 on a local cluster, one task per core; on an "
+                         "existing cluster this process's count)")
+    for name, action in sub.choices.items():  # each subcommand's --help opens with what it does
+        action.description = action.description or next(a.help for a in sub._choices_actions if a.dest == name)
+    return parser
+
+
+def _run_parser(sub) -> None:
+    from . import algorithms, config
+    from .papers import fedlog
+
     methods, datasets = sorted(algorithms.REGISTRY), list(config.DATASETS)
-    r = sub.add_parser("run", help="run one experiment (cached) and print its last-round metrics",
+    r = sub.add_parser("run", help=RUN_HELP,
                        epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (paper settings: "
                               f"{', '.join(fedlog.PAPER_SETTINGS)}). `python -m fedlib list` shows every method's "
                               f"options.")
@@ -128,17 +152,6 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-paper-setting", action="store_true",
                    help="start from Config's defaults instead of the dataset's paper setting (Tables A.3-A.5)")
     _config_arguments(r)
-    sw = sub.add_parser("sweep", help="run a grid of experiments (cached) locally or on Ray")
-    sw.add_argument("--grid", required=True, help='JSON file: a list of configs or {"base": {...}, "grid": {...}}')
-    sw.add_argument("--backend", choices=["auto", "pool", "local", "ray"], default=None,
-                    help="default: $FEDLIB_SWEEP_BACKEND or auto (one worker process per core on a CPU)")
-    sw.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
-    sw.add_argument("--threads", type=int, default=None,
-                    help="torch threads per Ray task (default: 1 on a local cluster, one task per core; on an "
-                         "existing cluster this process's count)")
-    for name, action in sub.choices.items():  # each subcommand's --help opens with what it does
-        action.description = action.description or next(a.help for a in sub._choices_actions if a.dest == name)
-    return parser
 
 
 def run_config(args):
@@ -285,7 +298,8 @@ def _check_arguments(args) -> None:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    tokens = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser("run" if "run" in tokens else None).parse_args(argv)
     if args.cmd == "sweep" and args.threads is not None and args.threads < 1:
         print("fedlib: error: --threads must be an integer >= 1", file=sys.stderr)
         return 2

@@ -188,3 +188,34 @@ def test_a_moved_clone_reinstalls_itself_into_its_own_venv(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "was this clone moved or copied?" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == str(new / "fedlib" / "__init__.py")
+
+
+def test_help_answers_without_importing_torch_or_the_methods():
+    """`fedlib --help` took 6-7 s: building the parser imported torch and every method for `run`'s lists."""
+    import subprocess
+    import sys
+    import time
+
+    probe = ("import runpy, sys\nsys.argv = ['fedlib', '--help']\ntry:\n    runpy.run_module('fedlib', "
+             "run_name='__main__')\nexcept SystemExit:\n    pass\nprint('torch' in sys.modules, "
+             "'fedlib.algorithms' in sys.modules)")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[-2:] == ["False", "False"] and "sweep" in done.stdout
+    assert time.perf_counter() - start < 5  # generous: it takes about 0.1 s
+
+
+def test_every_example_in_the_help_builds_a_config_its_method_accepts():
+    """The help's example passed `--option alpha=0.1` to fedlog, which has no such option."""
+    import shlex
+
+    from fedlib import __main__ as cli
+    from fedlib import algorithms
+
+    examples = [line.split("python -m fedlib ", 1)[1] for line in cli.__doc__.splitlines()
+                if "python -m fedlib run " in line]
+    assert examples
+    for example in examples:
+        argv = shlex.split(example.split("#")[0])
+        cfg = cli.run_config(build_parser().parse_args(argv))
+        algorithms.make(cfg.method, **cfg.options)  # raises on an unknown option
