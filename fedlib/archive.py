@@ -40,14 +40,20 @@ def _index(root: Path) -> dict[tuple[str, str], dict]:
         except ArchiveError as err:
             print(f"fedlib: {_left_out(err, path)}", file=sys.stderr)
             continue
-        for result in results:
+        from .result import not_servable
+
+        for number, result in enumerate(results, start=1):
+            if (why := not_servable(result, result["key"])) is not None:  # named, left out, the others served
+                print(f"fedlib: {path}, run {number} (key {result['key']}) is left out: {why}", file=sys.stderr)
+                continue
             found[(result["config"]["method"], result["key"])] = result
     return found
 
 
 def _left_out(err: ArchiveError, path: Path) -> str:
-    return (f"{err}; its runs are left out (restore it with `git checkout -- {path.name}` in {path.parent}, or "
-            f"repack it with scripts/paper_runs.py SET --pack)")
+    return (f"{err}; its runs are left out: restore it with `git checkout -- {path.name}` in {path.parent}; if it "
+            f"was never committed, move it aside (mv {path.name} {path.name}.damaged) and pack its runs again "
+            f"(scripts/paper_runs.py SET --pack)")
 
 
 def damaged(root: Path | None = None) -> list[str]:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from . import archive
-from .result import holds_a_run
+from .result import holds_a_run, not_servable
 from .config import Config
 from .paths import results_dir
 
@@ -46,6 +46,8 @@ def load(cfg: Config) -> dict | None:
         result = json.loads(p.read_text())
         if not holds_a_run(result):
             raise ValueError("it holds no run result")
+        if (why := not_servable(result, cfg.key())) is not None:
+            raise ValueError(why)
         return result
     except (ValueError, UnicodeDecodeError) as err:  # json's errors are ValueErrors
         aside = p.with_name(p.name + ".damaged")

@@ -34,6 +34,25 @@ def holds_a_run(obj) -> bool:
                                                                                         "train_loss"))
 
 
+
+def not_servable(result: dict, key: str) -> str | None:
+    """Why a parsed run (a cache entry or an archive line) may not be served as the run whose key is `key`, or None:
+    its stored config must give that key (a file planted or renamed under another run's name is not that run), and
+    its per-round metrics must be finite (a diverged run raises and is never saved, so a NaN is an altered file)."""
+    from .config import Config
+
+    try:
+        own = Config(**result["config"]).key(result.get("device", "cpu"))
+    except (TypeError, ValueError) as err:
+        return f"its config is not one this code accepts ({str(err).splitlines()[0]})"
+    if own != key:
+        return f"its config is that of run {own}, not of run {key}"
+    for metric, values in result["rounds"].items():
+        if any(isinstance(v, float) and not math.isfinite(v) for v in values):
+            return f"its {metric} is not finite"
+    return None
+
+
 class Result(dict):
     """A run's result: {"config", "rounds": {metric: [per round]}, "client_acc", "final"?, "extra"?, ...}."""
 

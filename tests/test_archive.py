@@ -68,7 +68,7 @@ def test_a_damaged_archive_file_is_named_and_blocks_nothing_else(tmp_path, monke
 
     from fedlib import archive
 
-    good = {"config": {"method": "fedavg"}, "key": "k1", "rounds": {"acc_mean": [0.5]}}
+    good = ex.run(_tiny(), cache=False, progress=False)
     archive.write(tmp_path / "good.jsonl.gz", [good])
     data = (tmp_path / "good.jsonl.gz").read_bytes()
     (tmp_path / "truncated.jsonl.gz").write_bytes(data[:len(data) // 2])
@@ -77,7 +77,7 @@ def test_a_damaged_archive_file_is_named_and_blocks_nothing_else(tmp_path, monke
     monkeypatch.setattr(archive, "folder", lambda: tmp_path)
     archive._index.cache_clear()
     try:
-        assert archive.find("fedavg", "k1") == good and archive.find("fedavg", "k2") is None
+        assert archive.find("fedavg", good["key"]) == good and archive.find("fedavg", "k2") is None
         err = capsys.readouterr().err
         assert "truncated.jsonl.gz is damaged" in err and "badline.jsonl.gz, line 2" in err
     finally:
@@ -258,3 +258,31 @@ def test_packing_never_truncates_or_follows_a_symlink_planted_as_the_lock_file(t
     with pytest.raises(archive.ArchiveError, match="symlink"):
         archive.write(folder / "runs.jsonl.gz", [ex.run(_tiny(), cache=False, progress=False)])
     assert outside.read_text() == "keep me" and not (folder / "runs.jsonl.gz").exists()
+
+
+def test_a_run_stored_under_another_runs_key_or_with_numbers_not_finite_is_never_served(tmp_path, monkeypatch,
+                                                                                        capsys):
+    """Before: a cache entry or archive line was served for any key it was stored under, whatever its config
+    said, and with NaN accuracies (a diverged run raises and is never saved: a NaN is an altered file)."""
+    import copy
+    import json
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    run0, run1 = (ex.run(_tiny(s), cache=False, progress=False) for s in range(2))
+    p = cache.path(_tiny(0))
+    p.parent.mkdir(parents=True)
+    p.write_text(json.dumps(run1))  # seed 1's run under seed 0's name
+    assert cache.load(_tiny(0)) is None and (p.parent / (p.name + ".damaged")).exists()
+    assert f"its config is that of run {run1['key']}, not of run {run0['key']}" in capsys.readouterr().err
+    nan = copy.deepcopy(run0)
+    nan["rounds"]["acc_mean"][0] = float("nan")
+    p.write_text(json.dumps(nan))
+    assert cache.load(_tiny(0)) is None and "its acc_mean is not finite" in capsys.readouterr().err
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    archive._index.cache_clear()
+    try:
+        archive.write(tmp_path / "archive" / "set_paper.jsonl.gz", [{**run1, "key": run0["key"]}, run1])
+        assert archive.find("fedavg", run1["key"]) == run1 and archive.find("fedavg", run0["key"]) is None
+        assert f"is left out: its config is that of run {run1['key']}" in capsys.readouterr().err
+    finally:
+        archive._index.cache_clear()

@@ -210,3 +210,17 @@ def test_an_mnist_pickle_is_checked_against_its_hash_before_it_is_unpickled(tmp_
     assert data._mnist_registry(tmp_path) is None
     assert not marker.exists()
     assert (tmp_path / "mnist.pkl.gz.damaged").exists()  # set aside, not deleted
+
+
+def test_a_copy_with_altered_labels_is_refused_and_set_aside_not_cached_as_the_dataset(tmp_path, capsys):
+    """Before: labels shuffled within the training set (the counts kept) got a note, and the run's 16.5% was cached
+    under the key of a real MNIST run."""
+    arrays = dict(np.load(data.data_dir() / "mnist.npz"))
+    arrays["y_train"] = np.random.default_rng(0).permutation(arrays["y_train"])
+    with pytest.raises(ValueError, match="label counts match: its pixels or labels were altered"):
+        data.verify("mnist", arrays)
+    cache = tmp_path / "mnist.npz"
+    np.savez(cache, **arrays)
+    assert data._read_verified(cache, "mnist") is None  # never served: set aside, named
+    assert not cache.exists() and (tmp_path / "mnist.npz.damaged").exists()
+    assert "mnist.npz is damaged or altered" in capsys.readouterr().err
