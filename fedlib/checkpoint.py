@@ -193,11 +193,13 @@ def _data_objects(ctx) -> dict[str, object]:
 FORMAT = b"fedlib-checkpoint 2\n"  # the first line of every checkpoint; the second is its code fingerprint
 
 
-def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: float) -> bool:
+def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: float,
+         started_on: str | None = None) -> bool:
     """Write the run's state to `target` atomically; on a write error (a full disk) warn, keep the previous
-    checkpoint and return False, so that the run goes on."""
+    checkpoint and return False, so that the run goes on. `started_on`: the kind of processor that made its first
+    rounds (`provenance.machine`; default this one), kept so that a run resumed on another kind says so."""
     state = {"alg": alg, "rows": rows, "ledger": ledger, "ev": ev, "next_round": next_round, "elapsed": elapsed,
-             "fingerprint": provenance.fingerprint(),
+             "fingerprint": provenance.fingerprint(), "started_on": started_on or provenance.machine(),
              "rng": (torch.get_rng_state(), np.random.get_state(), random.getstate(),
                      torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)}
     buffer = io.BytesIO()
@@ -281,8 +283,9 @@ def load(target: Path, ctx) -> dict | None:
 class Schedule:
     """When to write: after a round, once `interval()` seconds have passed since the last write."""
 
-    def __init__(self, target: Path | None):
+    def __init__(self, target: Path | None, started_on: str | None = None):
         self.target, self.every, self.last = target, interval(), time.monotonic()
+        self.started_on = started_on or provenance.machine()  # the processor that made the run's first rounds
 
     def due(self) -> bool:
         return self.target is not None and time.monotonic() - self.last >= self.every

@@ -136,7 +136,8 @@ def _rounds(cfg: Config, ctx, alg, rounds: int, progress: bool, ledger: Ledger |
         _record(rows, res, ev, ledger, time.perf_counter() - t0, ctx.population.n_clients)
         bar.set_postfix(acc=f"{rows['acc_mean'][-1]:.4f}")
         if saves is not None and rnd + 1 < rounds and saves.due():
-            checkpoint.save(saves.target, alg, rows, ledger, ev, rnd + 1, time.perf_counter() - t_start)
+            checkpoint.save(saves.target, alg, rows, ledger, ev, rnd + 1, time.perf_counter() - t_start,
+                            saves.started_on)
             saves.written()
     return rows, ev
 
@@ -197,14 +198,17 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
     if state is not None:
         alg, ledger, elapsed = state["alg"], state["ledger"], state["elapsed"]
         ctx = alg.ctx
-        if progress:
-            print(f"{cfg.label()}: resuming from its checkpoint after round {state['next_round'] - 1}")
+        # said with or without progress bars (scripts/paper_runs.py runs without them and printed nothing)
+        print(f"{cfg.label()}: resuming from its checkpoint after round {state['next_round'] - 1}", flush=True)
+    started_on = (state or {}).get("started_on") or provenance.machine()
     t_start = time.perf_counter() - elapsed
     rows, ev = _rounds(cfg, ctx, alg, cfg.rounds, progress, ledger, resume=state,
-                       saves=checkpoint.Schedule(ckpt) if cache else None)
+                       saves=checkpoint.Schedule(ckpt, started_on) if cache else None)
     result = {"config": asdict(cfg), "key": cfg.key(), "rounds": rows, "client_acc": ev["client_acc"] if ev else [],
               "wall_s": time.perf_counter() - t_start, "device": engine.resolve_device(cfg.device).type,
               "torch": torch.__version__, "code": provenance.record(engine.resolve_device(cfg.device))}
+    if started_on != result["code"]["machine"]:  # resumed on another kind of processor: its first rounds were not
+        result["code"]["first_rounds_on"] = started_on  # made here (what the freshness check replays)
     if cfg.final_finetune_epochs:
         result["final"] = final_finetune(cfg, ctx, alg, ledger)
     if ctx.fed.kinds:

@@ -79,7 +79,8 @@ def _close(metric: str, old: float, new: float) -> bool:
 def _made_here(shipped: dict, cfg: Config) -> bool:
     """Whether `shipped` ran on this kind of machine: the same processor kind, device type and (on a GPU) GPU."""
     code, device = shipped.get("code", {}), engine.resolve_device(cfg.device)
-    return code.get("machine") == provenance.machine() and shipped.get("device", "cpu") == device.type \
+    made_on = code.get("first_rounds_on", code.get("machine"))  # a run resumed elsewhere: where it began
+    return made_on == provenance.machine() and shipped.get("device", "cpu") == device.type \
         and code.get("gpu") == provenance.gpu_name(device)
 
 

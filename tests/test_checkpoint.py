@@ -214,3 +214,32 @@ def test_every_methods_checkpoint_is_read_back_and_goes_on_as_the_run_would(name
     kept = run_round(alg, 1, ledger)
     assert torch.equal(resumed.loss, kept.loss)
     assert state["ledger"].up == ledger.up and state["ledger"].down == ledger.down
+
+
+def test_a_run_resumed_on_another_kind_of_processor_says_so_and_where_it_began(tmp_path, monkeypatch, capsys):
+    """Before: a resume printed nothing without progress bars (scripts/paper_runs.py), and a run begun on one
+    kind of processor and finished on another recorded only the second, so the freshness check replayed its first
+    rounds as if made here and compared them exactly."""
+    from fedlib import freshness, provenance
+
+    cfg = _config("fedavg")
+    monkeypatch.setenv("FEDLIB_CHECKPOINT_SECONDS", "0")
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    monkeypatch.setattr(provenance, "machine", lambda: "x86_64-AVX512-GenuineIntel-6-207")
+    real = ex.run_round
+
+    def killed(alg, rnd, ledger, *a):
+        if rnd == 3:
+            raise KeyboardInterrupt  # after round 2's checkpoint
+        return real(alg, rnd, ledger, *a)
+
+    monkeypatch.setattr(ex, "run_round", killed)
+    with pytest.raises(KeyboardInterrupt):
+        ex.run(cfg, progress=False)
+    monkeypatch.setattr(ex, "run_round", real)
+    monkeypatch.setattr(provenance, "machine", lambda: "x86_64-AVX2-AuthenticAMD-25-1")
+    resumed = ex.run(cfg, progress=False)
+    assert "resuming from its checkpoint after round 2" in capsys.readouterr().out
+    assert resumed["code"]["machine"] == "x86_64-AVX2-AuthenticAMD-25-1"
+    assert resumed["code"]["first_rounds_on"] == "x86_64-AVX512-GenuineIntel-6-207"
+    assert not freshness._made_here(resumed, cfg)  # compared within the tolerance, not exactly
