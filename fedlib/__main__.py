@@ -126,6 +126,8 @@ def build_parser(command: str | None = "run") -> argparse.ArgumentParser:
     sw.add_argument("--backend", choices=["auto", "pool", "local", "ray"], default=None,
                     help="default: $FEDLIB_SWEEP_BACKEND or auto (one worker process per core on a CPU)")
     sw.add_argument("--address", default=None, help="an existing Ray cluster (default: start a local one)")
+    sw.add_argument("--out", default=None, metavar="FILE.csv",
+                    help="write one row per run: its settings, final and best accuracy, megabytes sent, seconds")
     sw.add_argument("--threads", type=int, default=None,
                     help="torch threads per Ray task (default: 1 on a local cluster, one task per core; on an "
                          "existing cluster this process's count)")
@@ -191,16 +193,98 @@ def list_everything() -> None:
 
 def sweep_command(args) -> int:
     from .papers import fedlog
-    from .sweep import expand_grid, run_sweep
+    from .sweep import GridError, expand_grid, run_sweep
 
-    with open(args.grid) as f:
-        configs = expand_grid(json.load(f), paper_config=fedlog.paper_config)
+    try:
+        with open(args.grid) as f:
+            spec = json.load(f)
+    except json.JSONDecodeError as err:
+        raise GridError(f"{args.grid} is not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+    except UnicodeDecodeError:
+        raise GridError(f"{args.grid} is not text (JSON)") from None
+    try:
+        configs = expand_grid(spec, paper_config=fedlog.paper_config)
+    except (GridError, TypeError, ValueError) as err:
+        raise GridError(f"{args.grid}: {err}") from None
+    if args.out:
+        _writable_table(args.out)  # before hours of runs, not after
     report = run_sweep(configs, backend=args.backend, address=args.address, threads=args.threads)
-    print(f"{len(configs)} runs: {report.cached} from the cache, {report.computed} computed, "
-          f"{len(report.failures)} failed")
+    rows = sweep_rows(configs, report)
+    print(_summary(rows))
+    rescued = report.rescued(configs)
+    print(f"{len(configs)} runs: {report.cached} from the cache, {report.computed - len(rescued)} computed and "
+          f"cached, {len(rescued)} computed but not cached, {len(report.failures)} failed")
+    for path in rescued:
+        print(f"NOT CACHED (the results folder could not be written; kept in {path}: free some space, copy it into "
+              f"the results folder or run the sweep again)", file=sys.stderr)
     for cfg, err in report.failures:
         print(f"FAILED {cfg.label()}: {err.strip().splitlines()[-1]}", file=sys.stderr)
-    return 1 if report.failures else 0
+    if args.out:
+        _write_table(args.out, rows)
+        print(f"one row per run: {args.out}")
+    return 1 if report.failures or rescued else 0
+
+
+
+def sweep_rows(configs, report) -> list[dict]:
+    """One row per run of a sweep: its settings (the method and what the grid varied), its final and best mean
+    client accuracy, the megabytes sent up and down in all, and its seconds; a failed run has its status and no
+    numbers."""
+    from dataclasses import asdict
+
+    from .result import MB, Result
+
+    varied = [k for k in asdict(configs[0]) if len({json.dumps(asdict(c)[k], sort_keys=True) for c in configs}) > 1
+              and k not in ("seed",)]
+    failed = {id(c) for c, _ in report.failures}
+    rows = []
+    for cfg, res in zip(configs, report.results):
+        row = {"run": cfg.method, **{k: json.dumps(getattr(cfg, k), sort_keys=True) if isinstance(getattr(cfg, k),
+                                     (dict, list)) else getattr(cfg, k) for k in varied if k != "method"},
+               "seed": cfg.seed}
+        if res is None:
+            rows.append({**row, "status": "failed" if id(cfg) in failed else "missing"})
+            continue
+        r = Result(res)
+        rows.append({**row, "status": "ok", "final_acc": round(r.final(), 4), "best_acc": round(r.best(), 4),
+                     "up_mb": round(float(r.bits_up.sum()) / MB, 3), "down_mb": round(float(r.bits_down.sum()) / MB, 3),
+                     "seconds": round(float(res.get("wall_s", 0.0)), 1)})
+    return rows
+
+
+def _summary(rows: list[dict]) -> str:
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    shown = [[str(r.get(c, "")) for c in cols] for r in rows[:40]]
+    widths = [max(len(c), *(len(line[i]) for line in shown)) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(line, widths)) for line in shown]
+    if len(rows) > 40:
+        lines.append(f"... and {len(rows) - 40} more rows (--out FILE.csv writes them all)")
+    return "\n".join(lines)
+
+
+def _writable_table(path: str) -> None:
+    from pathlib import Path
+
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"--out {path}: the folder {folder} does not exist")
+    if not Path(path).name.endswith(".csv"):
+        raise ValueError(f"--out {path}: give a .csv file name")
+
+
+def _write_table(path: str, rows: list[dict]) -> None:
+    import csv
+    import io
+
+    from .safe_files import replace_text
+
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    buffer = io.StringIO()
+    w = csv.DictWriter(buffer, fieldnames=cols)
+    w.writeheader()
+    w.writerows(rows)
+    replace_text(path, buffer.getvalue())
 
 
 def dispatch(args) -> int:

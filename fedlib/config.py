@@ -144,6 +144,8 @@ class Config:
         method_version = algorithms.REGISTRY[self.method].version if self.method in algorithms.REGISTRY else 1
         if method_version != 1:
             d["method_version"] = method_version
+        if self.method in algorithms.REGISTRY and (code := algorithms.code_digest(algorithms.REGISTRY[self.method])):
+            d["method_code"] = code  # a method defined outside fedlib/algorithms/: its code is part of its key
         d["cache_version"] = CACHE_VERSION
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import concurrent.futures as futures
 import contextlib
+import math
 import multiprocessing
 import os
 import signal
@@ -35,6 +36,7 @@ import threading
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import torch
 
@@ -53,6 +55,13 @@ class SweepReport:
     failures: list[tuple[Config, str]] = field(default_factory=list)
     computed: int = 0
     cached: int = 0
+
+    def rescued(self, configs: list[Config]) -> list[Path]:
+        """Where the computed runs that the cache could not take were kept (`cache.save`'s rescue folder, as on a
+        full disk): they are not cached, so the next sweep computes them again unless they are copied back."""
+        return [store.rescue_dir() / c.method / store.path(c).name for c, r in zip(configs, self.results)
+                if r is not None and not store.path(c).exists() and (store.rescue_dir() / c.method /
+                                                                      store.path(c).name).exists()]
 
     def raise_if_failed(self) -> None:
         if self.failures:
@@ -99,9 +108,51 @@ def _local(configs, todo, report, progress):
         _take(report, configs, i, lambda: _run_guarded(configs[i], progress=False))
 
 
-def _remote_run(cfg_dict: dict, env: dict, threads: int):
+def methods_by_value(configs: list[Config]) -> dict[str, bytes]:
+    """The methods of `configs` that a worker process cannot import by name (defined in a notebook cell, a script
+    or a module outside fedlib, `algorithms.code_digest`), each pickled by value with cloudpickle (as Ray and loky
+    send functions), so that a worker registers the same class before it builds the Config."""
+    import sys
+
+    import cloudpickle
+
+    from . import algorithms
+
+    out = {}
+    for name in dict.fromkeys(c.method for c in configs):
+        cls = algorithms.REGISTRY.get(name)
+        if cls is None or algorithms.code_digest(cls) is None:
+            continue
+        module = sys.modules.get(cls.__module__)
+        where = str(getattr(module, "__file__", None) or "")
+        by_value = bool(where) and cls.__module__ != "__main__" and "-packages" not in where
+        if by_value:  # a module the workers may not find on their path: its code travels too
+            cloudpickle.register_pickle_by_value(module)
+        try:
+            out[name] = cloudpickle.dumps(cls)
+        finally:
+            if by_value:
+                cloudpickle.unregister_pickle_by_value(module)
+    return out
+
+
+def register_methods(methods: dict[str, bytes]) -> None:
+    """In a worker: register the methods `methods_by_value` sent (a name fedlib has already is not replaced)."""
+    if not methods:
+        return
+    import cloudpickle
+
+    from . import algorithms
+
+    for name, blob in methods.items():
+        if name not in algorithms.REGISTRY or algorithms.code_digest(algorithms.REGISTRY[name]) is not None:
+            algorithms.REGISTRY[name] = cloudpickle.loads(blob)
+
+
+def _remote_run(cfg_dict: dict, env: dict, threads: int, methods: dict | None = None):
     os.environ.update(env)
     torch.set_num_threads(threads)
+    register_methods(methods or {})
     return _run_guarded(Config(**cfg_dict), progress=False)
 
 
@@ -138,8 +189,44 @@ def _pool_call(fn, args: tuple, env: dict):
     return fn(*args)
 
 
-def _run_config(cfg_dict: dict):
+def _run_config(cfg_dict: dict, methods: dict | None = None):
+    register_methods(methods or {})
     return _run_guarded(Config(**cfg_dict), progress=False)
+
+
+class MainGuardMissing(RuntimeError):
+    """A script starts a pooled sweep outside `if __name__ == "__main__":`."""
+
+
+def check_main_guard() -> None:
+    """The pool's workers are spawned: each imports the script that started the sweep, and a script that starts it
+    at its top level, unguarded, would start it again in every worker (they died: BrokenProcessPool). Said before
+    any worker starts, naming the line."""
+    import ast
+    import sys
+
+    import __main__
+
+    path = getattr(__main__, "__file__", None)
+    if not path or not str(path).endswith(".py") or hasattr(sys, "ps1"):
+        return  # a notebook, an interactive session, python -c
+    frame = sys._getframe()
+    while frame is not None and not (frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_name == "<module>"):
+        frame = frame.f_back
+    if frame is None:
+        return
+    try:
+        tree = ast.parse(Path(path).read_text())
+    except (OSError, SyntaxError, ValueError):
+        return
+    line = frame.f_lineno
+    for node in tree.body:
+        if isinstance(node, ast.If) and "__name__" in ast.unparse(node.test) and "__main__" in ast.unparse(node.test) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno):
+            return
+    raise MainGuardMissing(f"{path}, line {line}: a script that starts a sweep on the worker pool needs the usual "
+                           f"guard, as with any spawned worker pool: put the sweep under `if __name__ == \"__main__\":` "
+                           f"(each worker imports the script, and would start the sweep again)")
 
 
 def _ignore_interrupts(parent: int | None = None) -> None:
@@ -195,11 +282,13 @@ def expected_work(cfg: Config) -> float:
 
 def _pool(configs, todo, report, progress, workers):
     env = _worker_env()
+    check_main_guard()
+    methods = methods_by_value([configs[i] for i in todo])
     try:
         with _terminate_cleanly():
             pool = _worker_pool(workers)
             order = sorted(todo, key=lambda i: -expected_work(configs[i]))  # longest first: no straggler at the end
-            pending = {pool.submit(_pool_call, _run_config, (asdict(configs[i]),), env): i for i in order}
+            pending = {pool.submit(_pool_call, _run_config, (asdict(configs[i]), methods), env): i for i in order}
             bar = tqdm(total=len(pending), desc=f"sweep ({workers} workers)", disable=not progress or len(pending) < 2)
             for fut in futures.as_completed(pending):
                 _take(report, configs, pending[fut], fut.result)
@@ -272,11 +361,12 @@ def _ray(configs, todo, report, progress, address, threads):
 def _ray_tasks(ray, configs, todo, report, progress, threads):
     env = _worker_env()
     task = ray.remote(_remote_run)
+    methods = methods_by_value([configs[i] for i in todo])
     pending = {}
     for i in todo:
         cfg = configs[i]
         gpu = 1 if cfg.device.startswith("cuda") else 0  # what the config asks for, not what the driver has
-        pending[task.options(num_cpus=1, num_gpus=gpu, max_retries=0).remote(asdict(cfg), env, threads)] = i
+        pending[task.options(num_cpus=1, num_gpus=gpu, max_retries=0).remote(asdict(cfg), env, threads, methods)] = i
     bar = tqdm(total=len(pending), desc="sweep (ray)", disable=not progress or len(pending) < 2)
     while pending:
         done, _ = ray.wait(list(pending), num_returns=1)
@@ -370,6 +460,9 @@ def _fields_of(d, where: str) -> dict:
     return dict(d)
 
 
+MAX_GRID = 100_000  # combinations in one grid: a paper's full table is about 200
+
+
 def expand_grid(spec, paper_config=None) -> list[Config]:
     """A JSON sweep spec: a list of config dicts, or {"base": {...}, "grid": {field: [values], ...}} for the
     cartesian product (a field "paper": dataset starts from that dataset's paper setting, `paper_config(dataset,
@@ -381,6 +474,8 @@ def expand_grid(spec, paper_config=None) -> list[Config]:
     if isinstance(spec, list):
         if not spec:
             raise GridError("the sweep spec is an empty list: nothing to run")
+        if len(spec) > MAX_GRID:
+            raise GridError(f"the sweep spec lists {len(spec):,} runs, more than {MAX_GRID:,}: split it")
         configs = [Config(**_fields_of(d, f"run {i}")) for i, d in enumerate(spec)]
     else:
         if not isinstance(spec, dict):
@@ -395,6 +490,10 @@ def expand_grid(spec, paper_config=None) -> list[Config]:
         empty = [k for k, v in grid.items() if not v]
         if empty:
             raise GridError(f"grid: {empty} list no values")
+        size = math.prod(len(v) for v in grid.values())
+        if size > MAX_GRID:  # counted before a single Config is built
+            raise GridError(f"the grid has {size:,} combinations ({' x '.join(str(len(v)) for v in grid.values())}), "
+                            f"more than {MAX_GRID:,}: split it into several sweeps")
         configs = []
         for values in itertools.product(*grid.values()):
             fields = {**base, **dict(zip(grid, values))}

@@ -219,3 +219,62 @@ def test_every_example_in_the_help_builds_a_config_its_method_accepts():
         argv = shlex.split(example.split("#")[0])
         cfg = cli.run_config(build_parser().parse_args(argv))
         algorithms.make(cfg.method, **cfg.options)  # raises on an unknown option
+
+
+_TINY_GRID = {"base": {"method": "fedavg", "dataset": "mnist", "n_clients": 4, "train_fraction": 0.01, "rounds": 1,
+                       "local_epochs": 1}, "grid": {"seed": [0, 1]}}
+
+
+def test_a_sweep_writes_one_row_per_run_and_prints_them(tmp_path, monkeypatch, capsys):
+    """Before: `fedlib sweep` printed "4 runs: 0 from the cache, 4 computed, 0 failed" and nothing else."""
+    import csv
+    import json
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps(_TINY_GRID))
+    out = tmp_path / "runs.csv"
+    assert main(["sweep", "--grid", str(grid), "--backend", "local", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["run"], r["seed"], r["status"]) for r in rows] == [("fedavg", "0", "ok"), ("fedavg", "1", "ok")]
+    assert all(0 <= float(r["final_acc"]) <= 1 and float(r["up_mb"]) > 0 and float(r["seconds"]) > 0 for r in rows)
+    printed = capsys.readouterr().out
+    assert "final_acc" in printed and rows[1]["final_acc"] in printed and "2 computed and cached" in printed
+
+
+def test_a_sweep_whose_results_could_not_be_cached_says_where_they_are_and_fails(tmp_path, monkeypatch, capsys):
+    """Before: on a full disk the sweep said "2 computed, 0 failed" with rc 0, the results in the rescue folder."""
+    import errno
+    import json
+
+    from fedlib import cache
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("FEDLIB_RESCUE", str(tmp_path / "rescue"))
+    real = cache.write_atomic
+
+    def full_disk(target, obj):
+        if str(target).startswith(str(tmp_path / "results")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(target, obj)
+
+    monkeypatch.setattr(cache, "write_atomic", full_disk)
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps(_TINY_GRID))
+    assert main(["sweep", "--grid", str(grid), "--backend", "local"]) == 1
+    said = capsys.readouterr()
+    assert "2 computed but not cached" in said.out and said.err.count("NOT CACHED") == 2
+    assert str(tmp_path / "rescue" / "fedlib-rescued" / "fedavg") in said.err
+
+
+@pytest.mark.parametrize("text, said", [("{\n  \"base\": {,}\n}", "grid.json is not JSON: Expecting"),
+                                        (None, "combinations (1000 x 200), more than 100,000")])
+def test_a_grid_file_that_cannot_be_a_sweep_is_named_before_any_run(tmp_path, monkeypatch, capsys, text, said):
+    import json
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    grid = tmp_path / "grid.json"
+    grid.write_text(text if text is not None else json.dumps(
+        {"base": {"method": "fedavg"}, "grid": {"seed": list(range(1000)), "lr": [i / 1000 for i in range(1, 201)]}}))
+    assert main(["sweep", "--grid", str(grid)]) == 1
+    assert said in capsys.readouterr().err and not (tmp_path / "results").exists()

@@ -26,6 +26,25 @@ def test_the_adding_a_method_snippet_runs_as_printed(monkeypatch, capsys):
     assert str(res.curve()) in capsys.readouterr().out  # the page prints the Result's accessors
 
 
+def test_the_comparison_on_the_adding_a_method_page_runs_as_printed(monkeypatch, capsys):
+    """The page's own method beside FedAvg in a sweep on the worker pool, as a notebook would run it (before, the
+    workers did not know a method registered outside fedlib: "unknown method 'head_averaging'")."""
+    text = PAGE.read_text()
+    first = text[text.index("## Adding a method"):text.index("## Comparing it with the others")]
+    section = text[text.index("## Comparing it with the others"):]
+    blocks = re.findall(r"```python\n(.*?)```", first, flags=re.S)[:1] + re.findall(r"```python\n(.*?)```", section,
+                                                                                    flags=re.S)
+    assert len(blocks) == 2
+    monkeypatch.setattr(algorithms, "REGISTRY", dict(algorithms.REGISTRY))
+    namespace: dict = {}
+    exec(compile("from fedlib.papers import fedlog\n" + blocks[0], str(PAGE), "exec"), namespace)
+    exec(compile(blocks[1], str(PAGE), "exec"), namespace)
+    report = namespace["report"]
+    assert report.failures == [] and all(len(r["rounds"]["acc_mean"]) == 2 for r in report.results)
+    printed = capsys.readouterr().out
+    assert "head_averaging [" in printed and "fedavg [" in printed
+
+
 def test_the_readme_is_one_screen_and_its_links_resolve():
     assert len(README.read_bytes()) <= 8000
     for target in re.findall(r"\]\(([^)#]+)\)", README.read_text()):

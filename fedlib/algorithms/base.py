@@ -232,6 +232,45 @@ class Context:
 REGISTRY: dict[str, type["Algorithm"]] = {}  # method name -> class (fedlib.algorithms re-exports it)
 
 
+def code_digest(cls: type) -> str | None:
+    """A digest of what a method class computes, for a class defined outside fedlib/algorithms/ (a notebook cell, a
+    script, another package), whose code the code fingerprint does not cover: its cache key includes it, so editing
+    the class computes its runs again. None for fedlib's own methods (their keys stay as they are, and `version`
+    marks a change). From each function's bytecode, constants and names, its own and those of its bases outside
+    fedlib, not file names or line numbers: a notebook cell run again, or moved, gives the same digest."""
+    import hashlib
+    import types
+
+    own = [k for k in cls.__mro__ if not k.__module__.startswith("fedlib.") and k is not object]
+    if not own:
+        return None
+
+    def code(c: types.CodeType) -> tuple:
+        return (c.co_code, c.co_names, c.co_varnames, c.co_freevars,
+                tuple(code(k) if isinstance(k, types.CodeType) else repr(k) for k in c.co_consts))
+
+    def value(v) -> object:
+        v = getattr(v, "__func__", v)  # a staticmethod's or classmethod's function
+        if isinstance(v, property):
+            return tuple(value(f) for f in (v.fget, v.fset, v.fdel) if f is not None)
+        if isinstance(v, types.FunctionType):
+            return code(v.__code__), value(v.__defaults__), value(v.__kwdefaults__)
+        if isinstance(v, dict):
+            return tuple(sorted((repr(key), repr(value(item))) for key, item in v.items()))
+        if isinstance(v, (list, tuple)):
+            return tuple(value(item) for item in v)
+        if isinstance(v, type):
+            return v.__module__, v.__qualname__
+        text = repr(v)
+        return type(v).__qualname__ if " at 0x" in text else text  # an address differs from process to process
+
+    parts = [(k.__qualname__, sorted((name, repr(value(v))) for name, v in vars(k).items()
+                                     if name not in ("__module__", "__doc__", "__dict__", "__weakref__",
+                                                     "__qualname__", "__firstlineno__", "__static_attributes__")))
+             for k in own]
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
 class Algorithm:
     """A method. A subclass that sets its own `name` in a module of fedlib/algorithms/ registers itself when it is
     defined (a new method is one new file there); a class defined elsewhere is added with `REGISTRY[name] = cls`."""
