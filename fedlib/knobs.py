@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from pathlib import Path
 
 PROFILES = ("smoke", "quick", "paper")
 TABLE1_DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # notebook 02's datasets
@@ -55,6 +56,26 @@ def _path(v):
     return bool(v.strip()) and "\0" not in v
 
 
+def folder_problem(v: str) -> str | None:
+    """Why `v` cannot be a folder fedlib uses (None if it can): it names a file, or a folder that cannot be made
+    because a part of it is a file or its nearest existing folder cannot be written."""
+    path = Path(v).expanduser()
+    if path.exists():
+        return None if path.is_dir() else "it is a file, not a folder"
+    parent = path
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"it cannot be created: {parent} is a file"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"it cannot be created: {parent} cannot be written"
+    return None
+
+
+def _folder(v):
+    return _path(v) and folder_problem(v) is None
+
+
 # knob -> (check of its text, what it takes); a knob whose check needs fedlib's tables builds it lazily
 RULES = {
     "FEDLIB_PROFILE": _one_of(*PROFILES),
@@ -69,10 +90,10 @@ RULES = {
     "FEDLIB_RAY_CPUS": _int_in(1, 100_000),
     "FEDLIB_SWEEP_BACKEND": _one_of("auto", "pool", "local", "ray"),
     "FEDLIB_DEVICE": (_device, "cpu, cuda or cuda:K"),
-    "FEDLIB_RESULTS": (_path, "a folder"),
-    "FEDLIB_DATA": (_path, "a folder"),
-    "FEDLIB_FIGURES": (_path, "a folder"),
-    "FEDLIB_RESCUE": (_path, "a folder"),
+    "FEDLIB_RESULTS": (_folder, "a folder that exists or can be created"),
+    "FEDLIB_DATA": (_folder, "a folder that exists or can be created"),
+    "FEDLIB_FIGURES": (_folder, "a folder that exists or can be created"),
+    "FEDLIB_RESCUE": (_folder, "a folder that exists or can be created"),
     "FEDLIB_RAY_ADDRESS": (_path, "auto or a Ray address, e.g. ray://host:10001"),
     "FEDLIB_PYTHON": (_path, "a Python interpreter's path"),
     "FEDLIB_AUTHORS_PATH": (_path, "a folder of the authors' code's dependencies"),
@@ -92,7 +113,8 @@ def check_one(name: str, value: str) -> None:
         raise KnobError(f"{name}: fedlib has no such setting" + (f"; did you mean {near[0]}?" if near else
                                                                    f" (its settings: {', '.join(known)})"))
     if not ok(value):
-        raise KnobError(f"{name}={value!r}: must be {text}")
+        why = folder_problem(value) if ok is _folder and _path(value) else None
+        raise KnobError(f"{name}={value!r}: must be {text}" + (f" ({why})" if why else ""))
 
 
 def _close(a: str, b: str) -> bool:

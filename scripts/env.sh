@@ -14,6 +14,11 @@ from_here() { [ "$(cd "$ROOT/notebooks" && "$1" -c 'import fedlib, os; print(os.
 active="${VIRTUAL_ENV:-${CONDA_PREFIX:-}}"
 if [ -n "${FEDLIB_PYTHON:-}" ]; then
   PY="$FEDLIB_PYTHON"
+  if [ "$("$PY" -c 'import sys; print(sys.version_info >= (3, 10))' 2>/dev/null)" != "True" ]; then
+    echo "FEDLIB_PYTHON=$FEDLIB_PYTHON is not a Python 3.10 or newer: set it to such an interpreter's path" \
+         "(e.g. $(command -v python3 || echo /usr/bin/python3)) or unset it to use .venv" >&2
+    exit 2
+  fi
 elif [ -n "$active" ] && [ -x "$active/bin/python" ] && from_here "$active/bin/python"; then
   PY="$active/bin/python"  # the active environment, which has this checkout's fedlib
   echo ">> using the active environment $active"

@@ -278,3 +278,17 @@ def test_a_grid_file_that_cannot_be_a_sweep_is_named_before_any_run(tmp_path, mo
         {"base": {"method": "fedavg"}, "grid": {"seed": list(range(1000)), "lr": [i / 1000 for i in range(1, 201)]}}))
     assert main(["sweep", "--grid", str(grid)]) == 1
     assert said in capsys.readouterr().err and not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("python", ["/bin/true", "/nonexistent/python", "/etc/hostname"])
+def test_a_fedlib_python_that_is_not_a_python_is_named_before_anything_is_installed(python):
+    """Before: FEDLIB_PYTHON=/bin/true went on to `$PY -m pip install` and failed with what pip's absence said."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(["bash", "-c", f"source '{root}/scripts/env.sh'"], capture_output=True, text=True,
+                          env={**os.environ, "FEDLIB_PYTHON": python}, timeout=60)
+    assert done.returncode == 2 and f"FEDLIB_PYTHON={python} is not a Python 3.10 or newer" in done.stderr
+    assert "installing" not in done.stdout

@@ -1,7 +1,9 @@
 """Every environment knob and argument is checked before any work starts: a randomized draw of values for each
 either passes its check or is refused in one line naming the knob (the checks are called; no work is run)."""
 import argparse
+import os
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -107,3 +109,18 @@ def test_a_knob_with_spaces_is_read_as_its_check_reads_it():
     S = fedlog.table1_settings("smoke", env)
     assert list(S["table1"]) == ["mnist"] and S["tableA1"] == {} and S["table1"]["mnist"]["methods"] == \
         ["FedLog", "FedLog-C"]
+
+
+def test_a_folder_knob_that_cannot_be_a_folder_is_refused_saying_why(tmp_path):
+    """Before: FEDLIB_DATA naming a path under a file passed the check and failed deep in a loader."""
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for value, why in ((a_file, "it is a file, not a folder"), (a_file / "data", f"{a_file} is a file")):
+        with pytest.raises(knobs.KnobError, match=re.escape(why)):
+            knobs.check({"FEDLIB_DATA": str(value)})
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    if not os.access(locked, os.W_OK):  # root may write anywhere
+        with pytest.raises(knobs.KnobError, match="cannot be written"):
+            knobs.check({"FEDLIB_RESULTS": str(locked / "results")})
+    knobs.check({"FEDLIB_DATA": str(tmp_path / "new" / "data"), "FEDLIB_FIGURES": str(tmp_path)})  # can be made
