@@ -148,13 +148,31 @@ def assemble(executed: Path, src: Path) -> list[tuple[str, str, str | None]]:
         regular_file(claims)
     (src / "figures" / "claims.md").write_text(claims.read_text() if claims.exists() else
                                                "# Claims\n\nNo claims collected yet: `python -m fedlib claims`.\n")
+    parts = _parts_shipped()
     listed = "\n".join(f"- [{name.replace('_', ' ')}](notebooks/{name}.ipynb): {state}"
                        + (f", {profile} profile" if profile and state != "not run" else "")
+                       + _parts_said(parts.get(name), profile)
                        for name, state, profile in states)
     intro = (src / "intro.md").read_text()
     head, sep, tail = intro.partition("```{bibliography}")
     (src / "intro.md").write_text(f"{head}## The notebooks, as last run\n\n{listed}\n\n## References\n\n{sep}{tail}")
     return states
+
+
+def _parts_shipped() -> dict:
+    from .papers import parts_shipped
+
+    return parts_shipped()
+
+
+def _parts_said(counts, profile: str | None) -> str:
+    """What of a notebook's paper-profile parts its runs allow it to draw ("; 2 of 6 parts' runs shipped, 19 of
+    172 runs"); nothing for a notebook with no paper-profile run set."""
+    if not counts:
+        return ""
+    whole, sets, have, runs = counts
+    said = f"{whole} of {sets} parts' runs shipped ({have} of {runs} runs)"
+    return f"; {said}" if profile == "paper" else f"; at the paper profile {said}"
 
 
 def build(executed: Path | None = None, out: Path | None = None) -> Path:

@@ -525,11 +525,29 @@ def require_shipped(configs: list[Config], profile: str, driver: str) -> None:
         return
     missing = [c for c in configs if not ex.is_cached(c)]
     if missing:
-        shown = "\n".join(f"  {c.label()} ({c.rounds} rounds, key {c.key()})" for c in missing[:20])
-        more = f"\n  ... and {len(missing) - 20} more" if len(missing) > 20 else ""
+        groups = missing_groups(missing)
+        shown = "\n".join(f"  {line}" for line in groups[:12])
+        more = f"\n  ... and {len(groups) - 12} more such lines" if len(groups) > 12 else ""
         raise NotShipped(f"{len(missing)} of {len(configs)} paper-profile runs are not cached or shipped:\n{shown}{more}\n"
                          f"compute them with {driver} (then --pack them into archive/), or set FEDLIB_COMPUTE=1 to "
                          f"compute them in this notebook")
+
+
+def missing_groups(configs: list[Config]) -> list[str]:
+    """Runs listed one line per setting (method with its options, dataset, partition, rounds) with their seeds, not
+    one line per key: "fedavg mnist, pathological partition, 500 rounds: seeds 0-2"."""
+    groups: dict[str, list[int]] = {}
+    for c in configs:
+        opts = ",".join(f"{k}={v}" for k, v in sorted(c.options.items()))
+        what = f"{c.method}{'(' + opts + ')' if opts else ''} {c.dataset}, {c.partition} partition, {c.rounds} rounds"
+        groups.setdefault(what, []).append(c.seed)
+    return [f"{what}: seed{'s' * (len(seeds) > 1)} {_span(sorted(set(seeds)))}" for what, seeds in groups.items()]
+
+
+def _span(seeds: list[int]) -> str:
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds))
 
 
 class Runs:

@@ -19,6 +19,13 @@ PIXEL = base64.b64encode(bytes.fromhex(
     "1f15c4890000000d49444154789c6360f8cfc0000003010100c9fe92ef0000000049454e44ae426082")).decode()
 
 
+@pytest.fixture(autouse=True)
+def _parts(monkeypatch):
+    """What the front page says of each notebook's paper-profile parts, fixed here (counting archive/ takes
+    seconds; `test_the_front_page_says_how_many_of_a_notebooks_parts_its_runs_allow_it_to_draw` counts them)."""
+    monkeypatch.setattr(book, "_parts_shipped", lambda: {"02_communication_cost": (4, 7, 269, 511)})
+
+
 def _executed(folder, name, failed=False, profile=None):
     nb = nbformat.v4.new_notebook()
     if profile:
@@ -176,3 +183,17 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
         assert width and int(width.group(1)) <= 1300, width.group(0) if width else done.stdout[-300:]
     found = _dom(site / "search.html", "?q=FedProf")
     assert re.search(r"found [1-9]\d* page", found), "the search found nothing"
+
+
+def test_the_front_page_says_how_many_of_a_notebooks_parts_its_runs_allow_it_to_draw(tmp_path, monkeypatch):
+    """Before: "complete, paper profile" for notebook 06 while 153 of its 172 paper-profile runs were missing."""
+    from fedlib import papers
+
+    counted = papers.parts_shipped(shipped=lambda cfg: cfg.method == "fedavg")
+    whole, sets, have, runs = counted["06_fedcr_common_representation"]
+    assert sets == len([s for s in papers.RUN_SETS.values() if s.notebook == "06_fedcr_common_representation"])
+    assert 0 < have < runs and whole < sets
+    monkeypatch.setattr(book, "project_root", lambda: _checkout_without_outputs(tmp_path))
+    _, intro = _sources(tmp_path)
+    assert "02_communication_cost.ipynb): complete, quick profile; at the paper profile 4 of 7 parts' runs shipped " \
+           "(269 of 511 runs)" in intro

@@ -305,3 +305,18 @@ def test_paper_runs_list_tells_done_started_and_todo_without_reading_a_checkpoin
     checkpoint.progress_path(ckpt).write_text("import os")  # not JSON: said as before, nothing run
     assert paper_runs.status(started) == "started (checkpoint of 2023-11-14 22:13 UTC)"
     assert ckpt.read_bytes() == b"not a checkpoint at all"  # left as it was
+
+
+def test_missing_paper_runs_are_listed_one_line_per_setting_with_their_seeds_not_one_per_key(tmp_path, monkeypatch):
+    """Before: notebook 06 printed 20 lines of keys ("fedavg fashion_mnist seed=0 (250 rounds, key 1a11...)") and
+    "... and 133 more"."""
+    from fedlib.papers import fedlog
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    monkeypatch.setenv("FEDLIB_COMPUTE", "0")
+    cfgs = [fedlog.paper_config("mnist", m, rounds=7, seed=s) for m in ("fedavg", "fedlog") for s in range(5)]
+    with pytest.raises(sweep.NotShipped) as err:
+        sweep.require_shipped(cfgs, "paper", "scripts/paper_runs.py X")
+    lines = str(err.value).splitlines()
+    assert lines[1:3] == ["  fedavg mnist, pathological partition, 7 rounds: seeds 0-4",
+                          "  fedlog mnist, pathological partition, 7 rounds: seeds 0-4"] and "key" not in str(err.value)

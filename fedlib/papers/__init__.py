@@ -156,5 +156,24 @@ def coverage(shipped=None, costs: dict | None = None) -> dict[str, dict]:
     return out
 
 
+def parts_shipped(shipped=None) -> dict[str, tuple[int, int, int, int]]:
+    """Notebook -> (run sets whole in archive/, run sets, runs shipped, runs) of its paper profile: what its
+    committed paper-profile outputs can draw (the book's front page says it, not "complete" alone)."""
+    from .. import archive
+
+    if shipped is None:
+        shipped = lambda cfg: archive.find_run(cfg) is not None  # noqa: E731
+    out: dict[str, list[int]] = {}
+    for s in RUN_SETS.values():
+        runs = s.runs()
+        have = sum(bool(shipped(cfg)) for _, cfg in runs)
+        counts = out.setdefault(s.notebook, [0, 0, 0, 0])
+        counts[0] += have == len(runs)
+        counts[1] += 1
+        counts[2] += have
+        counts[3] += len(runs)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 __all__ = ["COST_BASES", "COST_COLUMNS", "PROFILE_NAMES", "RUN_SETS", "cost_rows", "cost_text", "coverage",
-           "measured_costs", "set_status", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]
+           "measured_costs", "parts_shipped", "set_status", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]
