@@ -16,6 +16,7 @@ from . import algorithms, checkpoint, data, engine, leaf, models, provenance
 from . import cache as store
 from .config import PARTITIONED, Config
 from .messages import Ledger
+from .paths import portable
 from .progress import tqdm
 from .result import Result
 from .rounds import RoundResult, run_round
@@ -238,7 +239,7 @@ def dataset_available(name: str) -> bool:
         leaf.find_leaf_root(name) if name in leaf.LEAF_DATASETS else data.load_dataset(name)
         return True
     except data.DatasetNotFound as err:
-        print(f"{name}: files missing, not run. {err}")
+        print(portable(f"{name}: files missing, not run. {err}"))  # no absolute path in a committed output
         return False
 
 

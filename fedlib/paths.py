@@ -59,6 +59,17 @@ def _dir(env: str, default: str) -> Path:
     return explicit or own
 
 
+def portable(text: str) -> str:
+    """`text` with this machine's folders named as a reader of the committed outputs can follow: the checkout as
+    nothing (data/cifar-10-batches-py), a data folder elsewhere as $FEDLIB_DATA. What a notebook prints goes
+    through it, so that no committed output holds the absolute path of the machine that ran it."""
+    data = os.environ.get("FEDLIB_DATA")
+    if data:
+        text = text.replace(str(Path(data).resolve()), "$FEDLIB_DATA").replace(str(Path(data)), "$FEDLIB_DATA")
+    root = str(project_root().resolve())
+    return text.replace(root + os.sep, "").replace(root, ".")
+
+
 def data_dir() -> Path:
     return Path(os.environ["FEDLIB_DATA"]) if os.environ.get("FEDLIB_DATA") else project_root() / "data"
 

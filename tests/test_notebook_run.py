@@ -64,3 +64,35 @@ def test_a_wrong_call_says_how_to_call_it(capsys):
 
     assert notebook_run.main([]) == 2 and "usage" in capsys.readouterr().err
     assert notebook_run.main(["no_such.ipynb", "out.ipynb", "quick"]) == 2 and "no such notebook" in capsys.readouterr().err
+
+
+def test_no_committed_notebook_output_holds_an_absolute_path_of_the_machine_that_ran_it():
+    """Before: 20 outputs named /work/main/... (the data folder of a missing dataset, a figure's saved paths)."""
+    import json
+    import re
+
+    from fedlib.paths import project_root
+
+    absolute = re.compile(r"(?<![\w:/.~$])/(home|work|root|tmp|Users|check|mnt|srv|opt|var)/")
+    found = []
+    for path in sorted((project_root() / "notebooks").glob("[0-9]*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            for out in cell.get("outputs", []):
+                text = "".join(out.get("text", "")) + json.dumps({k: v for k, v in out.get("data", {}).items()
+                                                                  if not k.startswith("image/")})
+                found += [f"{path.name}: ...{text[max(0, m.start() - 40):m.end() + 30]}..."
+                          for m in absolute.finditer(text)]
+    assert found == []
+
+
+def test_a_missing_dataset_is_reported_without_the_machines_folders(tmp_path, monkeypatch, capsys):
+    from fedlib import experiments as ex
+    from fedlib.paths import project_root
+
+    assert not ex.dataset_available("cifar10")  # never here: its files cannot be had on this machine
+    said = capsys.readouterr().out
+    assert "cifar10: files missing" in said and str(project_root()) not in said and "data/cifar-10-batches-py" in said
+    monkeypatch.setenv("FEDLIB_DATA", str(tmp_path / "elsewhere"))
+    assert not ex.dataset_available("cifar10")
+    said = capsys.readouterr().out
+    assert str(tmp_path) not in said and "$FEDLIB_DATA/cifar-10-batches-py" in said

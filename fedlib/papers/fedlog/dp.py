@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import claims as rules, outputs
 from .reported import QUOTES
-from ... import config, data, dpsgd, models, plots, privacy, stats, sweep
+from ... import config, dpsgd, models, plots, privacy, stats, sweep
 from ... import experiments as ex
 from . import figures
 from .protocol import DP_DELTA
@@ -19,14 +19,7 @@ NOTEBOOK = "03_differential_privacy"
 
 def runnable(settings: dict) -> dict:
     """The datasets of `settings["runs"]` whose files are here, with their settings; the others named."""
-    runs = {}
-    for name, s in settings["runs"].items():
-        try:
-            data.load_dataset(name)
-            runs[name] = s
-        except data.DatasetNotFound as err:
-            print(f"{name}: not run, its files are missing. {err}")
-    return runs
+    return {name: s for name, s in settings["runs"].items() if ex.dataset_available(name)}
 
 
 def statistic_sizes(settings: dict) -> dict:
