@@ -64,7 +64,7 @@ panels = [(snapshots["fedlog"][0], "random initialisation (FedLog)", True),
           (snapshots["fedproto"][1], f"FedProto after 1 round, {E} local iterations", False)]
 fig = fedlog.figures.fig1(data, 26 / 7, panels, acc, SETTINGS["iters"])
 plots.caption(fig, profile, len(SETTINGS["seeds"]), 1, note=f"{len(SETTINGS['iters'])} local-iteration counts")
-outputs.save_figure(fig, "fig1_synthetic");
+saved = outputs.save_figure(fig, "fig1_synthetic")  # its .png and .pdf under figures/
 
 # %%
 fedlog.fig1.table(acc, SETTINGS["iters"])

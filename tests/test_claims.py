@@ -389,3 +389,21 @@ def test_saving_a_ledger_never_writes_through_a_symlink_it_finds_in_place(tmp_pa
     ledger.save()
     assert outside.read_text() == "keep me" and not target.is_symlink() and claims.read(target)[0]["claim"] == "a claim"
     assert not target.with_suffix(".json").is_symlink()
+
+
+def test_a_paper_redraw_stamps_its_ledger_the_same_on_any_machine_and_no_edit_moves_a_stamp(tmp_path, monkeypatch):
+    """Before: every rerun rewrote each ledger's .json with the machine and the code fingerprint, so a paper redraw
+    from archive/ on another machine, or after any edit, left the checkout unclean with no number changed."""
+    from fedlib import provenance
+
+    written = {}
+    for machine, fingerprint in (("x86_64-AVX512-GenuineIntel-6-207", "aaa"), ("x86_64-AVX2-AuthenticAMD-25-1", "bbb")):
+        monkeypatch.setattr(provenance, "machine", lambda m=machine: m)
+        monkeypatch.setattr(provenance, "fingerprint", lambda f=fingerprint: f)
+        for profile in ("paper", "quick"):
+            ledger = _ledger(tmp_path, monkeypatch, "01_a", profile)
+            ledger.record("P", "Fig. 1", "a claim", 1.0, 0.0, R.comparison(">"), kind="claim", quote=Q)
+            written[machine, profile] = ledger.save().with_suffix(".json").read_bytes()
+    assert written["x86_64-AVX512-GenuineIntel-6-207", "paper"] == written["x86_64-AVX2-AuthenticAMD-25-1", "paper"]
+    assert claims.made_on(tmp_path / "claims" / "01_a_quick.csv") == "x86_64-AVX2-AuthenticAMD-25-1"
+    assert b"bbb" not in written["x86_64-AVX2-AuthenticAMD-25-1", "quick"]

@@ -142,6 +142,13 @@ class ClaimsLedger:
         for row in self.rows[len(self.rows) - last:] if text else []:
             row.note = "; ".join(n for n in (row.note, text) if n)
 
+    def made_on(self) -> str:
+        """What the ledger's stamp says made its numbers: this kind of processor, or, in the paper profile (which
+        redraws the runs shipped in archive/, made wherever they were), archive/ itself, so that a paper redraw
+        writes the same bytes on any machine. No code fingerprint: it moved with every edit and left a rerun's
+        checkout unclean (the runs' own fingerprints are in figures/provenance.json)."""
+        return ARCHIVE if self.profile == "paper" or self.scale == "reduced" else provenance.machine()
+
     def path(self) -> Path:
         return figures_dir() / "claims" / f"{self.notebook}_{self.scale or self.profile}.csv"
 
@@ -155,8 +162,7 @@ class ClaimsLedger:
             mine = {row.where for row in self.rows}
             new = [{k: v for k, v in row.items() if k in COLUMNS} for row in read(out) if row["where"] not in mine] + new
         replace_text(out, csv_text(new))
-        stamp = {"machine": provenance.machine(), "fingerprint": provenance.fingerprint()}
-        replace_text(out.with_suffix(".json"), json.dumps(stamp, indent=1) + "\n")
+        replace_text(out.with_suffix(".json"), json.dumps({"machine": self.made_on()}, indent=1) + "\n")
         return out
 
 
@@ -184,6 +190,9 @@ def csv_text(rows: list[dict], columns: list[str] = COLUMNS) -> str:
     w.writeheader()
     w.writerows(rows)
     return buffer.getvalue()
+
+
+ARCHIVE = "archive/ (the paper profile redraws shipped runs)"
 
 
 def made_on(path: Path) -> str | None:
