@@ -296,8 +296,10 @@ def dispatch(args) -> int:
     if args.cmd == "book":
         from . import book
 
+        from .papers import parts_shipped
+
         try:
-            index = book.build()
+            index = book.build(parts=parts_shipped())
         except book.BookError as err:
             print(f"fedlib book: {err}", file=sys.stderr)
             return 1

@@ -70,6 +70,77 @@ def last_run(source: Path, executed: Path):
     return nb, "complete" if has_outputs else "not run", nb.metadata.get("fedlib", {}).get("profile")
 
 
+# What a notebook output may show in the book: images as pixels, text as text, and HTML only as the tags of a
+# table (pandas' DataFrames), rebuilt by `clean_html` with every attribute but two numeric ones dropped. Anything
+# else a committed .ipynb may hold (JavaScript, SVG, Markdown or LaTeX outputs, widget views) could run script in a
+# reader's browser: it is left out, or, with no text beside it, shown as its escaped source text.
+SHOWN_AS_IS = ("image/png", "image/jpeg", "text/plain")
+TABLE_TAGS = {"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "div", "span", "p", "br", "b", "i",
+              "em", "strong", "code", "pre", "sub", "sup"}
+VOID_TAGS = {"br"}
+
+
+def clean_html(markup: str) -> str:
+    """`markup` rebuilt from its text and its table tags only: text escaped; tags outside `TABLE_TAGS` dropped (the
+    text of <script> and <style> with them); no attribute kept but a number in colspan or rowspan and a class made of
+    words (pandas' "dataframe", which the book's style sheet reads)."""
+    import html
+    import re
+    from html.parser import HTMLParser
+
+    out: list[str] = []
+    skipping = []
+
+    class Rebuild(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag in ("script", "style", "template", "noscript"):
+                skipping.append(tag)
+            elif tag in TABLE_TAGS and not skipping:
+                kept = "".join(f' {k}="{v}"' for k, v in attrs if k in ("colspan", "rowspan") and (v or "").isdigit()
+                               or k == "class" and re.fullmatch(r"[\w -]+", v or ""))
+                out.append(f"<{tag}{kept}>")
+
+        def handle_startendtag(self, tag, attrs):
+            if tag in VOID_TAGS and not skipping:
+                out.append(f"<{tag}>")
+
+        def handle_endtag(self, tag):
+            if skipping and tag == skipping[-1]:
+                skipping.pop()
+            elif tag in TABLE_TAGS and tag not in VOID_TAGS and not skipping:
+                out.append(f"</{tag}>")
+
+        def handle_data(self, data):
+            if not skipping:
+                out.append(html.escape(data))
+
+    parser = Rebuild(convert_charrefs=True)
+    parser.feed(markup)
+    parser.close()
+    return "".join(out)
+
+
+def publishable(nb):
+    """`nb` with every code cell's outputs in forms that cannot run script (`SHOWN_AS_IS`, `clean_html`)."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            data = out.get("data")
+            if not data:
+                continue
+            kept = {k: v for k, v in data.items() if k in SHOWN_AS_IS}
+            if "text/html" in data:
+                raw = data["text/html"]
+                kept["text/html"] = clean_html("".join(raw) if isinstance(raw, list) else raw)
+            if not kept:  # only forms that could run script: their source, as text
+                first = next(iter(data.values()))
+                kept["text/plain"] = "".join(first) if isinstance(first, list) else str(first)
+            out["data"] = kept
+            out.pop("metadata", None)
+    return nb
+
+
 def _with_banner(nb, state: str, profile: str | None, number: str):
     import nbformat
 
@@ -115,8 +186,10 @@ def _gallery(notebooks: list[tuple[str, object]], src: Path) -> str:
     return "\n".join(lines + _paper_figures(project_root()))
 
 
-def assemble(executed: Path, src: Path) -> list[tuple[str, str, str | None]]:
-    """Write the book's sources under `src`; returns (notebook, state, profile) for each notebook."""
+def assemble(executed: Path, src: Path, parts: dict | None = None) -> list[tuple[str, str, str | None]]:
+    """Write the book's sources under `src`; returns (notebook, state, profile) for each notebook. `parts`:
+    notebook -> (parts whose runs are all shipped, parts, runs shipped, runs) at the paper profile, which the front
+    page says beside each notebook (the CLI counts them, `fedlib.papers.parts_shipped`; this module knows no paper)."""
     import nbformat
 
     root = project_root()
@@ -130,7 +203,7 @@ def assemble(executed: Path, src: Path) -> list[tuple[str, str, str | None]]:
     states, drawn = [], []
     for source in sorted((root / "notebooks").glob("[0-9]*.ipynb")):
         nb, state, profile = last_run(source, executed)
-        nbformat.write(_with_banner(nb, state, profile, source.stem[:2]), src / "notebooks" / source.name)
+        nbformat.write(_with_banner(publishable(nb), state, profile, source.stem[:2]), src / "notebooks" / source.name)
         states.append((source.stem, state, profile))
         drawn.append((source.stem, nb))
     (src / "docs").mkdir()
@@ -148,7 +221,7 @@ def assemble(executed: Path, src: Path) -> list[tuple[str, str, str | None]]:
         regular_file(claims)
     (src / "figures" / "claims.md").write_text(claims.read_text() if claims.exists() else
                                                "# Claims\n\nNo claims collected yet: `python -m fedlib claims`.\n")
-    parts = _parts_shipped()
+    parts = parts or {}
     listed = "\n".join(f"- [{name.replace('_', ' ')}](notebooks/{name}.ipynb): {state}"
                        + (f", {profile} profile" if profile and state != "not run" else "")
                        + _parts_said(parts.get(name), profile)
@@ -157,12 +230,6 @@ def assemble(executed: Path, src: Path) -> list[tuple[str, str, str | None]]:
     head, sep, tail = intro.partition("```{bibliography}")
     (src / "intro.md").write_text(f"{head}## The notebooks, as last run\n\n{listed}\n\n## References\n\n{sep}{tail}")
     return states
-
-
-def _parts_shipped() -> dict:
-    from .papers import parts_shipped
-
-    return parts_shipped()
 
 
 def _parts_said(counts, profile: str | None) -> str:
@@ -175,7 +242,7 @@ def _parts_said(counts, profile: str | None) -> str:
     return f"; {said}" if profile == "paper" else f"; at the paper profile {said}"
 
 
-def build(executed: Path | None = None, out: Path | None = None) -> Path:
+def build(executed: Path | None = None, out: Path | None = None, parts: dict | None = None) -> Path:
     """Assemble and build the book; returns the path of its index page. BookError, saying what to do, if Jupyter
     Book is not installed or its build fails (the previous book is left as it was)."""
     root = project_root()
@@ -188,7 +255,7 @@ def build(executed: Path | None = None, out: Path | None = None) -> Path:
     own = f"{os.getpid()}-{secrets.token_hex(3)}"  # this build's folders: two builds at once do not share them
     src, work = out.parent / f".{out.name}_src-{own}", out.parent / f".{out.name}_work-{own}"
     try:
-        assemble(executed, src)
+        assemble(executed, src, parts)
         done = subprocess.run([sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build",
                                str(src), "--path-output", str(work)], capture_output=True, text=True)
         html = work / "_build" / "html"

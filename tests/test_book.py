@@ -19,11 +19,21 @@ PIXEL = base64.b64encode(bytes.fromhex(
     "1f15c4890000000d49444154789c6360f8cfc0000003010100c9fe92ef0000000049454e44ae426082")).decode()
 
 
-@pytest.fixture(autouse=True)
-def _parts(monkeypatch):
-    """What the front page says of each notebook's paper-profile parts, fixed here (counting archive/ takes
-    seconds; `test_the_front_page_says_how_many_of_a_notebooks_parts_its_runs_allow_it_to_draw` counts them)."""
-    monkeypatch.setattr(book, "_parts_shipped", lambda: {"02_communication_cost": (4, 7, 269, 511)})
+PAYLOADS = [{"text/html": "<table class='dataframe'><tr><td>a planted table</td></tr></table>"
+                          "<img src=x onerror=\"document.title='ran html'\"><script>document.title='ran script'</script>",
+             "text/plain": "a table"},
+            {"application/javascript": "document.title='ran js'"},
+            {"text/markdown": "<img src=x onerror=\"document.title='ran md'\">", "text/plain": "md"},
+            {"image/svg+xml": "<svg xmlns='http://www.w3.org/2000/svg' onload=\"document.title='ran svg'\"></svg>"}]
+
+
+def test_notebook_outputs_are_published_only_in_forms_that_cannot_run_script():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data=data) for data in PAYLOADS]
+    shown = [out["data"] for out in book.publishable(nb).cells[0].outputs]
+    assert shown[0]["text/html"] == '<table class="dataframe"><tr><td>a planted table</td></tr></table>'
+    assert shown[1] == {"text/plain": "document.title='ran js'"}  # its source, as text
+    assert shown[2] == {"text/plain": "md"} and set(shown[3]) == {"text/plain"}
 
 
 def _executed(folder, name, failed=False, profile=None):
@@ -38,12 +48,12 @@ def _executed(folder, name, failed=False, profile=None):
     nbformat.write(nb, folder / name)
 
 
-def _sources(tmp_path, **failed):
+def _sources(tmp_path, parts=None, **failed):
     executed = tmp_path / "executed"
     executed.mkdir(exist_ok=True)
     for name in ("01_synthetic_separators", "02_communication_cost"):
         _executed(executed, f"{name}.ipynb", failed=failed.get(name, False), profile="quick")
-    states = book.assemble(executed, tmp_path / "src")
+    states = book.assemble(executed, tmp_path / "src", parts)
     return {name: (state, profile) for name, state, profile in states}, (tmp_path / "src" / "intro.md").read_text()
 
 
@@ -144,6 +154,9 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
     executed = tmp_path / "executed"
     executed.mkdir()
     _executed(executed, "01_synthetic_separators.ipynb", profile="quick")
+    planted = nbformat.read(executed / "01_synthetic_separators.ipynb", as_version=4)
+    planted.cells[1].outputs += [nbformat.v4.new_output("display_data", data=data) for data in PAYLOADS]
+    nbformat.write(planted, executed / "01_synthetic_separators.ipynb")
     index = book.build(executed, tmp_path / "book")
     site = index.parent
     pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts)
@@ -159,6 +172,10 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
     assert "Zhang" in intro and "Wu" in intro  # the papers cited from references.bib
     notebook = _dom(site / "notebooks" / "01_synthetic_separators.html")
     assert "<img" in notebook and 'data-broken-images="0"' in notebook
+    # scripts planted in a committed notebook's outputs (HTML, JavaScript, Markdown, SVG): none ran, none is markup
+    assert "<title>ran" not in notebook and "<script>document.title" not in notebook
+    assert not re.search(r"<[a-z]+[^>]*\son(error|load|mouseover)=", notebook)
+    assert "a planted table" in notebook and "<table" in notebook  # a DataFrame's table is still shown
     assert "prev-next-area" in notebook  # navigation to the previous and next pages
     gallery = _dom(site / "docs" / "gallery.html")
     assert "<img" in gallery and 'data-broken-images="0"' in gallery
@@ -194,6 +211,6 @@ def test_the_front_page_says_how_many_of_a_notebooks_parts_its_runs_allow_it_to_
     assert sets == len([s for s in papers.RUN_SETS.values() if s.notebook == "06_fedcr_common_representation"])
     assert 0 < have < runs and whole < sets
     monkeypatch.setattr(book, "project_root", lambda: _checkout_without_outputs(tmp_path))
-    _, intro = _sources(tmp_path)
+    _, intro = _sources(tmp_path, parts={"02_communication_cost": (4, 7, 269, 511)})
     assert "02_communication_cost.ipynb): complete, quick profile; at the paper profile 4 of 7 parts' runs shipped " \
            "(269 of 511 runs)" in intro
