@@ -54,6 +54,30 @@ def _population(cfg: Config, fed: data.Federation, device: torch.device) -> engi
                                     fast_engine=cfg.fast_engine)
 
 
+def memory_bytes(device: torch.device) -> int:
+    """The memory of `device`: the GPU's, or this machine's physical memory."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_properties(device).total_memory
+    import os
+
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def _check_memory(cfg: Config, fed: data.Federation, device: torch.device) -> None:
+    """Refuse, before any client model is built, a config whose clients' models alone (every client keeps its own
+    parameters, 4 bytes each) exceed the device's memory: it would fail deep in the allocator instead, naming no
+    setting (`--n-clients 5000` with the full model)."""
+    model = models.default_model(cfg.dataset) if cfg.model == "auto" else cfg.model
+    arch = models.client_architectures(model, 1, torch.Generator().manual_seed(cfg.seed))[0]
+    one = models.build(arch, fed.input_shape, fed.num_classes, vocab_size=fed.vocab_size)
+    need = fed.n_clients * sum(p.numel() for p in one.parameters()) * 4
+    have = memory_bytes(device)
+    if need > have:
+        raise ValueError(f"{cfg.label()}: {fed.n_clients} clients of the model {arch} need at least {need / 2**30:.1f} "
+                         f"GiB for their parameters alone, more than the {have / 2**30:.1f} GiB of this "
+                         f"{device.type}: lower Config.n_clients or choose a smaller Config.model")
+
+
 def setup(cfg: Config):
     """Data, population and algorithm of a config, ready for round 0. Seeds torch's global generator (dropout,
     augmentation) with the config's seed last, so every driver starts from the same state."""
@@ -72,6 +96,7 @@ def setup(cfg: Config):
     fed.train, fed.test = fed.train.to(device), fed.test.to(device)
     if fed.server is not None:
         fed.server = fed.server.to(device)
+    _check_memory(cfg, fed, device)
     pop = _population(cfg, fed, device)
     optimizer_kw = {k: v for k, v in (("momentum", cfg.momentum), ("weight_decay", cfg.weight_decay)) if v}
     ctx = algorithms.Context(fed, pop, cfg.optimizer, cfg.lr, cfg.local_epochs, cfg.batch_size, cfg.seed, cfg.rounds,

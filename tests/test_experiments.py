@@ -206,3 +206,18 @@ def test_temporaries_a_killed_checkpoint_write_left_are_removed(tmp_path, monkey
     fresh.write_bytes(b"y")
     assert checkpoint.load(folder / "k.ckpt", None) is None
     assert not old.exists() and fresh.exists()
+
+
+def test_a_federation_too_large_for_the_memory_is_refused_before_any_model_is_built(monkeypatch):
+    """Before: `--n-clients 5000` with the full model failed deep in the allocator, naming no setting."""
+    import pytest
+
+    from fedlib import experiments
+
+    cfg = fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1)
+    monkeypatch.setattr(experiments, "memory_bytes", lambda device: 10_000)  # a machine of 10 kB
+    built = []
+    monkeypatch.setattr(experiments, "_population", lambda *a: built.append(a))
+    with pytest.raises(ValueError, match=r"4 clients of the model .* lower Config.n_clients"):
+        experiments.setup(cfg)
+    assert built == []
