@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set up the environment if missing, fetch the datasets, execute every notebook headlessly
 # (papermill, profile $FEDLIB_PROFILE, default quick) and write figures/. Executed notebooks go to build/.
-# Notebook 02 also reads FEDLIB_DATASETS (e.g. mnist), FEDLIB_SEEDS and FEDLIB_PARTS (table1,tableA1).
+# ./run_all.sh 02 05 runs some notebooks (the book is rebuilt after a whole run, or with --book; ./run_all.sh --book
+# builds it alone). Notebook 02 also reads FEDLIB_DATASETS (e.g. mnist), FEDLIB_SEEDS and FEDLIB_PARTS (table1,tableA1).
 # A notebook's runs go to one single-threaded worker process per core (FEDLIB_SWEEP_BACKEND=local: in the kernel);
 # FEDLIB_SWEEP_BACKEND=ray (and FEDLIB_RAY_ADDRESS=auto or ray://host:10001 for an existing cluster) hands every
 # notebook's sweep to Ray; the notebooks then read the results from the shared cache ($FEDLIB_RESULTS).
@@ -20,7 +21,13 @@ case "$PROFILE" in
   *) echo "FEDLIB_PROFILE must be smoke, quick or paper, got '$PROFILE'" >&2; exit 2 ;;
 esac
 numbers=()
+BOOK=0
 for arg in "$@"; do  # every number given must name a notebook
+  if [ "$arg" = "--book" ]; then BOOK=1; continue; fi
+  if [[ "$arg" == -* ]]; then
+    echo "unknown option $arg: ./run_all.sh [--book] [notebook numbers], e.g. ./run_all.sh 02 05, or ./run_all.sh --book for the book alone" >&2
+    exit 2
+  fi
   if [[ "$arg" =~ ^[0-9]{1,2}$ ]]; then arg="$(printf '%02d' "$((10#$arg))")"; fi
   if ! ls notebooks/"$arg"_*.py >/dev/null 2>&1; then
     echo "no notebook $arg: give notebook numbers, e.g. ./run_all.sh 02 05 or 2 5 (there are $(ls notebooks/[0-9]*.py | sed 's|notebooks/||; s|_.*||' | tr '\n' ' '))" >&2
@@ -29,6 +36,10 @@ for arg in "$@"; do  # every number given must name a notebook
   numbers+=("$arg")
 done
 WORKBOOK_EXTRAS="${WORKBOOK_EXTRAS:-book}" source scripts/env.sh  # the runtime and the book's tools (Jupyter Book)
+if [ "$BOOK" = 1 ] && [ ${#numbers[@]} -eq 0 ]; then  # ./run_all.sh --book: the book from the notebooks as they are
+  "$PY" -m fedlib book
+  exit 0
+fi
 "$PY" -m fedlib.knobs  # every FEDLIB_* variable against its rule, one line naming a bad one, before any data is read
 # One torch thread per process unless you say otherwise: some CPU kernels sum in a thread-count dependent order, so
 # the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.
@@ -60,5 +71,9 @@ for nb in "${selected[@]}"; do
   echo "   done in $((SECONDS - start)) s"
 done
 FEDLIB_PROFILE="$PROFILE" "$PY" -m fedlib claims
-"$PY" -m fedlib book  # build/book/index.html: the executed notebooks, the claims and the docs
+if [ ${#numbers[@]} -eq 0 ] || [ "$BOOK" = 1 ]; then  # a whole run, or asked: the book is rebuilt (about 40 s)
+  "$PY" -m fedlib book  # build/book/index.html: the executed notebooks, the claims and the docs
+else
+  echo ">> the book was not rebuilt for some notebooks: ./run_all.sh --book rebuilds it"
+fi
 echo ">> figures and tables are in figures/"

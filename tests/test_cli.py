@@ -129,6 +129,7 @@ def test_run_all_checks_its_arguments_and_profile_before_any_install():
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "FEDLIB_PYTHON": "/nonexistent/python"}
     for args, extra, said in ((["99"], {}, "no notebook 99"), (["1", "x"], {}, "no notebook x"),
+                              (["--bok"], {}, "unknown option --bok: ./run_all.sh [--book]"),
                               (["1"], {"FEDLIB_PROFILE": "papr"}, "FEDLIB_PROFILE must be")):
         done = subprocess.run(["bash", str(root / "run_all.sh"), *args], capture_output=True, text=True,
                               env={**env, **extra}, timeout=10)
