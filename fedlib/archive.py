@@ -155,12 +155,14 @@ def write(path: Path, results: list[dict]) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     lock_path = path.parent / f".{path.name}.lock"
+    from .safe_files import open_lock
+
     try:  # created if absent, never truncated, never followed: a symlink planted there is refused
-        fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        lock = open_lock(lock_path)
     except OSError as err:
-        raise ArchiveError(f"{lock_path} cannot be the lock file ({err.strerror}: a symlink there is refused); "
+        raise ArchiveError(f"{lock_path} cannot be the lock file ({err}: a symlink there is refused); "
                            f"remove it and pack again") from None
-    with os.fdopen(fd, "w") as lock:
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             existing = read(path) if path.exists() else []
