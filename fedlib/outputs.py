@@ -59,7 +59,38 @@ def save_figure(fig, name: str) -> list[Path]:
 
 
 def _cell(v) -> str:
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
+    """How a table's number is shown, in the notebook and in its .md and .tex alike: 2 decimals ("98.42", "0.50"),
+    or 2 significant digits below 0.1 so that a p-value or a small rate keeps its size ("0.0049", "3.1e-05")."""
+    if not isinstance(v, float) or v != v or v in (float("inf"), float("-inf")):
+        return str(v)
+    return f"{v:.2f}" if v == 0 or abs(v) >= 0.1 else f"{v:.2g}"
+
+
+class Shown:
+    """A saved table as its files show it (`_cell`, no index column): what a notebook displays, as a plain HTML table
+    (the book publishes no other markup) with the Markdown text beside it."""
+
+    def __init__(self, shown, name: str):
+        self.shown, self.name = shown, name
+
+    def _repr_html_(self) -> str:
+        return self.shown.to_html(index=False, escape=True, border=0)
+
+    def __repr__(self) -> str:
+        return f"{self.name}\n" + self.shown.to_markdown(index=False, disable_numparse=True)
+
+
+def _show(shown, name: str) -> None:
+    """Display a saved table in the notebook that saved it, as a saved figure is shown (nothing outside a kernel)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        from IPython.display import display
+
+        display(Shown(shown, name))
 
 
 def _value(text: str):
@@ -107,9 +138,13 @@ def record_provenance(name: str, made_by: dict) -> Path:
     return path
 
 
-def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = None):
-    """rows: one dict per row, same keys. Returns the table written, as a pandas DataFrame (a notebook cell that ends
-    with it renders it), its files in `.attrs["paths"]`. Writes name.csv, and name.md and name.tex by pandas, under
+def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = None, show: bool = True,
+               units: dict | None = None):
+    """rows: one dict per row, same keys. In a notebook the table is displayed as its .md shows it (`Shown`), once,
+    where it is saved, so every part shows the table it saves. Returns the table written, as a pandas DataFrame of
+    its numbers, its files in `.attrs["paths"]` (a cell need not end with it: it has been shown). `show=False` for
+    the numbers behind a table that is shown in another form (Table 1's, beside its formatted twin). `units`: column
+    -> its unit, written in the shown header ("final_mean (%)"); the CSV keeps the plain name, for code to read. Writes name.csv, and name.md and name.tex by pandas, under
     figures/ (a "profile" column is added when the rows have none; the paper profile's names end in `_paper`, see
     `output_name`). When the notebook has read runs, the fingerprints and devices they were made with (all runs
     the notebook read so far: a superset of the table's own) go to figures/provenance.json under `name`.
@@ -145,11 +180,14 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
         w.writeheader()
         w.writerows(rows)
     table = pd.DataFrame(rows, columns=cols)
-    shown = table.map(_cell)  # every number to 4 significant digits, as text, so pandas writes what it is given
+    shown = table.map(_cell)  # every number as `_cell` shows it, as text, so pandas writes what it is given
+    shown.columns = [f"{c} ({units[c]})" if c in (units or {}) else c for c in cols]
     replace_text(out / f"{name}.md", shown.to_markdown(index=False, disable_numparse=True) + "\n")
     replace_text(out / f"{name}.tex", shown.to_latex(index=False, escape=True))
     made_by = provenance.read_so_far()  # the code fingerprints and devices of the runs behind it
     if made_by:
         record_provenance(name, made_by)
     table.attrs["paths"] = [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
+    if show:
+        _show(shown, name)
     return table

@@ -128,6 +128,9 @@ def as_result(r) -> Result:
     return r if isinstance(r, Result) else Result(r)
 
 
+COMPARE_UNITS = {c: "%" for c in ("final_mean", "final_se", "best_round_mean", "paper_accuracy", "paper_std")}
+
+
 def compare(runs: dict, reported: dict, *, quantity=Result.final, keys: dict | None = None,
             missing: list | None = None, paper_name=None, with_std: bool | None = None) -> list[dict]:
     """Rows of ours beside the paper's: `runs` maps a row's label to its seeds' Results; `reported` maps a label (or

@@ -166,6 +166,10 @@ def rank_agreement(ours: dict[str, float], reference: dict[str, float], referenc
             "contradicted": contradicted}
 
 
+TABLE_UNITS = {"accuracy_mean": "%", "accuracy_se": "%", "final_accuracy_mean": "%", "final_accuracy_se": "%",
+               "bits_to_threshold": "bits", "bits_se": "bits", "uplink_bits_to_threshold": "bits"}  # table_rows'
+
+
 def table_rows(results: dict[str, list[dict]], threshold: float, reference: str) -> list[dict]:
     """Table 1's numbers from cached runs: results[label] = one run result per seed (same seeds for every label).
     Accuracy is the mean client accuracy of the best round, which is how we read the paper ("we stop counting at

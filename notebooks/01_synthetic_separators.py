@@ -67,7 +67,7 @@ plots.caption(fig, profile, len(SETTINGS["seeds"]), 1, note=f"{len(SETTINGS['ite
 saved = outputs.save_figure(fig, "fig1_synthetic")  # its .png and .pdf under figures/
 
 # %%
-fedlog.fig1.table(acc, SETTINGS["iters"])
+table = fedlog.fig1.table(acc, SETTINGS["iters"])  # shown as saved
 
 # %% [markdown]
 # ## What the numbers say

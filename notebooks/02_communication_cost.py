@@ -59,8 +59,6 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from IPython.display import display
-
 from fedlib import paths, plots, sweep
 from fedlib.papers import fedlog
 from fedlib.papers.fedlog import table1 as T  # this notebook's runs, tables, figures and claims
@@ -94,8 +92,7 @@ runs, absent = T.read(results, plan)  # regime -> dataset -> entry -> Results
 
 
 # %%
-for table in T.regimes_table(results, plan, fedlog):
-    display(table)
+regimes = T.regimes_table(results, plan, fedlog)  # each table shown as it is saved
 
 # %% [markdown]
 # ## Table 1, each regime whose entries are all there
@@ -105,15 +102,13 @@ for table in T.regimes_table(results, plan, fedlog):
 
 # %%
 summary, pretty = T.table1(runs, absent, plan, fedlog)
-for table in pretty:
-    display(table)
 
 # %% [markdown]
 # ## Bits of one round, from the ledger (the last round: every method's steady state)
 
 
 # %%
-T.bits_per_round(runs)
+bits = T.bits_per_round(runs)
 
 # %% [markdown]
 # ## Accuracy vs communicated bits and vs rounds
@@ -135,8 +130,6 @@ T.accuracy_vs_bits(runs, absent, plan, fedlog)
 
 # %%
 tables_a1, runs_a1 = T.table_a1(results, plan, fedlog)
-for table in tables_a1:
-    display(table)
 
 # %% [markdown]
 # ## Augmentation ablation (Appendix E: training images "randomly cropped and flipped")
@@ -147,7 +140,7 @@ for table in tables_a1:
 
 
 # %%
-T.augmentation(results, plan, fedlog)
+ablation = T.augmentation(results, plan, fedlog)
 
 # %% [markdown]
 # ## FedLog-C's second weight (beta): does a separation term help?
@@ -158,7 +151,7 @@ T.augmentation(results, plan, fedlog)
 
 
 # %%
-T.beta_ablation(results, plan, fedlog)
+betas = T.beta_ablation(results, plan, fedlog)
 
 # %% [markdown]
 # ## FedDBE against its authors' code
@@ -192,5 +185,3 @@ T.crosscheck(paths.project_root() / "figures" / "feddbe_crosscheck.csv")
 
 # %%
 ledger, rankings = T.record(runs, absent, plan, fedlog, runs_a1, summary)  # each claim a function in fedlog/table1.py
-for table in rankings:
-    display(table)

@@ -73,7 +73,7 @@ at_papers_noise = fedlog.dp.matched(drawn, M, B, DELTA, fedlog.paper_config)  # 
 fig = fedlog.dp.accuracy_figure(drawn, final, profile, B, DELTA, at_papers_noise)
 
 # %%
-fedlog.dp.table(drawn, final, M, B, DELTA)
+sigmas = fedlog.dp.table(drawn, final, M, B, DELTA)
 
 # %% [markdown]
 # ## What the numbers say

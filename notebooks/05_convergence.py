@@ -77,7 +77,7 @@ C.draw(fig3, METHODS, "fig3_left_flexible", "Fig. 3 (left): half the clients wit
        "se", profile, paper_data=fedlog.PAPER_DATA["fig3_left"])
 print("\n".join(line for d, by_label in fig3.items() for line in C.faster(f"Fig. 3 left, {d}", by_label)[2]))
 print("\n".join(C.fig3_order(fig3, fedlog.FIG3_LEFT_CIFAR100)))
-outputs.save_table(C.summary_rows(fig2, "fig2_local_optimum") + C.summary_rows(fig3, "fig3_left_flexible"),
+summary = outputs.save_table(C.summary_rows(fig2, "fig2_local_optimum") + C.summary_rows(fig3, "fig3_left_flexible"),
                  "convergence_summary")
 
 # %% [markdown]

@@ -47,8 +47,6 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from IPython.display import display
-
 from fedlib import papers, paths, plots, sweep
 from fedlib.papers import fedcr, fedlog
 
@@ -107,7 +105,7 @@ P.curves_figure(table2, plan, LAM, fedcr)
 
 # %%
 per_seed = P.sweeps(plan)  # FedCR's final accuracy on n1, seed by seed, at each V and each beta
-display(P.dims_part(per_seed, plan, fedcr))
+table3 = P.dims_part(per_seed, plan, fedcr)
 
 # %% [markdown]
 # ## D. Fig. 3(d): the weight beta of the KL term (n1)
@@ -115,7 +113,7 @@ display(P.dims_part(per_seed, plan, fedcr))
 
 
 # %%
-display(P.betas_part(per_seed, plan, fedcr))
+betas = P.betas_part(per_seed, plan, fedcr)
 
 # %% [markdown]
 # ## E. Fig. 2: the 2-D Gaussian means of one client's test images

@@ -55,8 +55,6 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from IPython.display import display
-
 from fedlib import papers, paths, plots, sweep
 from fedlib.papers import fedrd
 
@@ -86,7 +84,7 @@ results = sweep.Runs(P.configs(plan), profile, "scripts/paper_runs.py fedrd_tabl
 
 
 # %%
-display(P.table1(results, plan, fedrd.TABLE1, fedrd.SHOWN, fedrd.PAPER_NAME))
+table1 = P.table1(results, plan, fedrd.TABLE1, fedrd.SHOWN, fedrd.PAPER_NAME)
 
 # %% [markdown]
 # ## B. Fig. 2 and Fig. 3: accuracy against rounds and against uplink megabytes
@@ -105,7 +103,7 @@ P.curve_figures(results, plan, fedrd.METHODS, fedrd.SHOWN, profile)
 
 
 # %%
-P.init_table(results, plan, fedrd.TABLE3, fedrd.SHOWN)
+table3 = P.init_table(results, plan, fedrd.TABLE3, fedrd.SHOWN)
 
 # %% [markdown]
 # ## D. Fig. 4 stand-in: samples per class
@@ -147,7 +145,7 @@ depth_acc = P.depth_part(results, plan, profile)
 ladder_runs = fedrd.ladder_runs()
 ladder = sweep.Runs([c for cfgs in ladder_runs.values() for c in cfgs], "paper", "scripts/paper_runs.py fedrd_ladder")
 shipped_ladder = fedrd.shipped(ladder, ladder_runs)  # (label, T, init) -> one Result per seed, None where not shipped
-display(P.ladder_part(shipped_ladder, fedrd.LADDER, profile))
+ladder = P.ladder_part(shipped_ladder, fedrd.LADDER, profile)
 ladder_ledger = fedrd.claims.record_ladder(shipped_ladder, profile, fedrd.LADDER)
 
 # %% [markdown]

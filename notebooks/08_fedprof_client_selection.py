@@ -55,8 +55,6 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from IPython.display import display
-
 from fedlib import papers, paths, plots, sweep
 from fedlib.papers import fedprof
 
@@ -90,8 +88,6 @@ fig1 = fedprof.figures.fig1(results, runs, profile)
 
 # %%
 table3 = fedprof.figures.table3(results, runs, profile, reading)
-if table3 is not None:
-    display(table3)
 
 # %% [markdown]
 # ## D. Fig. 6: participation by kind of client
@@ -108,8 +104,6 @@ shares = fedprof.figures.participation(results, runs, profile, reading)
 # %%
 divergence = fedprof.figures.divergence(results, runs, profile, reading)
 alpha = fedprof.figures.alpha(results, runs, profile)
-if alpha is not None:
-    display(alpha)
 
 # %% [markdown]
 # ## F. Table 2 (the S-Task, GasTurbine)

@@ -115,6 +115,12 @@ def test_unknown_method_and_options_are_refused():
         algorithms.make("fedlog", alpha=0.1)
 
 
+def test_an_option_of_another_method_is_named_as_such():
+    """`fedlib --help`'s old example gave fedlog alpha, which is FedLog-C's: the error named no way out."""
+    with pytest.raises(ValueError, match="'alpha' is an option of fedlog_c"):
+        algorithms.make("fedlog", alpha=0.1)
+
+
 def test_csfl_recovers_every_clients_sparse_update_and_every_client_rebuilds_the_step():
     # MNIST CNN at the paper's CS-FL setting: 0.5% of 21,840 parameters kept, 10% as many measurements
     ctx, alg = ex.setup(_tiny("csfl", n_clients=4))

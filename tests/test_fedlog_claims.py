@@ -315,6 +315,22 @@ def test_table1_markers_have_three_outcomes_and_an_unmarked_entry_is_an_observat
     assert "1/2^5" in short.rows[0].says
 
 
+def test_an_entrys_markers_are_decided_once_its_runs_are_all_there_while_another_entry_waits():
+    """The augmented Table 1 is shipped entry by entry: an entry whose seeds (and FedLog-C's) are all there gets its
+    marker rows decided; one still missing says "not run". Before, no marker was decided until every entry was."""
+    from fedlib.papers import fedlog
+    from fedlib.papers.fedlog import table1 as t
+
+    ref = [98.4 + 0.01 * i for i in range(10)]
+    runs = {"FedLog-C": _seeds(ref), "FedProto": _seeds([r - 1.0 - 0.01 * i for i, r in enumerate(ref)])}
+    entries = ["FedLog-C", "FedProto", "FedAvg"]  # FedAvg's runs: not there yet
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    t._table1_claims(_table(ledger, runs), entries, fedlog)
+    rows = {r.claim: r.verdict for r in ledger.rows if r.kind == "marker"}
+    assert rows["FedProto's accuracy is significantly lower than FedLog-C's (⇓)"] == rules.AGREES
+    assert rows["FedAvg's accuracy is significantly lower than FedLog-C's (⇓)"] == rules.MISSING
+
+
 def test_the_cost_statement_reports_fedlogs_share_of_fedavgs_bits_with_no_verdict():
     """"as small as 0.09% ... of the communication cost of FedAvg": a number with no tolerance, reported."""
     from fedlib.papers import fedlog

@@ -10,7 +10,7 @@ from ... import outputs, plots, stats, sweep
 from . import analysis, figures
 from ... import claims as rules
 from ... import experiments as ex
-from ...result import Result, compare
+from ...result import COMPARE_UNITS, Result, compare
 from .reported import QUOTES, table10_cell
 
 NOTEBOOK = "06_fedcr_common_representation"
@@ -109,7 +109,7 @@ def table2(p: dict, lam, paper) -> dict:
                         reported, keys=keys, paper_name=name)
     rows += compare({}, {}, missing=[dict(dataset=paper.SHOWN[d], partition=q) for d, q in p["missing"]
                                      + [c for c, by_label in table.items() if by_label is None]] + absent)
-    outputs.save_table(rows, "fedcr_table2")
+    outputs.save_table(rows, "fedcr_table2", units=COMPARE_UNITS)
     return table
 
 
@@ -244,7 +244,7 @@ def table9(p: dict, paper) -> dict:
              "total_bits": rs[0].total_bits(), "seeds": len(S["seeds"]), "rounds": t9["rounds"]}
             for (k, lab), rs in table.items()]
     if rows:
-        outputs.save_table(rows, "fedcr_table9_nonaggregate")
+        outputs.save_table(rows, "fedcr_table9_nonaggregate", units={"final_mean": "%", "final_se": "%", "total_bits": "bits"})
     return table
 
 
@@ -268,7 +268,7 @@ def seed_systems_table1(p: dict, paper, fedlog) -> dict:
         return {}
     rows = [{**r, "seeds": len(g["seeds"]), "rounds": g["rounds"]}
             for r in stats.table_rows(t1, fedlog.THRESHOLD["mnist"], reference="FedLog-C")]
-    outputs.save_table(rows, "table1_mnist_seed_systems_fedcr")
+    outputs.save_table(rows, "table1_mnist_seed_systems_fedcr", units=stats.TABLE_UNITS)
     return t1
 
 

@@ -117,7 +117,7 @@ def table1(runs: dict, absent: dict, p: dict, fedlog) -> tuple[dict, list]:
             summary[reg][d] = {r["method"]: r for r in rows if r["method"] in p["paper_entries"]}
             name = f"table1_{d}" + ("_augmented" if reg == "augmented" else "")
             keep = "method" if p["chosen"] else None  # a run for some methods keeps the other methods' rows
-            outputs.save_table(numbers, name, keep_other=keep)
+            outputs.save_table(numbers, name, keep_other=keep, show=False)  # its _pretty twin is shown
             print(f"{d} {REGIME_WORDS[reg]}: threshold {fedlog.THRESHOLD[d]:.0%}")
             shown.append(outputs.save_table(pretty, f"{name}_pretty", keep_other=keep))
     return summary, shown
@@ -128,7 +128,8 @@ def bits_per_round(runs: dict):
     on it); saved as comm_bits_per_round."""
     rows = [{"dataset": d, "method": lab, "uplink_bits": rs[0].last("up_bits"), "downlink_bits": rs[0].last("down_bits")}
             for d, by_label in runs["plain"].items() for lab, rs in by_label.items()]
-    return outputs.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method")) if rows else None
+    return (outputs.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method"),
+                               units={"uplink_bits": "bits", "downlink_bits": "bits"}) if rows else None)
 
 
 def accuracy_vs_bits(runs: dict, absent: dict, p: dict, fedlog) -> None:
@@ -408,10 +409,9 @@ def _summary_lines(d: str, rows: dict, regime: str) -> None:
 def _table1_claims(t: _Table, entries: list[str], fedlog) -> None:
     best_accuracy(t, entries, fedlog)
     cost_fraction(t, fedlog)
-    if t.dataset in fedlog.TABLE1_MARKERS:
-        complete = all(t.of(m) is not None for m in entries)
-        markers(t, fedlog.THRESHOLD[t.dataset] if complete else None, fedlog.TABLE1_MARKERS[t.dataset],
-                _cells(fedlog, t.dataset), fedlog.TABLE1_MARKER_LEVEL)
+    if t.dataset in fedlog.TABLE1_MARKERS:  # each entry's markers as soon as its runs and FedLog-C's are all there
+        markers(t, fedlog.THRESHOLD[t.dataset], fedlog.TABLE1_MARKERS[t.dataset], _cells(fedlog, t.dataset),
+                fedlog.TABLE1_MARKER_LEVEL)
     reproductions(t, entries, fedlog)
 
 

@@ -55,7 +55,7 @@ def table3(results, runs: dict, profile: str, reading: str | None):
     if not rows:
         print(results.missing_note("Table 3 (either reading)"))
         return None
-    table = outputs.save_table(rows, "fedprof_table3")
+    table = outputs.save_table(rows, "fedprof_table3", units={"best_mean": "%", "best_se": "%", "paper_best": "%"})
     fig = plots.accuracy_curves(traces, "FedProf's Fig. 5: global accuracy per round (MNIST with noisy clients)",
                                 ylabel="global test accuracy (%)")
     plots.caption(fig, profile, len(S["seeds"]), f"{S['full_rounds']} (full) / {S['partial_rounds']} (partial) rounds",
@@ -111,7 +111,7 @@ def alpha(results, runs: dict, profile: str):
         return None
     return outputs.save_table([{"alpha": a, "best_mean": m, "best_se": se, "seeds": len(S["seeds"]),
                               "rounds": S["partial_rounds"], "C": C0} for a, (m, se) in sorted(best.items())],
-                            "fedprof_alpha")
+                            "fedprof_alpha", units={"best_mean": "%", "best_se": "%"})
 
 
 def grouped_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str):

@@ -9,7 +9,7 @@ from ... import outputs, plots, stats
 from . import analysis
 from ... import claims as rules
 from ... import experiments as ex
-from ...result import MB, Result, compare
+from ...result import COMPARE_UNITS, MB, Result, compare
 from .claims import after_round_one, final  # the ladder's quantities, the same here
 from .reported import QUOTES
 from . import figures
@@ -86,7 +86,7 @@ def table1(results, p: dict, reported: dict, shown: dict, paper_name: dict):
     rows += [{**row, "uplink_MB_per_client": float("nan"), "ledger_MB_total": float("nan")} for row in
              compare({}, {}, with_std=True, missing=[dict(dataset=shown.get(d, d.upper()))
                                                      for d in p["missing"] + undrawn])]
-    return outputs.save_table(rows, "fedrd_table1")
+    return outputs.save_table(rows, "fedrd_table1", units=COMPARE_UNITS)
 
 
 def curve_figures(results, p: dict, methods: dict, shown: dict, profile: str) -> None:
@@ -119,7 +119,7 @@ def init_table(results, p: dict, table3: dict, shown: dict):
         paper_value = table3[f"{lab}({init})"][0] if d == "fashion_mnist" else float("nan")
         rows.append({"dataset": shown[d], "method": lab, "init": init, "final_mean": m, "final_se": se,
                      "paper_accuracy": paper_value, "seeds": len(cfgs), "rounds": p["sweep_rounds"]})
-    return outputs.save_table(rows, "fedrd_table3_init") if rows else None
+    return outputs.save_table(rows, "fedrd_table3_init", units=COMPARE_UNITS) if rows else None
 
 
 def dpc_part(results, p: dict, profile: str) -> dict:
@@ -141,7 +141,7 @@ def dpc_part(results, p: dict, profile: str) -> dict:
     outputs.save_figure(fig, "fedrd_dpc")
     outputs.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
                        "seeds": len(p["seeds"]), "rounds": p["sweep_rounds"]}
-                      for (lab, k), ((m, se), up) in points.items()], "fedrd_dpc")
+                      for (lab, k), ((m, se), up) in points.items()], "fedrd_dpc", units=COMPARE_UNITS)
     return points
 
 
@@ -154,7 +154,7 @@ def dim_rows(results, p: dict) -> list[dict]:
              "uplink_MB_per_client": swept(results, p, cfgs)[0].uplink_mb()[-1], "seeds": len(cfgs),
              "rounds": p["sweep_rounds"]} for side, cfgs in sorted(p["sides"].items())]
     if rows:
-        outputs.save_table(rows, "fedrd_table4_dims")
+        outputs.save_table(rows, "fedrd_table4_dims", units=COMPARE_UNITS)
     else:
         print("part E is", CUT)
     return rows
@@ -353,7 +353,8 @@ def ladder_part(ladder: dict, settings: dict, profile: str):
               f"{'; '.join(names)} (scripts/paper_runs.py fedrd_ladder makes them)")
     if len(absent) == len(rows):
         return None
-    table = outputs.save_table(rows, "fedrd_ladder")
+    table = outputs.save_table(rows, "fedrd_ladder", units={c: "%" for c in ("final_mean", "final_se", "round1_mean",
+                                                                             "round1_se")})
     points = {}
     for (lab, T, init), results in sorted(((k, v) for k, v in ladder.items() if k[1] and v), key=lambda kv: kv[0][1]):
         for panel, f in LADDER_PANELS.items():
