@@ -59,10 +59,13 @@ def save_figure(fig, name: str) -> list[Path]:
 
 
 def _cell(v) -> str:
-    """How a table's number is shown, in the notebook and in its .md and .tex alike: 2 decimals ("98.42", "0.50"),
-    or 2 significant digits below 0.1 so that a p-value or a small rate keeps its size ("0.0049", "3.1e-05")."""
+    """How a table's number is shown, in the notebook and in its .md and .tex alike: 2 decimals ("98.42", "0.50");
+    2 significant digits below 0.1, so that a p-value or a small rate keeps its size ("0.0049", "3.1e-05"); 3 from a
+    million up, so that a count of bits reads ("6.92e+09", not "6918912000.00")."""
     if not isinstance(v, float) or v != v or v in (float("inf"), float("-inf")):
         return str(v)
+    if abs(v) >= 1e6:
+        return f"{v:.3g}"
     return f"{v:.2f}" if v == 0 or abs(v) >= 0.1 else f"{v:.2g}"
 
 
@@ -139,12 +142,15 @@ def record_provenance(name: str, made_by: dict) -> Path:
 
 
 def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = None, show: bool = True,
-               units: dict | None = None):
+               units: dict | None = None, replace: tuple = ()):
     """rows: one dict per row, same keys. In a notebook the table is displayed as its .md shows it (`Shown`), once,
     where it is saved, so every part shows the table it saves. Returns the table written, as a pandas DataFrame of
     its numbers, its files in `.attrs["paths"]` (a cell need not end with it: it has been shown). `show=False` for
     the numbers behind a table that is shown in another form (Table 1's, beside its formatted twin). `units`: column
-    -> its unit, written in the shown header ("final_mean (%)"); the CSV keeps the plain name, for code to read. Writes name.csv, and name.md and name.tex by pandas, under
+    -> its unit, written in the shown header ("final_mean (%)"); the CSV keeps the plain name, for code to read.
+    `replace` (columns, with keep_other): the old rows that share these columns' values with a new row go, the new
+    rows stand for all of them (`replace=("dataset",)`: a dataset's rows are the new ones; a label no longer made,
+    such as a renamed method, does not stay), and only the other rows keep their places. Writes name.csv, and name.md and name.tex by pandas, under
     figures/ (a "profile" column is added when the rows have none; the paper profile's names end in `_paper`, see
     `output_name`). When the notebook has read runs, the fingerprints and devices they were made with (all runs
     the notebook read so far: a superset of the table's own) go to figures/provenance.json under `name`.
@@ -166,6 +172,8 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
     if keep_other and ((out / f"{name}.csv").exists() or (out / f"{name}.csv").is_symlink()):
         with open(regular_file(out / f"{name}.csv", "read"), newline="") as f:  # never another file's rows
             old = [{k: _value(v) for k, v in r.items()} for r in csv.DictReader(f) if list(r) == cols]
+        covered = {tuple(str(r[c]) for c in replace) for r in rows}
+        old = [r for r in old if not replace or tuple(str(r[c]) for c in replace) not in covered]
         cols_key = (keep_other,) if isinstance(keep_other, str) else tuple(keep_other)
         key = lambda r: tuple(str(r[c]) for c in cols_key)  # noqa: E731
         if len({key(r) for r in rows}) < len(rows):

@@ -108,7 +108,7 @@ summary, pretty = T.table1(runs, absent, plan, fedlog)
 
 
 # %%
-bits = T.bits_per_round(runs)
+bits = T.bits_per_round(runs, plan)
 
 # %% [markdown]
 # ## Accuracy vs communicated bits and vs rounds

@@ -5,6 +5,7 @@ run killed mid-way goes on from its checkpoint, `fedlib.checkpoint`); pack the f
     python scripts/paper_runs.py SET --pack      # the finished ones into archive/<SET>_paper.jsonl.gz
     python scripts/paper_runs.py SET --list      # the runs of SET: done, started (a checkpoint) or todo
     python scripts/paper_runs.py SET --merge F   # add SET's runs of archive file F (packed on a GPU) to archive/
+    python scripts/paper_runs.py SET --backend ray [--address auto]   # every run a Ray task (below)
 
 Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the notebooks read too):
   table1, augment      notebook 02: MNIST Table 1 (every entry) and the augmentation ablation
@@ -25,6 +26,10 @@ Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the 
   fedrd_ladder         notebook 07: the same at a reduced scale, FedDM and FedRD (real and random initialisation)
                        at T = 10, 30, 100, 300 matching steps (fedrd.LADDER), the averaging baselines once
 Two jobs share a 2-core machine: give them `--shard 0/2` and `--shard 1/2` (or one `--reverse`).
+`--backend ray` hands the set to Ray (`fedlib.sweep`'s backend): each run is a task, asking for a GPU where its
+device is CUDA, on the cluster at `--address` (or $FEDLIB_RAY_ADDRESS), else on a local cluster of every core. Every
+worker must see the same results folder ($FEDLIB_RESULTS: a shared file system), where its results and checkpoints
+go: a stopped set, started again, skips its finished runs and resumes the others from their checkpoints.
 `--pack` computes nothing: it adds the runs of SET that are in the results cache to the shipped archive.
 """
 from __future__ import annotations
@@ -107,7 +112,38 @@ def merged(path: str, runs: list) -> list[dict]:
     return kept
 
 
-def main() -> None:
+def line(what: str, lab: str, cfg: ex.Config, res: dict) -> str:
+    """One finished run, as the log shows it."""
+    best = max(res["rounds"]["acc_mean"])
+    final = res.get("final", {}).get("acc_mean")
+    return (f"{what} seed {cfg.seed} {lab}: best {best:.4f}" + (f", after the fine-tune {final:.4f}"
+            if final is not None else "") + f" in {res['wall_s']:.0f} s")
+
+
+def compute(what: str, runs: list[tuple[str, ex.Config]], backend: str = "sequential", address: str | None = None,
+            reverse: bool = False) -> int:
+    """Compute the runs not finished yet; the exit status (1 where a run failed, each named). sequential: one after
+    another in this process, one thread; ray: every run a task of `fedlib.sweep`'s Ray backend."""
+    todo = [(lab, cfg) for lab, cfg in (reversed(runs) if reverse else runs) if not ex.is_cached(cfg)]
+    if backend == "sequential":
+        torch.set_num_threads(1)
+        for lab, cfg in todo:
+            print(line(what, lab, cfg, ex.run(cfg, progress=False)), flush=True)
+        return 0
+    from fedlib import sweep
+
+    report = sweep.run_sweep([cfg for _, cfg in todo], backend="ray", address=address, progress=sys.stderr.isatty())
+    for (lab, cfg), res in zip(todo, report.results):
+        if res is not None:
+            print(line(what, lab, cfg, res), flush=True)
+    for cfg, err in report.failures:
+        print(f"{what} seed {cfg.seed} {cfg.label()}: failed: {err.strip().splitlines()[-1]}", file=sys.stderr)
+    print(f"{what}: {len(todo) - len(report.failures)} of {len(todo)} runs computed on Ray, "
+          f"{len(runs) - len(todo)} were finished already", flush=True)
+    return 1 if report.failures else 0
+
+
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=SETS)
     p.add_argument("--seeds", default=None, help="a range, e.g. 0-2 (default: the seeds its notebook reads)")
@@ -118,7 +154,13 @@ def main() -> None:
     p.add_argument("--list", action="store_true")
     p.add_argument("--merge", metavar="FILE", help="an archive file packed elsewhere (scripts/gpu_check.sh's paper "
                    "part): its runs of SET are added to SET's archive file, which keeps its own")
-    args = p.parse_args()
+    p.add_argument("--backend", choices=["sequential", "ray"], default="sequential",
+                   help="sequential (default: one run after another here) or ray (every run a Ray task)")
+    p.add_argument("--address", default=None, help="with --backend ray: the cluster (e.g. auto or "
+                   "ray://host:10001; default $FEDLIB_RAY_ADDRESS, else a local cluster of every core)")
+    args = p.parse_args(argv)
+    if args.address and args.backend != "ray":
+        p.error("--address goes with --backend ray")
     knobs.check_or_exit()
     default = RUN_SETS[args.what].seeds
     lo, hi = parse_seeds(p, args.seeds) if args.seeds else (min(default), max(default))
@@ -138,16 +180,9 @@ def main() -> None:
         for lab, cfg in runs:
             print(f"{status(cfg)}  seed {cfg.seed}  {lab}  {cfg.key()}")
         return
-    torch.set_num_threads(1)
-    mine = runs[i::n]
-    for lab, cfg in reversed(mine) if args.reverse else mine:
-        if ex.is_cached(cfg):
-            continue
-        res = ex.run(cfg, progress=False)
-        best = max(res["rounds"]["acc_mean"])
-        final = res.get("final", {}).get("acc_mean")
-        print(f"{args.what} seed {cfg.seed} {lab}: best {best:.4f}" + (f", after the fine-tune {final:.4f}"
-              if final is not None else "") + f" in {res['wall_s']:.0f} s", flush=True)
+    code = compute(args.what, runs[i::n], args.backend, args.address, args.reverse)
+    if code:
+        sys.exit(code)
 
 
 if __name__ == "__main__":

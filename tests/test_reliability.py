@@ -337,3 +337,18 @@ def test_a_notebook_run_by_hand_keeps_the_committed_figures(checkout):
     for nb in sorted((ROOT / "notebooks").glob("[0-9]*.py")):
         text = nb.read_text()
         assert 'os.environ.get("FEDLIB_PROFILE", "lab")' in text and "profile = paths.use_profile(profile)" in text
+
+
+@pytest.mark.slow
+def test_two_run_all_at_once_both_finish_and_leave_one_book(tmp_path):
+    """Issue 68: two ./run_all.sh at once shared the kernels' IPC sockets (kernel-ipc-N in notebooks/), the executed
+    copy and the book's build folder. Both now run to the end, each with its own files, and one whole book is left."""
+    env = {**os.environ, "FEDLIB_PROFILE": "smoke", "FEDLIB_PYTHON": sys.executable}
+    runs = [subprocess.Popen(["bash", str(ROOT / "run_all.sh"), "01", "--book"], env=env, cwd=ROOT,
+                             stdout=open(tmp_path / f"{i}.log", "w"), stderr=subprocess.STDOUT) for i in range(2)]
+    codes = [run.wait(timeout=900) for run in runs]
+    logs = [(tmp_path / f"{i}.log").read_text() for i in range(2)]
+    assert codes == [0, 0], logs
+    assert (ROOT / "build" / "book" / "index.html").exists()
+    assert not list((ROOT / "notebooks").glob("kernel-ipc-*")) and not list((ROOT / "build" / "notebooks").glob(".*"))
+    assert not list((ROOT / "build").glob(".book*"))  # each build's own folders were renamed in or removed

@@ -101,6 +101,10 @@ def test_a_table_made_for_some_datasets_keeps_the_rows_of_the_others():
     with pytest.raises(ValueError, match="tell the new rows"):  # the key must identify a row
         outputs.save_table([{"dataset": "a", "method": "x", "bits": 1}, {"dataset": "a", "method": "y", "bits": 2}],
                          "u", keep_other="dataset")
+    outputs.save_table([{"dataset": "a", "method": "z", "bits": 9}], "u", keep_other=("dataset", "method"),
+                       replace=("dataset",))  # dataset a's rows are these now; b's stay
+    with open(paths.figures_dir() / "u.csv") as f:
+        assert [(r["dataset"], r["method"], r["bits"]) for r in csv.DictReader(f)] == [("b", "x", "8"), ("a", "z", "9")]
     outputs.save_table([{"dataset": "a", "bits": 4}], "t")  # without keep_other the table is replaced
     with open(paths.figures_dir() / "t.csv") as f:
         assert [r["dataset"] for r in csv.DictReader(f)] == ["a"]

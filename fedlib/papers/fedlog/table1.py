@@ -123,12 +123,14 @@ def table1(runs: dict, absent: dict, p: dict, fedlog) -> tuple[dict, list]:
     return summary, shown
 
 
-def bits_per_round(runs: dict):
+def bits_per_round(runs: dict, p: dict):
     """The bits of one (the last) round, from the ledger (runs without augmentation: a round's messages do not depend
-    on it); saved as comm_bits_per_round."""
+    on it); saved as comm_bits_per_round (the rows of datasets not run here stay; a dataset run for every method
+    replaces its rows)."""
     rows = [{"dataset": d, "method": lab, "uplink_bits": rs[0].last("up_bits"), "downlink_bits": rs[0].last("down_bits")}
             for d, by_label in runs["plain"].items() for lab, rs in by_label.items()]
     return (outputs.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method"),
+                               replace=() if p["chosen"] else ("dataset",),
                                units={"uplink_bits": "bits", "downlink_bits": "bits"}) if rows else None)
 
 
