@@ -220,9 +220,9 @@ def _kind_tables(at: list[dict], sets: dict) -> list[str]:
     for kind, title in (("claim", "Statements of the text"), ("reproduction", "Numbers of its tables"),
                         ("marker", "Significance markers of its tables")):
         of = [r for r in at if r["kind"] == kind]
-        judged = [r for r in of if r.get("seeds") not in ("", "0", None) or r.get("margin") not in ("", None)
-                  or R.outcome(r["verdict"]) != "not judged"]
-        waiting = [r for r in of if r not in judged]  # no numbers yet: one line each, not a table row
+        judged = [r for r in of if R.outcome(r["verdict"]) != "not judged" or r["verdict"] != R.MISSING
+                  and (r.get("seeds") not in ("", "0", None) or r.get("margin") not in ("", None))]
+        waiting = [r for r in of if r not in judged]  # not run yet (one side's numbers at most): a line, no row
         if judged:
             md += ["", f"*{title}*", "", "| where | claim | verdict | margin ± SE | p | toward | seeds x rounds |",
                    "|---|---|---|---|---|---|---|"]
