@@ -99,6 +99,7 @@ def _worker(checkout: Path, seed: int, model: str, argv: list[str]) -> None:
 
     folder = Path.cwd().parent
     sys.path.insert(0, str(checkout / "system"))
+    stub_unused_imports()
     import flcore.trainmodel.models as theirs  # noqa: E402  (their package, from the checkout)
 
     class OurCNN(nn.Module):
@@ -125,6 +126,25 @@ def _worker(checkout: Path, seed: int, model: str, argv: list[str]) -> None:
     (found,) = sorted((folder / "results").glob("*.h5"))
     with h5py.File(found) as f:
         (folder / "accuracy.json").write_text(json.dumps([float(a) for a in f["rs_test_acc"][()]]))
+
+
+UNUSED_IMPORTS = {"cvxpy": {}, "calmsize": {"size": lambda *a, **k: ""}}  # PFLlib's main.py loads every server
+# (FedPAC's imports cvxpy) and its memory reporter (calmsize); none of the methods run here uses either
+
+
+def stub_unused_imports() -> None:
+    """An empty module for each of UNUSED_IMPORTS that is not installed, so their main.py imports without them; a
+    method that did use one would fail at its first call, naming it."""
+    import importlib
+    import types
+
+    for name, attributes in UNUSED_IMPORTS.items():
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            stub = types.ModuleType(name)
+            stub.__dict__.update(attributes)
+            sys.modules[name] = stub
 
 
 if __name__ == "__main__":
