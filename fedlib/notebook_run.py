@@ -4,8 +4,8 @@
 
 papermill with the notebook's `profile` parameter, run in notebooks/, its kernel talking over IPC sockets (local files
 in Jupyter's runtime folder) instead of unencrypted TCP: the kernel then has no reason to warn about eavesdropping,
-and nothing listens on a port; progress bars are off in its kernel (FEDLIB_PROGRESS=0), so the saved outputs
-hold results, not every update of a bar. Ctrl-C stops it with one line, not a ZMQ traceback, and exit status 130; run_all.sh's
+and nothing listens on a port; progress bars go to the kernel's own standard error, the terminal, not into its
+outputs (FEDLIB_PROGRESS=terminal), so the saved outputs hold results, not every update of a bar. Ctrl-C stops it with one line, not a ZMQ traceback, and exit status 130; run_all.sh's
 `.incomplete` marker then stays beside the executed notebook, so the book shows it as interrupted. The kernel runs in
 a session of its own, which a Ctrl-C at the terminal does not reach: it is passed on to the kernel, whose cell stops
 then, rather than when it would have ended (papermill's shutdown waits for the cell's reply).
@@ -63,7 +63,7 @@ def execute(notebook: Path, out: Path, profile: str, cwd: Path | None = None) ->
 
     import papermill
 
-    os.environ.setdefault("FEDLIB_PROGRESS", "0")  # the kernel inherits it: no progress bars in the saved outputs
+    os.environ.setdefault("FEDLIB_PROGRESS", "terminal")  # the kernel inherits it: bars on the terminal, not in outputs
     import signal
 
     previous = signal.getsignal(signal.SIGINT)
@@ -97,6 +97,19 @@ def small_png(encoded: str, width: int = 960) -> str:
     return base64.b64encode(buffer.getvalue()).decode() + "\n"
 
 
+def merged_streams(outputs: list) -> list:
+    """Consecutive stdout outputs as one, as a reader sees them: the kernel cuts its stdout into messages by timing
+    (two prints 10 ms apart are one output or two), so the kept notebook's bytes would differ from run to run."""
+    merged: list = []
+    for out in outputs:
+        if (out.output_type == "stream" and merged and merged[-1].output_type == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1].text += out.text
+        else:
+            merged.append(out)
+    return merged
+
+
 def keep_outputs(executed: Path, notebook: Path) -> str:
     """Write the outputs of `executed` (papermill's copy of `notebook`, run to its end) into the committed
     `notebook`, so that a clone shows them without running anything (JupyterLab, the repository's web view). What
@@ -121,7 +134,8 @@ def keep_outputs(executed: Path, notebook: Path) -> str:
         for key in VOLATILE_CELL:
             cell.metadata.pop(key, None)
         if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if not (o.output_type == "stream" and o.get("name") == "stderr")]
+            cell.outputs = merged_streams([o for o in cell.outputs
+                                           if not (o.output_type == "stream" and o.get("name") == "stderr")])
             for out in cell.outputs:
                 if "image/png" in out.get("data", {}):
                     out.data["image/png"] = small_png(out.data["image/png"])

@@ -34,6 +34,7 @@ def test_a_notebook_runs_over_ipc_with_its_profile_and_no_transport_warning(tmp_
     assert any("profile smoke" in s for s in texts)
     assert not any("IProgress" in s for s in texts), texts  # before: tqdm.auto's warning in every headless notebook
     assert not any("bar:" in s for s in texts), texts  # and every update of every progress bar, line by line
+    assert "bar: 100%" in done.stderr  # the bar goes to the terminal instead (issue 69: run_all.sh showed none)
     assert not list(tmp_path.glob("*ipc*"))  # the sockets' files are cleaned up
 
 
