@@ -128,7 +128,7 @@ def _worker(checkout: Path, seed: int, model: str, argv: list[str]) -> None:
         (folder / "accuracy.json").write_text(json.dumps([float(a) for a in f["rs_test_acc"][()]]))
 
 
-UNUSED_IMPORTS = {"cvxpy": {}, "calmsize": {"size": lambda *a, **k: ""}}  # PFLlib's main.py loads every server
+UNUSED_IMPORTS = {"cvxpy": {}, "calmsize": {"size": lambda n, *a, **k: float(n)}}  # PFLlib's main.py loads every server
 # (FedPAC's imports cvxpy) and its memory reporter (calmsize); none of the methods run here uses either
 
 
