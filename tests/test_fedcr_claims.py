@@ -115,7 +115,7 @@ def test_a_table2_set_shipped_in_part_judges_the_methods_whose_seeds_are_all_shi
                       "finetuned": True, "rounds": {"acc_mean": [0.5, 0.8815]}})]
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: [
         fedavg[0] if cfg.method == "fedavg" else _runs([92.03])[0] for cfg in cfgs])
-    monkeypatch.setattr(outputs, "save_table", lambda rows, name: saved.extend(rows))
+    monkeypatch.setattr(outputs, "save_table", lambda rows, name, **kw: saved.extend(rows))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     saved = []
     p = parts.plan("paper", fedcr.PROFILES["paper"], fedcr)
