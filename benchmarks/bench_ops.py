@@ -53,20 +53,19 @@ def top_level(prof) -> collections.Counter:
     return counts
 
 
-def local_steps(cfg) -> int:
-    ctx, _ = ex.setup(cfg)
+def local_steps(cfg, ctx) -> int:
     counts = ctx.fed.train.counts
     return int(((counts + cfg.batch_size - 1) // cfg.batch_size * cfg.local_epochs).max())
 
 
 def engine_ops(method: str) -> tuple[collections.Counter, int]:
     cfg = fedlog.paper_config("mnist", method, device="cpu")
-    _, alg = ex.setup(cfg)
+    ctx, alg = ex.setup(cfg)
     ledger = Ledger()
     run_round(alg, 0, ledger)  # warm-up: first-call allocations and caches
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         run_round(alg, 1, ledger)
-    return top_level(prof), local_steps(cfg)
+    return top_level(prof), local_steps(cfg, ctx)
 
 
 def centralized_ops(steps: int) -> collections.Counter:

@@ -359,10 +359,9 @@ class Adam:
         gs = [grads[k] for k in self.names]
         if self.wd:
             gs = torch._foreach_add(gs, torch._foreach_mul(ps, self.wd))
-        per_client = {}  # a client's factor, shaped to broadcast over a tensor of each number of dimensions
-        for d in {p.dim() for p in ps}:
-            shape = (-1,) + (1,) * (d - 1)
-            per_client[d] = (bc2.sqrt().view(shape), (self.lr / bc1).view(shape))
+        root, rate = bc2.sqrt(), self.lr / bc1  # a client's factors, shaped below for each number of dimensions
+        per_client = {d: (root.view((-1,) + (1,) * (d - 1)), rate.view((-1,) + (1,) * (d - 1)))
+                      for d in {p.dim() for p in ps}}
         m = torch._foreach_lerp(self.m, gs, 1 - self.b1)
         v = torch._foreach_mul(self.v, self.b2)
         torch._foreach_addcmul_(v, gs, gs, value=1 - self.b2)

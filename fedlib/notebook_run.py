@@ -5,8 +5,8 @@
 papermill with the notebook's `profile` parameter, run in notebooks/, its kernel talking over IPC sockets (local files
 in Jupyter's runtime folder) instead of unencrypted TCP: the kernel then has no reason to warn about eavesdropping,
 and nothing listens on a port; progress bars go to the kernel's own standard error, the terminal, not into its
-outputs (FEDLIB_PROGRESS=terminal), so the saved outputs hold results, not every update of a bar. Ctrl-C stops it with one line, not a ZMQ traceback, and exit status 130; run_all.sh's
-`.incomplete` marker then stays beside the executed notebook, so the book shows it as interrupted. The kernel runs in
+outputs (FEDLIB_PROGRESS=terminal), so the saved outputs hold results, not every update of a bar. Ctrl-C stops it
+with one line, not a ZMQ traceback, and exit status 130; run_all.sh's `.incomplete` marker then stays beside the executed notebook, so the book shows it as interrupted. The kernel runs in
 a session of its own, which a Ctrl-C at the terminal does not reach: it is passed on to the kernel, whose cell stops
 then, rather than when it would have ended (papermill's shutdown waits for the cell's reply).
 """

@@ -150,8 +150,8 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
     -> its unit, written in the shown header ("final_mean (%)"); the CSV keeps the plain name, for code to read.
     `replace` (columns, with keep_other): the old rows that share these columns' values with a new row go, the new
     rows stand for all of them (`replace=("dataset",)`: a dataset's rows are the new ones; a label no longer made,
-    such as a renamed method, does not stay), and only the other rows keep their places. Writes name.csv, and name.md and name.tex by pandas, under
-    figures/ (a "profile" column is added when the rows have none; the paper profile's names end in `_paper`, see
+    such as a renamed method, does not stay), and only the other rows keep their places.
+    Writes name.csv, and name.md and name.tex by pandas, under figures/ (a "profile" column is added when the rows have none; the paper profile's names end in `_paper`, see
     `output_name`). When the notebook has read runs, the fingerprints and devices they were made with (all runs
     the notebook read so far: a superset of the table's own) go to figures/provenance.json under `name`.
     `keep_other="dataset"` (or a tuple of columns): rows of the existing name.csv (same columns) whose key is

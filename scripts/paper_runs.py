@@ -124,12 +124,14 @@ def compute(what: str, runs: list[tuple[str, ex.Config]], backend: str = "sequen
             reverse: bool = False) -> int:
     """Compute the runs not finished yet; the exit status (1 where a run failed, each named). sequential: one after
     another in this process, one thread; ray: every run a task of `fedlib.sweep`'s Ray backend."""
-    todo = [(lab, cfg) for lab, cfg in (reversed(runs) if reverse else runs) if not ex.is_cached(cfg)]
+    ordered = list(reversed(runs)) if reverse else runs
     if backend == "sequential":
         torch.set_num_threads(1)
-        for lab, cfg in todo:
-            print(line(what, lab, cfg, ex.run(cfg, progress=False)), flush=True)
+        for lab, cfg in ordered:
+            if not ex.is_cached(cfg):  # asked just before: a job going the other way (--reverse) may have made it
+                print(line(what, lab, cfg, ex.run(cfg, progress=False)), flush=True)
         return 0
+    todo = [(lab, cfg) for lab, cfg in ordered if not ex.is_cached(cfg)]
     from fedlib import sweep
 
     report = sweep.run_sweep([cfg for _, cfg in todo], backend="ray", address=address, progress=sys.stderr.isatty())

@@ -83,3 +83,21 @@ def test_a_set_on_local_ray_resumes_its_stopped_run_and_gives_the_sequential_run
     pr.main(["tiny", "--pack"])
     packed = archive.read(tmp_path / "archive" / "tiny_paper.jsonl.gz")
     assert sorted(r["key"] for r in packed) == sorted(cfg.key() for _, cfg in runs)
+
+
+def test_a_run_another_job_finished_meanwhile_is_not_computed_again(monkeypatch, capsys):
+    """Two jobs on one set, one of them --reverse, meet in the middle: each asks the cache just before a run. (This
+    session's first --backend change asked once, before the first run, and would have recomputed the other's.)"""
+    pr = _script()
+    runs = _tiny_set().runs([0], [])
+    done, computed = set(), []
+    monkeypatch.setattr(pr.ex, "is_cached", lambda cfg: cfg.key() in done)
+
+    def run(cfg, progress):
+        computed.append(cfg.key())
+        done.update(c.key() for _, c in runs)  # meanwhile the other job finished the rest
+        return {"rounds": {"acc_mean": [0.5]}, "wall_s": 1.0}
+
+    monkeypatch.setattr(pr.ex, "run", run)
+    assert pr.compute("tiny", runs) == 0
+    assert computed == [runs[0][1].key()]

@@ -303,10 +303,9 @@ class Algorithm:
             import difflib
 
             near = {u: difflib.get_close_matches(u, list(cls.defaults), n=1) for u in sorted(unknown)}
-            hint = "; ".join(f"did you mean {m[0]!r} for {u!r}?" for u, m in near.items() if m)
             elsewhere = {u: sorted(n for n, c in REGISTRY.items() if u in c.defaults) for u in sorted(unknown)}
-            hint = "; ".join([hint] * bool(hint) + [f"{u!r} is an option of {', '.join(ms)}"
-                                                    for u, ms in elsewhere.items() if ms])
+            hint = "; ".join([f"did you mean {m[0]!r} for {u!r}?" for u, m in near.items() if m]
+                             + [f"{u!r} is an option of {', '.join(ms)}" for u, ms in elsewhere.items() if ms])
             raise ValueError(f"{cls.name}: unknown option(s) {sorted(unknown)}; valid: {sorted(cls.defaults)}"
                              + (f" ({hint})" if hint else ""))
         for key, value in options.items():

@@ -244,7 +244,8 @@ def table9(p: dict, paper) -> dict:
              "total_bits": rs[0].total_bits(), "seeds": len(S["seeds"]), "rounds": t9["rounds"]}
             for (k, lab), rs in table.items()]
     if rows:
-        outputs.save_table(rows, "fedcr_table9_nonaggregate", units={"final_mean": "%", "final_se": "%", "total_bits": "bits"})
+        outputs.save_table(rows, "fedcr_table9_nonaggregate",
+                           units={"final_mean": "%", "final_se": "%", "total_bits": "bits"})
     return table
 
 
