@@ -42,9 +42,17 @@ def test_address_needs_the_ray_backend(monkeypatch, capsys):
     assert "--address goes with --backend ray" in capsys.readouterr().err
 
 
+@pytest.fixture
+def ray_cleanup():
+    """The local cluster a Ray sweep starts stays for the next sweep of this process; a test's goes with the test
+    (the next test module starts one of its own: CI failed on that, 'ray.init twice')."""
+    ray = pytest.importorskip("ray")
+    yield
+    ray.shutdown()
+
+
 @pytest.mark.slow
-def test_a_set_on_local_ray_resumes_its_stopped_run_and_gives_the_sequential_runs(tmp_path, monkeypatch):
-    pytest.importorskip("ray")
+def test_a_set_on_local_ray_resumes_its_stopped_run_and_gives_the_sequential_runs(tmp_path, monkeypatch, ray_cleanup):
     pr = _script()
     monkeypatch.setattr(pr, "RUN_SETS", {"tiny": _tiny_set()})
     monkeypatch.setattr(pr, "SETS", ["tiny"])

@@ -25,6 +25,8 @@ def _numbers(result):
 @pytest.fixture(scope="module")
 def ray_cluster():
     import ray
+    if ray.is_initialized():  # a cluster another test's sweep kept for its next sweep (sweep._ray keeps it): ours
+        ray.shutdown()        # has its own number of processors
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
