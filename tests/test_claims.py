@@ -196,7 +196,7 @@ def test_a_paper_row_whose_run_set_is_not_whole_says_how_much_is_shipped(tmp_pat
     claims.write_collected(claims.collect(tmp_path / "claims"), tmp_path, sets=sets)
     text = (tmp_path / "claims.md").read_text()
     assert "not run yet (22 of 130 runs shipped)" in text
-    assert "table1_augmented (Table 1 (augmented)): 22 of 130 runs shipped" in text
+    assert "| table1_augmented | Table 1 (augmented) | 22 of 130 | x core-hours |" in text
 
 
 def test_a_reduced_ledger_is_the_same_file_whichever_profile_wrote_it(tmp_path, monkeypatch):

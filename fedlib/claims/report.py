@@ -3,6 +3,7 @@ paper and scale, and Holm's correction over every decided row of a paper at a sc
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from ..paths import figures_dir
@@ -102,6 +103,12 @@ def _p(r: dict) -> str:
     return f"{p:.2g}{mark}"
 
 
+def _toward(r: dict) -> str:
+    """The seeds in the claim's direction and the smallest per-seed margin, as the table's column reads them ("9/10
+    seeds, smallest +0.17" in claims.csv: "9/10, +0.17")."""
+    return re.sub(r"^(\d+/\d+) seeds, smallest ", r"\1, ", str(r.get("toward") or "")) or "-"
+
+
 def _verdict(r: dict, sets: dict) -> str:
     """The verdict as shown: a paper-scale row whose runs are not all shipped says how many are."""
     v, note = r["verdict"], str(r.get("note") or "")
@@ -197,8 +204,8 @@ def _rule_lines() -> list[str]:
     return ["", "## How a row is decided", "",
             f"- **Comparisons** (\"A is more accurate than B\"): a paired t-test of the per-seed differences, one-sided "
             f"at {R.LEVEL:g} each way, over at least {R.MIN_SEEDS} seeds: **holds**, **does not hold** or **within "
-            f"noise**; with fewer seeds **indicative**. *toward* counts the seeds in the claim's direction and gives "
-            f"the smallest per-seed margin.",
+            f"noise**; with fewer seeds **indicative**. *seeds toward, smallest*: the seeds in the claim's direction, "
+            f"and the smallest per-seed margin.",
             f"- **Reproductions** of a number: an equivalence test (two one-sided tests at {R.LEVEL:g}), margin "
             f"{R.DELTA:g} accuracy points, SE = sqrt(ours² + the paper's²): **reproduced** when |d| + t·SE ≤ "
             f"{R.DELTA:g}; **differs from the paper** when |d| − t·SE > {R.DELTA:g}; **cannot be decided at this "
@@ -224,22 +231,33 @@ def _kind_tables(at: list[dict], sets: dict) -> list[str]:
                   and (r.get("seeds") not in ("", "0", None) or r.get("margin") not in ("", None))]
         waiting = [r for r in of if r not in judged]  # not run yet (one side's numbers at most): a line, no row
         if judged:
-            md += ["", f"*{title}*", "", "| where | claim | verdict | margin ± SE | p | toward | seeds x rounds |",
+            md += ["", f"*{title}*", "", "| where | claim | verdict | margin ± SE | p | seeds toward, smallest | seeds x rounds |",
                    "|---|---|---|---|---|---|---|"]
             for r in judged:
                 md.append("| " + " | ".join(_md(c) for c in (
                     r["where"], _short_claim(r), _verdict_cell(r, sets), _margin(r), _p(r),
-                    r.get("toward") or "-", _seeds_rounds(r))) + " |")
-        if waiting:  # one line per table and verdict: its claims, each with its short note
+                    _toward(r), _seeds_rounds(r))) + " |")
+        if waiting:  # one line per table, verdict and short note (the ablation's verdict): its claims
             md += ["", f"*{title}, not judged yet*", ""]
             grouped: dict[tuple, list[str]] = {}
             for r in waiting:
                 short = _verdict_cell(r, sets)[len(_verdict(r, sets)):].lstrip("; ")
-                grouped.setdefault((r["where"], _verdict(r, sets)), []).append(
-                    _short_claim(r) + (f" ({short})" if short else ""))
-            md += [f"- {_md(w)}, **{_md(v)}**: " + "; ".join(_md(c) for c in cs)
-                   for (w, v), cs in grouped.items()]
+                grouped.setdefault((r["where"], _verdict(r, sets), short), []).append(_short_claim(r))
+            md += [f"- {_md(w)}, **{_md(v)}**" + (f" ({_md(n)})" if n else "") + ": " + "; ".join(_md(c) for c in cs)
+                   for (w, v, n), cs in grouped.items()]
     return md
+
+
+_TEX = [(r"\\pm", "±"), (r"\\Downarrow", "⇓"), (r"\\downarrow", "↓"), (r"\\Uparrow", "⇑"), (r"\\uparrow", "↑"),
+        (r"\\pitchfork", "⋔"), (r"\\(?:text|mathrm)", ""), (r"</?sup>", ""), (r"[${}^]|\\,", "")]
+
+
+def _plain(cell: str) -> str:
+    """A table's cell as the paper's text gives it (TeX or HTML: "$98.18 \\pm 0.06^{\\Downarrow}$"), as a reader reads
+    it ("98.18 ± 0.06⇓"); claims.csv keeps the cell as given (its quote is found in the paper's text)."""
+    for pattern, to in _TEX:
+        cell = re.sub(pattern, to, cell)
+    return " ".join(cell.split())
 
 
 def _details(at: list[dict]) -> list[str]:
@@ -254,8 +272,8 @@ def _details(at: list[dict]) -> list[str]:
             cells.setdefault(r["where"], []).append(r["quote"])
     md += ["", "<details><summary>what the paper says, and notes</summary>", ""]
     md += [f"- \"{_md(q)}\" ({_md('; '.join(dict.fromkeys(ws)))})" for q, ws in quoted.items()]
-    md += [f"- {_md(w)}, its entries as the paper prints them: "
-           + ", ".join(f"\"{_md(q)}\"" for q in dict.fromkeys(qs)) for w, qs in cells.items()]
+    md += [f"- {_md(w)}, its entries as the paper prints them (its TeX as text): "
+           + ", ".join(_md(_plain(q)) for q in dict.fromkeys(qs)) for w, qs in cells.items()]
     noted: dict[str, list[str]] = {}  # one line per note, naming the rows it is said of
     for r in at:
         for n in (_long_note(r), r.get("says")):
@@ -303,12 +321,14 @@ def _short(cell) -> str:
 
 
 def _unshipped(rows: list[dict], sets: dict) -> list[str]:
+    """A table of the paper-profile run sets the rows name whose runs are not all in archive/ yet."""
     named = sorted({r["run_set"] for r in rows if r.get("run_set")})
-    lines = [f"- {name} ({', '.join(sets[name]['where'])}): {sets[name]['have']} of {sets[name]['n']} runs shipped, "
-             f"{sets[name]['cost']}; `{sets[name]['command']}`" for name in named
-             if name in sets and sets[name]["have"] < sets[name]["n"]]
-    return (["", "Paper-profile run sets not all shipped (counted from archive/):", ""] + [_md(x) for x in lines]
-            if lines else [])
+    lines = ["| " + " | ".join(_md(c) for c in (name, ", ".join(sets[name]["where"]),
+                                               f"{sets[name]['have']} of {sets[name]['n']}", sets[name]["cost"])) + " |"
+             for name in named if name in sets and sets[name]["have"] < sets[name]["n"]]
+    return (["", "Paper-profile run sets not all shipped (counted from archive/); `python scripts/paper_runs.py SET` "
+                 "computes a set's runs:", "", "| set | for | runs shipped | cost |", "|---|---|---|---|"]
+            + lines if lines else [])
 
 
 def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None = None) -> list[Path]:

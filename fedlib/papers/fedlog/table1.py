@@ -350,7 +350,7 @@ def markers(t: _Table, threshold: float | None, paper: dict, cells: dict, level:
             quote = cells.get(method, ("", ""))[i]
             if mark:
                 up = mark in HIGHER
-                claim = f"{method}'s {quantity} is significantly {'higher' if up else 'lower'} than FedLog-C's ({mark})"
+                claim = f"{method}'s {quantity} {'above' if up else 'below'} FedLog-C's ({mark})"  # the marker: significantly
                 rule = rules.marker(">" if up else "<", level)
             else:
                 claim = f"{method}'s {quantity} against FedLog-C's (unmarked in the paper)"
