@@ -18,3 +18,24 @@ def test_a_row_not_run_yet_is_listed_as_waiting_even_when_one_side_has_its_seeds
     table, waiting = md.split("not judged yet")
     assert "FedAvg's accuracy" in table and "FedDBE's accuracy" not in table
     assert "FedDBE's accuracy" in waiting
+
+
+def test_a_tables_tex_and_html_cells_read_as_text_on_the_page():
+    assert report._plain("$98.18 \\pm 0.06^{\\Downarrow}$") == "98.18 ± 0.06⇓"
+    assert report._plain("$4.81 \\pm 0.31 \\text{Mb}^{\\uparrow}$") == "4.81 ± 0.31 Mb↑"
+    assert report._plain("$0.16\\pm0.07\\mathrm{Gb}^{\\uparrow}$") == "0.16±0.07Gb↑"
+    assert report._plain("89.76±0.69 <sup>↓</sup>") == "89.76±0.69 ↓"
+    assert report._plain("$93.01 {\\pm} 0.26^{\\pitchfork}$") == "93.01 ± 0.26⋔"
+
+
+def test_waiting_claims_with_the_same_ablation_verdict_share_one_line_and_the_direction_column_is_short():
+    waiting = [dict(_row(f"{m}'s accuracy below FedLog-C's (⇓)", R.MISSING), note="without augmentation: agrees")
+               for m in ("FedAvg", "FedPer")] + [dict(_row("FedRep 1's accuracy below FedLog-C's (⇓)", R.MISSING),
+                                                      note="without augmentation: opposite")]
+    lines = [x for x in report._kind_tables(waiting, {}) if x.startswith("- ")]
+    assert lines == ["- Table 1 (mnist), **not run: missing data** (without augmentation: agrees): FedAvg's accuracy "
+                     "below FedLog-C's (⇓); FedPer's accuracy below FedLog-C's (⇓)",
+                     "- Table 1 (mnist), **not run: missing data** (without augmentation: opposite): FedRep 1's "
+                     "accuracy below FedLog-C's (⇓)"]
+    assert report._toward({"toward": "9/10 seeds, smallest +0.17"}) == "9/10, +0.17"
+    assert report._toward({"toward": ""}) == "-"
