@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set up the environment if missing, fetch the datasets, execute every notebook headlessly
-# (papermill, profile $FEDLIB_PROFILE, default quick) and write figures/. Executed notebooks go to build/.
+# (papermill, profile $FEDLIB_PROFILE, default quick). Executed notebooks go to build/notebooks/. The quick profile
+# writes build/quick/figures/ and changes no tracked file; `--commit` (a maintainer's) writes the committed figures/
+# and keeps the run's outputs in the committed notebooks; the paper profile always does (it redraws from archive/).
 # ./run_all.sh 02 05 runs some notebooks (the book is rebuilt after a whole run, or with --book; ./run_all.sh --book
 # builds it alone). Notebook 02 also reads FEDLIB_DATASETS (e.g. mnist), FEDLIB_SEEDS and FEDLIB_PARTS (table1,tableA1).
 # A notebook's runs go to one single-threaded worker process per core (FEDLIB_SWEEP_BACKEND=local: in the kernel);
@@ -22,10 +24,12 @@ case "$PROFILE" in
 esac
 numbers=()
 BOOK=0
+COMMIT="${FEDLIB_WRITE_COMMITTED:-0}"
 for arg in "$@"; do  # every number given must name a notebook
   if [ "$arg" = "--book" ]; then BOOK=1; continue; fi
+  if [ "$arg" = "--commit" ]; then COMMIT=1; continue; fi
   if [[ "$arg" == -* ]]; then
-    echo "unknown option $arg: ./run_all.sh [--book] [notebook numbers], e.g. ./run_all.sh 02 05, or ./run_all.sh --book for the book alone" >&2
+    echo "unknown option $arg: ./run_all.sh [--book] [--commit] [notebook numbers], e.g. ./run_all.sh 02 05, or ./run_all.sh --book for the book alone" >&2
     exit 2
   fi
   if [[ "$arg" =~ ^[0-9]{1,2}$ ]]; then arg="$(printf '%02d' "$((10#$arg))")"; fi
@@ -40,6 +44,7 @@ if [ "$BOOK" = 1 ] && [ ${#numbers[@]} -eq 0 ]; then  # ./run_all.sh --book: the
   "$PY" -m fedlib book
   exit 0
 fi
+export FEDLIB_WRITE_COMMITTED="$COMMIT"
 "$PY" -m fedlib.knobs  # every FEDLIB_* variable against its rule, one line naming a bad one, before any data is read
 # One torch thread per process unless you say otherwise: some CPU kernels sum in a thread-count dependent order, so
 # the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.
@@ -66,14 +71,16 @@ for nb in "${selected[@]}"; do
   fi
   mv -f "$run" "build/notebooks/$name"
   rm -f "build/notebooks/$name.incomplete"
-  # its outputs go into the committed notebook (quick or paper: the last real run), so a clone shows them unrun
-  if [ "$PROFILE" != smoke ]; then "$PY" -m fedlib.notebook_run --keep-outputs "build/notebooks/$name" "$nb"; fi
+  # a paper redraw's outputs (or, with --commit, a quick run's) go into the committed notebook, so a clone shows them
+  if [ "$PROFILE" = paper ] || { [ "$PROFILE" = quick ] && [ "$COMMIT" = 1 ]; }; then
+    "$PY" -m fedlib.notebook_run --keep-outputs "build/notebooks/$name" "$nb"
+  fi
   echo "   done in $((SECONDS - start)) s"
 done
 FEDLIB_PROFILE="$PROFILE" "$PY" -m fedlib claims
 if [ ${#numbers[@]} -eq 0 ] || [ "$BOOK" = 1 ]; then  # a whole run, or asked: the book is rebuilt (about 40 s)
-  "$PY" -m fedlib book  # build/book/index.html: the executed notebooks, the claims and the docs
+  FEDLIB_PROFILE="$PROFILE" "$PY" -m fedlib book  # build/book/index.html: the executed notebooks, this run's claims
 else
   echo ">> the book was not rebuilt for some notebooks: ./run_all.sh --book rebuilds it"
 fi
-echo ">> figures and tables are in figures/"
+echo ">> figures and tables are in $(FEDLIB_PROFILE="$PROFILE" "$PY" -c 'from fedlib import paths; print(paths.portable(str(paths.figures_dir())) + "/")')"

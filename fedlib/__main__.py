@@ -311,7 +311,10 @@ def dispatch(args) -> int:
         try:
             if getattr(args, "rejudge", False):
                 print(f"{claims.rejudge()} verdicts changed under the current rule (numbers unchanged)")
-            rows = claims.collect()
+            from .paths import active_profile, committed_figures_dir
+
+            quick = active_profile() == "quick"  # its page: this run's ledgers, the committed ones for the rest
+            rows = claims.collect(fill_from=committed_figures_dir() / "claims" if quick else None)
         except claims.ClaimsError as err:
             print(f"fedlib claims: {err}; nothing was written", file=sys.stderr)
             return 2

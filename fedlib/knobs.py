@@ -83,6 +83,7 @@ RULES = {
     "FEDLIB_SEEDS": _int_in(0, MAX_SEEDS),
     "FEDLIB_PARTS": _names_from(TABLE1_PARTS, "notebook 02's parts"),
     "FEDLIB_COMPUTE": _one_of("0", "1"),
+    "FEDLIB_WRITE_COMMITTED": _one_of("0", "1"),
     "FEDLIB_PROGRESS": _one_of("0", "1", "terminal"),
     "FEDLIB_SHIPPED_PREFIXES": _one_of("0", "1"),
     "FEDLIB_CHECKPOINT_SECONDS": _number_at_least(0),

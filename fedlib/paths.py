@@ -6,9 +6,13 @@ The smoke profile never writes figures/ or results/: whoever starts it (papermil
 the notebook passes to `use_profile`, or `FEDLIB_PROFILE=smoke`), its figures and results go under
 `build/smoke/`, unless FEDLIB_FIGURES / FEDLIB_RESULTS name another folder than the checkout's own.
 
+The quick profile writes its figures, tables and claims under `build/quick/figures/`: the committed figures/ are
+what `FEDLIB_PROFILE=paper ./run_all.sh` redraws from archive/ and what a maintainer's `./run_all.sh --commit` wrote
+(FEDLIB_WRITE_COMMITTED=1), so that the README's first command leaves `git status` clean on any machine (a quick
+number may move by a fraction of a point on another processor kind).
+
 A notebook run by hand (JupyterLab, with no FEDLIB_PROFILE) gets its parameters cell's default, LAB: the quick
-profile's settings, its figures and claims under `build/lab/` so that the committed figures/ stay as they are (results
-are shared with every other run). FEDLIB_PROFILE=quick (or paper) before starting JupyterLab writes figures/.
+profile's settings, its figures and claims under `build/lab/` (results are shared with every other run).
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from pathlib import Path
 
 PROFILES = ("smoke", "quick", "paper")
 LAB = "lab"  # a notebook's default when run by hand: quick's settings, its figures under build/lab/
+COMMITTED = "FEDLIB_WRITE_COMMITTED"  # "1": the quick profile writes the committed figures/ (./run_all.sh --commit)
 _active: str | None = None
 _lab = False
 
@@ -33,8 +38,7 @@ def use_profile(profile: str) -> str:
     _lab = profile == LAB
     if _lab:
         profile = "quick"
-        print(f"run by hand: the quick profile's settings, figures and claims under {project_root() / 'build' / LAB} "
-              f"(FEDLIB_PROFILE=quick before starting JupyterLab writes figures/)")
+        print(f"run by hand: the quick profile's settings, figures and claims under {project_root() / 'build' / LAB}")
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r} (papermill -p profile ... "
                          f"or FEDLIB_PROFILE)")
@@ -54,9 +58,18 @@ def _dir(env: str, default: str) -> Path:
     explicit = Path(os.environ[env]) if os.environ.get(env) else None
     if active_profile() == "smoke" and (explicit is None or explicit.resolve() == own.resolve()):
         return project_root() / "build" / "smoke" / default
-    if _lab and default == "figures" and explicit is None:
-        return project_root() / "build" / LAB / default
+    if default == "figures" and explicit is None:
+        if _lab:
+            return project_root() / "build" / LAB / default
+        if active_profile() == "quick" and os.environ.get(COMMITTED) != "1":
+            return project_root() / "build" / "quick" / default
     return explicit or own
+
+
+def committed_figures_dir() -> Path:
+    """The checkout's figures/ (or FEDLIB_FIGURES), whatever the profile: the ledgers a quick run's claims page fills
+    in from, for the notebooks it did not run."""
+    return Path(os.environ["FEDLIB_FIGURES"]) if os.environ.get("FEDLIB_FIGURES") else project_root() / "figures"
 
 
 def portable(text: str) -> str:

@@ -407,3 +407,24 @@ def test_a_paper_redraw_stamps_its_ledger_the_same_on_any_machine_and_no_edit_mo
     assert written["x86_64-AVX512-GenuineIntel-6-207", "paper"] == written["x86_64-AVX2-AuthenticAMD-25-1", "paper"]
     assert claims.made_on(tmp_path / "claims" / "01_a_quick.csv") == "x86_64-AVX2-AuthenticAMD-25-1"
     assert b"bbb" not in written["x86_64-AVX2-AuthenticAMD-25-1", "quick"]
+
+
+def test_a_quick_runs_page_holds_its_own_ledgers_and_the_committed_ones_of_the_rest(tmp_path):
+    """Issue 69: a quick run writes build/quick/figures/claims/; its page fills in the committed ledgers of the
+    notebooks and profiles it did not run, and its own file replaces the committed one of the same name."""
+    import csv
+
+    committed = paths.project_root() / "figures" / "claims"
+    name = "01_synthetic_separators_quick.csv"
+    with open(committed / name, newline="") as f:
+        reader = csv.DictReader(f)
+        fields, rows = reader.fieldnames, list(reader)
+    with open(tmp_path / name, "w", newline="") as f:  # this run's ledger: one row fewer than the committed one
+        writer = csv.DictWriter(f, fields)
+        writer.writeheader()
+        writer.writerows(rows[:-1])
+    alone = claims.collect(tmp_path)
+    together = claims.collect(tmp_path, fill_from=committed)
+    assert len(alone) == len(rows) - 1
+    assert len(together) == len(claims.collect(committed)) - 1
+    assert [r for r in together if r["notebook"] == "01_synthetic_separators" and r["profile"] == "quick"] == alone

@@ -31,7 +31,7 @@ def _tiny(**kw):
 def checkout(tmp_path, monkeypatch):
     """A fake checkout: paths resolve under tmp_path, no FEDLIB_* folders set, no profile chosen yet."""
     monkeypatch.setattr(paths, "project_root", lambda: tmp_path)
-    for env in ("FEDLIB_FIGURES", "FEDLIB_RESULTS", "FEDLIB_PROFILE"):
+    for env in ("FEDLIB_FIGURES", "FEDLIB_RESULTS", "FEDLIB_PROFILE", paths.COMMITTED):
         monkeypatch.delenv(env, raising=False)
     monkeypatch.setattr(paths, "_active", None)
     return tmp_path
@@ -320,10 +320,45 @@ def test_a_runs_outputs_are_kept_without_what_changes_from_run_to_run(tmp_path):
     assert "not updated" in notebook_run.keep_outputs(executed, notebook) and notebook.read_bytes() == first
 
 
-def test_run_all_keeps_outputs_of_real_runs_only():
+def test_the_quick_profile_writes_under_build_and_only_a_commit_or_the_paper_profile_writes_figures(checkout,
+                                                                                                     monkeypatch):
+    """Issue 69, section 3: the README's first command (the quick profile) rewrote the committed figures/ and
+    notebooks, so on another processor kind 28 tracked files changed. The quick profile now writes build/quick/;
+    FEDLIB_WRITE_COMMITTED=1 (./run_all.sh --commit) and the paper profile write figures/."""
+    assert paths.use_profile("quick") == "quick" and paths.figures_dir() == checkout / "build" / "quick" / "figures"
+    assert paths.results_dir() == checkout / "results" and paths.committed_figures_dir() == checkout / "figures"
+    monkeypatch.setenv(paths.COMMITTED, "1")
+    assert paths.figures_dir() == checkout / "figures"
+    monkeypatch.delenv(paths.COMMITTED)
+    assert paths.use_profile("paper") == "paper" and paths.figures_dir() == checkout / "figures"
+    monkeypatch.setenv("FEDLIB_FIGURES", str(checkout / "mine"))  # a folder named is used by every profile
+    assert paths.use_profile("quick") == "quick" and paths.figures_dir() == checkout / "mine"
     script = (ROOT / "run_all.sh").read_text()
-    keep = next(line for line in script.splitlines() if "--keep-outputs" in line)
-    assert '"$PROFILE" != smoke' in keep
+    keep = script[:script.index("--keep-outputs")].rsplit("\n", 2)[-2]  # the condition on the line before
+    assert keep.strip() == 'if [ "$PROFILE" = paper ] || { [ "$PROFILE" = quick ] && [ "$COMMIT" = 1 ]; }; then'
+
+
+@pytest.mark.slow
+def test_the_readmes_first_command_changes_no_tracked_file():
+    """`./run_all.sh 01` (the quick profile, as the README's first command runs it) leaves every tracked file's bytes
+    as they were, and its figures and claims page are under build/quick/figures/."""
+    import hashlib
+
+    def tracked():
+        names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+        return {n: hashlib.sha256((ROOT / n).read_bytes()).hexdigest() for n in names.decode().split("\0")
+                if n and (ROOT / n).is_file()}
+
+    before = tracked()
+    env = {k: v for k, v in os.environ.items() if k not in ("FEDLIB_FIGURES", paths.COMMITTED)}
+    res = subprocess.run(["bash", str(ROOT / "run_all.sh"), "01"], cwd=ROOT, capture_output=True, text=True,
+                         env={**env, "FEDLIB_PROFILE": "quick", "FEDLIB_PYTHON": sys.executable}, timeout=1200)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    after = tracked()
+    assert [n for n in before if before[n] != after.get(n)] == []
+    quick = ROOT / "build" / "quick" / "figures"
+    assert (quick / "claims" / "01_synthetic_separators_quick.csv").exists() and (quick / "claims.md").exists()
+    assert "figures and tables are in build/quick/figures/" in res.stdout
 
 
 def test_a_notebook_run_by_hand_keeps_the_committed_figures(checkout):
@@ -333,7 +368,6 @@ def test_a_notebook_run_by_hand_keeps_the_committed_figures(checkout):
     written = outputs.save_table([{"method": "FedLog"}], "t").attrs["paths"]
     assert written[0] == checkout / "build" / "lab" / "figures" / "t.csv" and not (checkout / "figures").exists()
     assert paths.results_dir() == checkout / "results"  # runs are shared with every other profile
-    assert paths.use_profile("quick") == "quick" and paths.figures_dir() == checkout / "figures"
     for nb in sorted((ROOT / "notebooks").glob("[0-9]*.py")):
         text = nb.read_text()
         assert 'os.environ.get("FEDLIB_PROFILE", "lab")' in text and "profile = paths.use_profile(profile)" in text

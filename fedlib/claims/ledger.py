@@ -263,12 +263,16 @@ def _read_checked(p: Path) -> list[dict]:
     return out
 
 
-def collect(folder: Path | None = None) -> list[dict]:
+def collect(folder: Path | None = None, fill_from: Path | None = None) -> list[dict]:
     """Every notebook's rows (figures/claims/*.csv), each verdict recomputed from its numbers and rule. A file that
     cannot be read, holds no row, or has a row whose stored verdict its rule does not give is refused (ClaimsError,
-    naming the file and row) before anything is written."""
+    naming the file and row) before anything is written. `fill_from` (a quick run's: the committed ledgers) gives
+    the files of the notebooks and profiles that `folder` has none of."""
     folder = folder or figures_dir() / "claims"
-    files = sorted(folder.glob("*.csv"))
+    own = {p.name: p for p in folder.glob("*.csv")}
+    if fill_from is not None and fill_from.resolve() != folder.resolve():
+        own = {**{p.name: p for p in fill_from.glob("*.csv")}, **own}
+    files = [own[name] for name in sorted(own)]
     if not files:
         raise ClaimsError(f"{folder} holds no claims file (a notebook's ledger is <notebook>_<profile>.csv): run the "
                           f"notebooks first (./run_all.sh), or restore the folder with `git checkout -- {folder.name}`")
