@@ -137,6 +137,15 @@ class Group:
     params: dict[str, torch.Tensor]
     buffers: dict[str, torch.Tensor] = field(default_factory=dict)
     fast_engine: bool = False  # Config.fast_engine: the wide-layer fast path of `train` and `evaluate` (last bits move)
+    # (kind, names) -> the optimizer `train` used last, kept with its state's buffers for the next training of the
+    # same tensors (restarted in place: every round's step then reads and writes the same addresses)
+    optimizers: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __getstate__(self):  # a checkpoint keeps no optimizer (each training restarts its own)
+        return {k: v for k, v in self.__dict__.items() if k != "optimizers"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, optimizers={})
 
     def __post_init__(self):
         self.fast = supports_stacked(self.model.body) and not self.buffers
@@ -350,6 +359,11 @@ class Adam:
         n = next(iter(params.values())).shape[0]
         self.t = torch.zeros(n, device=next(iter(params.values())).device)
 
+    def restart(self, lr: float) -> None:
+        """A fresh optimizer's state (zero moments, step 0) in the buffers this one holds, at learning rate `lr`."""
+        self.lr = lr
+        torch._foreach_zero_([*self.m, *self.v, self.t])
+
     @torch.no_grad()
     def step(self, params: dict, grads: dict, active: torch.Tensor | None = None) -> None:
         all_active = active is None  # the caller passes a mask only when some client sits out (no host sync here)
@@ -362,23 +376,26 @@ class Adam:
         root, rate = bc2.sqrt(), self.lr / bc1  # a client's factors, shaped below for each number of dimensions
         per_client = {d: (root.view((-1,) + (1,) * (d - 1)), rate.view((-1,) + (1,) * (d - 1)))
                       for d in {p.dim() for p in ps}}
-        m = torch._foreach_lerp(self.m, gs, 1 - self.b1)
-        v = torch._foreach_mul(self.v, self.b2)
+        if all_active:  # the moments in place (their buffers stay where they are from step to step)
+            m, v = self.m, self.v
+            torch._foreach_lerp_(m, gs, 1 - self.b1)
+            torch._foreach_mul_(v, self.b2)
+        else:
+            m, v = torch._foreach_lerp(self.m, gs, 1 - self.b1), torch._foreach_mul(self.v, self.b2)
         torch._foreach_addcmul_(v, gs, gs, value=1 - self.b2)
         denom = torch._foreach_sqrt(v)
         torch._foreach_div_(denom, [per_client[p.dim()][0] for p in ps])
         torch._foreach_add_(denom, self.eps)
         update = torch._foreach_mul([per_client[p.dim()][1] for p in ps], m)
         torch._foreach_div_(update, denom)
-        new = torch._foreach_sub(ps, update)
         if all_active:
-            self.m, self.v = list(m), list(v)
-            torch._foreach_copy_(ps, new)
+            torch._foreach_sub_(ps, update)
             return
-        for i, p in enumerate(ps):
-            mask = active.view((-1,) + (1,) * (p.dim() - 1))
-            self.m[i], self.v[i] = torch.where(mask, m[i], self.m[i]), torch.where(mask, v[i], self.v[i])
-            p.copy_(torch.where(mask, new[i], p))
+        new = torch._foreach_sub(ps, update)
+        masks = [active.view((-1,) + (1,) * (p.dim() - 1)) for p in ps]
+        torch._foreach_copy_(self.m, [torch.where(k, a, b) for k, a, b in zip(masks, m, self.m)])
+        torch._foreach_copy_(self.v, [torch.where(k, a, b) for k, a, b in zip(masks, v, self.v)])
+        torch._foreach_copy_(ps, [torch.where(k, a, b) for k, a, b in zip(masks, new, ps)])
 
 
 class SGD:
@@ -407,6 +424,10 @@ class SGD:
                 g = g * active.view((-1,) + (1,) * (p.dim() - 1)).to(g.dtype)
             lr = self.lr.view((-1,) + (1,) * (p.dim() - 1)) if torch.is_tensor(self.lr) else self.lr  # per client
             p.sub_(lr * g)
+
+    def restart(self, lr: float) -> None:
+        """A fresh optimizer's state (no momentum yet) at learning rate `lr`."""
+        self.lr, self.buf = lr, {}
 
     def _fused_step(self, params: dict, grads: dict, active: torch.Tensor | None) -> None:
         rate = None
@@ -548,7 +569,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     stop = _ConvergenceStop(data.counts.to(dev), batch_size, tol, drop_last) if until_converged else None
     params = _trained_params(group, trainable)
     opt_params = {k: params[k] for k in trainable}
-    optimizers = _optimizers(opt_params, optimizer, lr, optimizer_kw or {}, own_optimizer or {}, fused=fast)
+    optimizers = _optimizers(opt_params, optimizer, lr, optimizer_kw or {}, own_optimizer or {}, fused=fast,
+                             kept=group.optimizers)
     skip = skip_finished and on_step is None and not group.buffers and getattr(loss_fn, "rowwise", False)
     per_epoch = steps_per_epoch(data.counts.to(dev), batch_size, drop_last).clamp(min=1)  # batch_schedule's rule
     total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
@@ -561,17 +583,11 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         ids, ok = (idx[s], valid[s]) if widths is None else (idx[s, :, :widths[s]], valid[s, :, :widths[s]])
         full = everyone[s] if stop is None else bool(active.all())
         on = active.nonzero().flatten() if skip and not full else None
-        step_group, step_params, step_ok, x, y = _step_rows(group, params, data, ids, ok, on, rows, augment)
-        feats, logits = step_group.forward(x, train=True, params=step_params)
-        loss = loss_fn(feats, logits, y, step_ok, step_group.clients, step_params)
+        feats, logits, y, loss = step_loss(group, params, data, ids, ok, on, rows, augment, loss_fn)
         if on_step is not None:
             on_step(Step(feats.detach(), logits.detach(), y, ok, group.clients,
                          (s // per_epoch).clamp(max=epochs - 1), epochs))
-        grads = dict(zip(opt_params, torch.autograd.grad(loss.sum(), list(opt_params.values()))))
-        if clip_norm:
-            grads = clip_per_client_(grads, clip_norm) if fast else clip_per_client(grads, clip_norm)
-        for opt, names in optimizers:
-            opt.step({k: opt_params[k] for k in names}, grads, None if full else active)
+        step_update(loss, opt_params, optimizers, clip_norm, fast, None if full else active)
         loss = loss.detach() if on is None else loss.new_zeros(group.n).index_copy(0, on, loss.detach())  # per row
         total += loss * active
         steps += active
@@ -580,6 +596,27 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     for v in group.params.values():
         v.requires_grad_(False)
     return TrainStats(total / steps.clamp(min=1), steps)
+
+
+def step_loss(group: Group, params: dict, data, ids: torch.Tensor, ok: torch.Tensor, on: torch.Tensor | None,
+              rows: torch.Tensor, augment: bool, loss_fn: LossFn):
+    """The first half of one local step of `train`: the batch (`_step_rows`), the forward pass and each row's loss.
+    Returns (features, logits, labels, loss [rows])."""
+    step_group, step_params, step_ok, x, y = _step_rows(group, params, data, ids, ok, on, rows, augment)
+    feats, logits = step_group.forward(x, train=True, params=step_params)
+    return feats, logits, y, loss_fn(feats, logits, y, step_ok, step_group.clients, step_params)
+
+
+def step_update(loss: torch.Tensor, opt_params: dict, optimizers: list, clip_norm: float, fast: bool,
+                active: torch.Tensor | None) -> None:
+    """The second half: the gradients of the summed loss, each client's clipped to `clip_norm`, and every optimizer's
+    step (`active`: the clients that step, None for all). Neither half reads a tensor's value on the host, so a
+    whole step is one graph (tests/test_capture.py)."""
+    grads = dict(zip(opt_params, torch.autograd.grad(loss.sum(), list(opt_params.values()))))
+    if clip_norm:
+        grads = clip_per_client_(grads, clip_norm) if fast else clip_per_client(grads, clip_norm)
+    for opt, names in optimizers:
+        opt.step({k: opt_params[k] for k in names}, grads, active)
 
 
 def _step_rows(group: Group, params: dict, data, ids: torch.Tensor, ok: torch.Tensor, on: torch.Tensor | None,
@@ -630,10 +667,12 @@ def clip_per_client_(grads: dict[str, torch.Tensor], max_norm: float) -> dict[st
     return grads
 
 
-def _optimizers(params: dict, kind: str, lr: float, kw: dict, own: dict[str, tuple[str, float]], fused: bool = False):
+def _optimizers(params: dict, kind: str, lr: float, kw: dict, own: dict[str, tuple[str, float]], fused: bool = False,
+                kept: dict | None = None):
     """[(optimizer, its parameter names)]: one for the parameters without an own optimizer (first, so a plain
     run is exactly one optimizer over every trainable parameter), then one per (kind, lr) of `own`. `fused`: SGD's
-    in-place step (the fast engine)."""
+    in-place step (the fast engine). `kept` (the group's `optimizers`): an optimizer of the same kind, settings and
+    tensors as last time is restarted in place rather than made anew (the same numbers: zeros either way)."""
     unknown = set(own) - set(params)
     if unknown:
         raise ValueError(f"own_optimizer names parameters that are not trained: {sorted(unknown)}")
@@ -641,9 +680,23 @@ def _optimizers(params: dict, kind: str, lr: float, kw: dict, own: dict[str, tup
     for k in params:
         if k in own:
             plan.setdefault(own[k], []).append(k)
-    return [(make_optimizer(knd, {k: params[k] for k in names}, rate, fused=fused,
-                            **(kw if (knd, rate) == (kind, lr) else {})),
-             names) for (knd, rate), names in plan.items() if names]
+    out = []
+    for (knd, rate), names in plan.items():
+        if not names:
+            continue
+        settings = kw if (knd, rate) == (kind, lr) else {}
+        tensors = [(params[k].data_ptr(), tuple(params[k].shape), params[k].dtype) for k in names]
+        key, same = (knd, tuple(names)), (tensors, sorted(settings.items()), fused)
+        last = (kept or {}).get(key)
+        if last is not None and last[1] == same:
+            last[0].restart(rate)
+            opt = last[0]
+        else:
+            opt = make_optimizer(knd, {k: params[k] for k in names}, rate, fused=fused, **settings)
+            if kept is not None:
+                kept[key] = (opt, same)
+        out.append((opt, names))
+    return out
 
 
 def crop_flip(x: torch.Tensor, pad: int = 2) -> torch.Tensor:

@@ -110,12 +110,24 @@ def merged_streams(outputs: list) -> list:
     return merged
 
 
+def _shown_profile(notebook: Path) -> str | None:
+    """The profile whose outputs the committed notebook shows (None: none, or not a notebook one can read)."""
+    import nbformat
+
+    try:
+        return nbformat.read(notebook, as_version=4).metadata.get("fedlib", {}).get("profile")
+    except (OSError, ValueError, nbformat.reader.NotJSONError):
+        return None
+
+
 def keep_outputs(executed: Path, notebook: Path) -> str:
     """Write the outputs of `executed` (papermill's copy of `notebook`, run to its end) into the committed
     `notebook`, so that a clone shows them without running anything (JupyterLab, the repository's web view). What
     changes from run to run is left out: papermill's injected parameters cell and metadata, cell timings, stderr
     (warnings, progress). Refused, saying why, when the executed inputs are not the notebook's .py as it is now (it
-    was edited during the run). The .py is touched last, so that jupytext keeps it as the pair's source."""
+    was edited during the run), or when the notebook shows the paper profile's outputs and these are another
+    profile's (a quick run never replaces them). The .py is touched last, so that jupytext keeps it as the pair's
+    source."""
     import os
 
     import jupytext
@@ -128,6 +140,9 @@ def keep_outputs(executed: Path, notebook: Path) -> str:
     if source.exists() and sources(jupytext.read(source)) != sources(ran):
         return f"{notebook.name}: not updated, {source.name} changed while it ran (run it again to keep its outputs)"
     profile = ran.metadata.pop("papermill", {}).get("parameters", {}).get("profile")
+    if profile != "paper" and _shown_profile(notebook) == "paper":
+        return (f"{notebook.name}: not updated, it shows the paper profile's outputs (FEDLIB_PROFILE=paper ./run_all.sh "
+                f"redraws them); this {profile or 'unnamed'} run's are in {executed.name}")
     if profile:
         ran.metadata["fedlib"] = {"profile": profile}  # which profile the outputs are of (the book says it)
     for cell in ran.cells:

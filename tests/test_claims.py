@@ -50,7 +50,7 @@ def test_a_stand_in_row_is_scale_stand_in_at_the_paper_profile_only(tmp_path, mo
 
 def test_a_notebook_replaces_only_its_own_rows_and_smoke_stays_out_of_figures(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "project_root", lambda: tmp_path)
-    for env in ("FEDLIB_FIGURES", "FEDLIB_PROFILE"):
+    for env in ("FEDLIB_FIGURES", "FEDLIB_PROFILE", paths.COMMITTED):
         monkeypatch.delenv(env, raising=False)
     monkeypatch.setattr(paths, "_active", "quick")
     for nb in ("01_a", "02_b"):
@@ -63,7 +63,8 @@ def test_a_notebook_replaces_only_its_own_rows_and_smoke_stays_out_of_figures(tm
     rows = claims.collect()
     assert sorted((r["notebook"], r["claim"]) for r in rows) == [("01_a", "01_a claim"), ("02_b", "new claim")]
     written = claims.write_collected(rows)
-    assert written[0] == tmp_path / "figures" / "claims.csv" and "does not hold" in written[1].read_text()
+    assert written[0] == tmp_path / "build" / "quick" / "figures" / "claims.csv"  # the quick profile's place
+    assert "does not hold" in written[1].read_text()
     paths.use_profile("smoke")
     smoke = claims.ClaimsLedger("01_a", "smoke")
     smoke.record("P", "Fig. 1", "smoke", 1.0, 0.0, R.comparison(">"), kind="claim", quote=Q)

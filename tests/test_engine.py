@@ -509,3 +509,24 @@ def test_a_stacked_forward_without_autograd_pools_as_nn_maxpool2d_does(monkeypat
     monkeypatch.setattr(engine, "_halves", lambda layer: False)
     with torch.no_grad():
         assert torch.equal(fast, g.forward(x, train=False)[1])
+
+
+@pytest.mark.parametrize("optimizer,kw", [("adam", {}), ("sgd", {"momentum": 0.9})])
+def test_an_optimizer_kept_from_the_last_training_restarts_as_a_fresh_one(optimizer, kw):
+    """`train` keeps its optimizer on the group and restarts it in place the next time the same tensors train (so a
+    captured step's buffers stay where they are); the numbers are those of a new optimizer each time."""
+    cd = _federation()
+    torch.manual_seed(1)
+    ms = [models.build("cnn_mnist", (1, 28, 28), 10) for _ in range(cd.n_clients)]
+    groups = [engine.Population.create(copy.deepcopy(ms), same_init=False, unify_head=False).groups[0]
+              for _ in range(2)]
+    for rnd in range(3):
+        for i, g in enumerate(groups):
+            if i == 1:
+                g.optimizers.clear()  # a new optimizer every time, as before
+            torch.manual_seed(rnd)
+            engine.train(g, cd, trainable=list(g.params), optimizer=optimizer, lr=1e-2 / (rnd + 1), epochs=1,
+                         batch_size=4, generator=torch.Generator().manual_seed(rnd), optimizer_kw=kw)
+    assert len(groups[0].optimizers) == 1
+    for k in groups[0].params:
+        assert torch.equal(groups[0].params[k], groups[1].params[k]), k

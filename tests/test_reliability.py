@@ -55,10 +55,12 @@ def test_smoke_output_never_lands_in_figures(checkout, monkeypatch, how):
 def test_quick_writes_figures_and_tables_say_their_profile(checkout):
     paths.use_profile("quick")
     written = outputs.save_table([{"method": "FedLog"}], "t").attrs["paths"]
-    assert written[0] == checkout / "figures" / "t.csv" and written[0].read_text().splitlines()[1] == "FedLog,quick"
+    assert written[0] == checkout / "build" / "quick" / "figures" / "t.csv"
+    assert written[0].read_text().splitlines()[1] == "FedLog,quick"
 
 
-def test_paper_files_are_marked_and_the_quick_profile_never_writes_them(checkout):
+def test_paper_files_are_marked_and_the_quick_profile_never_writes_them(checkout, monkeypatch):
+    monkeypatch.setenv(paths.COMMITTED, "1")  # even when it writes the committed figures/ (./run_all.sh --commit)
     paths.use_profile("paper")
     paper_file = outputs.save_table([{"method": "FedLog", "accuracy": 0.98}], "table1_mnist").attrs["paths"][0]
     assert paper_file == checkout / "figures" / "table1_mnist_paper.csv"
@@ -318,6 +320,34 @@ def test_a_runs_outputs_are_kept_without_what_changes_from_run_to_run(tmp_path):
     assert notebook.read_bytes() == first and py.stat().st_mtime >= notebook.stat().st_mtime
     py.write_text('# %% tags=["parameters"]\nprofile = "quick"\n\n# %%\nprint(2)\n')
     assert "not updated" in notebook_run.keep_outputs(executed, notebook) and notebook.read_bytes() == first
+
+
+def test_a_quick_run_never_replaces_a_notebooks_paper_profile_outputs(tmp_path):
+    """Every committed notebook shows its paper profile's outputs; `./run_all.sh --commit 01` (the quick profile)
+    replaced notebook 01's with the quick run's. It now leaves them, saying so; a paper run replaces them."""
+    import jupytext
+    import nbformat
+
+    from fedlib import notebook_run
+
+    py = tmp_path / "01_x.py"
+    py.write_text('# %% tags=["parameters"]\nprofile = "lab"\n\n# %%\nprint(1)\n')
+    notebook = tmp_path / "01_x.ipynb"
+
+    def ran(profile, printed):
+        nb = jupytext.read(py)
+        nb.metadata["papermill"] = {"parameters": {"profile": profile}}
+        nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed)]
+        nbformat.write(nb, tmp_path / f"{profile}.ipynb")
+        return tmp_path / f"{profile}.ipynb"
+
+    jupytext.write(jupytext.read(py), notebook)
+    assert "outputs kept" in notebook_run.keep_outputs(ran("paper", "paper\n"), notebook)
+    paper = notebook.read_bytes()
+    said = notebook_run.keep_outputs(ran("quick", "quick\n"), notebook)
+    assert "not updated" in said and "paper profile's outputs" in said and notebook.read_bytes() == paper
+    assert "outputs kept" in notebook_run.keep_outputs(ran("paper", "again\n"), notebook)
+    assert "again" in notebook.read_text()
 
 
 def test_the_quick_profile_writes_under_build_and_only_a_commit_or_the_paper_profile_writes_figures(checkout,
