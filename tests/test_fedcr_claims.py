@@ -271,3 +271,22 @@ def test_dittos_second_reading_is_a_reproduction_row_beside_ours():
     assert row.kind == "reproduction" and row.quote == "92.03±0.62" and row.run_set == "fedcr_ditto_main_fed"
     assert "main_fed.py" in row.claim and np.mean(row.ours) == pytest.approx(92.0)
     assert parts.ditto_as_main_fed(_ledger(), None, reported, spread, 250) == rules.MISSING
+
+
+def test_table2_shows_dittos_second_reading_beside_ours_and_says_which_the_paper_is_nearer(capsys):
+    """Issue 67: FashionMNIST n1's table has the row of Ditto as main_fed.py runs it (FedAvg-FT with weight decay)
+    once its runs are shipped, and says which reading the paper's Ditto number is nearer; until then a line names
+    the command."""
+    from fedlib.papers.fedcr.plans import DITTO_AS_MAIN_FED
+
+    paper_ditto = fedcr.TABLE2[("fashion_mnist", "n1")]["Ditto"]
+    by_label = {"Ditto": _runs([paper_ditto - 3] * 3)}
+    p = {"profile": "paper", "get": lambda cfgs: _runs([paper_ditto - 0.5, paper_ditto, paper_ditto + 0.2])}
+    rows = parts._ditto_second_reading(p, by_label, fedcr)
+    assert [r["method"] for r in rows] == [DITTO_AS_MAIN_FED] and rows[0]["paper_accuracy"] == paper_ditto
+    assert rows[0]["seeds"] == 3
+    said = capsys.readouterr().out
+    assert f"the paper's number is nearer {DITTO_AS_MAIN_FED}" in said
+    p["get"] = lambda cfgs: None
+    assert parts._ditto_second_reading(p, by_label, fedcr) == []
+    assert "scripts/paper_runs.py fedcr_ditto_main_fed" in capsys.readouterr().out
