@@ -556,13 +556,15 @@ class Runs:
     what is neither cached nor shipped is listed with `driver`, the command that computes it, and a part asks
     `runs.has(cfgs)` before it draws, so the notebook draws what is shipped and marks the rest missing."""
 
-    def __init__(self, configs: list[Config], profile: str, driver: str, shipped_prefixes: bool = False):
+    def __init__(self, configs: list[Config], profile: str, driver, shipped_prefixes: bool = False):
+        """`driver`: the command that computes missing runs, or a function of the missing runs that names it
+        (`fedlib.papers.commands_for`: the run sets that hold them)."""
         unique = list({c.key(): c for c in configs}.values())
-        self.driver, self.missing = driver, []
+        self.missing = [] if may_compute(profile) else [c for c in unique if not ex.is_cached(c)]
+        self.driver = driver(self.missing) if callable(driver) else driver
         try:
-            require_shipped(unique, profile, driver)
+            require_shipped(unique, profile, self.driver)
         except NotShipped as err:
-            self.missing = [c for c in unique if not ex.is_cached(c)]
             print(f"not drawn from archive/ yet (parts that need them say so): {err}")
         todo = [c for c in unique if c.key() not in {m.key() for m in self.missing}]
         print(f"{len(unique)} runs" + (f", {len(self.missing)} of them missing" if self.missing else ""))

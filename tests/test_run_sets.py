@@ -184,3 +184,18 @@ def test_the_augmented_table_reuses_every_augmented_run_already_declared():
     labels = [lab for lab, _ in RUN_SETS["table1_augmented"].runs([0])]
     assert labels[:6] == ["FedLog-C", "FedLog", "FedDBE", "FedProto", "LG-FedAvg 2", "FedRep 1"]
     assert set(labels) == set(fedlog.TABLE1_METHODS) | {"FedDBE (Adam, kappa 1)"}
+
+
+def test_the_commands_for_missing_runs_name_the_fewest_sets_that_hold_them():
+    """runset.commands_for: the sets found by the runs' keys, a run that two sets share named once (DP's non-private
+    runs are also Table 1's), and the fallback where no declared set holds them."""
+    from fedlib.papers import RUN_SETS, commands_for
+
+    dp = [cfg for _, cfg in RUN_SETS["dp"].runs()]
+    assert commands_for(dp) == RUN_SETS["dp"].command()
+    fig = [cfg for _, cfg in RUN_SETS["fig2"].runs([0])] + [cfg for _, cfg in RUN_SETS["fedprof_table3"].runs([1])]
+    assert sorted(commands_for(fig).split("; ")) == sorted([RUN_SETS["fig2"].command(),
+                                                            RUN_SETS["fedprof_table3"].command()])
+    assert commands_for([], "none") == "none"
+    odd = dp[0].__class__(**{**dp[0].__dict__, "rounds": 3})
+    assert commands_for([odd], "no set declares it") == "no set declares it"

@@ -119,3 +119,25 @@ def test_a_paper_package_has_the_roles_and_its_notebook_reads_draws_and_says():
 
 
 THIN_NOTEBOOKS = sorted(p.stem for p in (FEDLIB.parent / "notebooks").glob("[0-9]*.py"))  # every notebook
+
+
+def test_the_command_that_computes_a_run_set_is_built_in_one_module():
+    """Issue 70: 11 hand-typed `scripts/paper_runs.py SET ...` strings named run sets by text. A command is now built
+    by `fedlib/papers/runset.py` alone (RunSet.command, commands_for: the sets that hold the runs missing); no other
+    string in the package or the notebooks names a set after the script."""
+    import io
+    import tokenize
+
+    from fedlib.papers import RUN_SETS
+
+    names = "|".join(sorted(RUN_SETS, key=len, reverse=True))
+    named = re.compile(rf"scripts/paper_runs\.py +(\{{|({names})\b)")  # a set's name, or a value put in its place
+    found = []
+    ROOT = FEDLIB.parent
+    for path in [*sorted((ROOT / "fedlib").rglob("*.py")), *sorted((ROOT / "notebooks").glob("[0-9]*.py"))]:
+        if path == ROOT / "fedlib" / "papers" / "runset.py":
+            continue
+        for tok in tokenize.generate_tokens(io.StringIO(path.read_text()).readline):
+            if tok.type in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1)) and named.search(tok.string):
+                found.append(f"{path.relative_to(ROOT)}:{tok.start[0]}")
+    assert not found, f"a run set's command typed outside fedlib/papers/runset.py: {found}"

@@ -10,10 +10,17 @@ them, and `coverage` counts how many of them are shipped in archive/ for figures
 """
 from __future__ import annotations
 
-from . import fedcr, fedlog, fedprof, fedrd
+from . import fedcr, fedlog, fedprof, fedrd, runset
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 RUN_SETS = {s.name: s for paper in (fedlog, fedprof, fedcr, fedrd) for s in paper.RUN_SETS}
+
+
+def commands_for(configs: list, undeclared: str = "FEDLIB_COMPUTE=1 FEDLIB_PROFILE=paper ./run_all.sh NN (no run "
+                                                 "set declares them)") -> str:
+    """The `scripts/paper_runs.py` commands of the declared run sets that hold `configs` (`runset.commands_for`): what
+    a notebook names for the runs it misses (sweep.Runs calls it with them)."""
+    return runset.commands_for(configs, RUN_SETS.values(), undeclared)
 
 
 def settings(table: dict, profile: str) -> dict:
@@ -175,5 +182,5 @@ def parts_shipped(shipped=None) -> dict[str, tuple[int, int, int, int]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-__all__ = ["COST_BASES", "COST_COLUMNS", "PROFILE_NAMES", "RUN_SETS", "cost_rows", "cost_text", "coverage",
+__all__ = ["COST_BASES", "COST_COLUMNS", "PROFILE_NAMES", "RUN_SETS", "commands_for", "cost_rows", "cost_text", "coverage",
            "measured_costs", "parts_shipped", "set_status", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]

@@ -35,4 +35,24 @@ class RunSet:
     def command(self, seeds: list[int] | None = None) -> str:
         """The command that computes the runs of `seeds` (a range: the notebooks' seeds are 0..n-1)."""
         seeds = sorted(self.seeds if seeds is None else seeds)
-        return f"scripts/paper_runs.py {self.name} --seeds {seeds[0]}-{seeds[-1]}"
+        return f"{SCRIPT} {self.name} --seeds {seeds[0]}-{seeds[-1]}"
+
+
+SCRIPT = "scripts/paper_runs.py"  # every command that computes a run set is built here (RunSet.command, commands_for)
+
+
+def commands_for(configs: list, sets, undeclared: str) -> str:
+    """The commands that compute `configs`: the fewest sets of `sets` that hold them, each the one holding most of
+    those left (a run two sets share, as the non-private runs of the DP sets and Table 1, is named once), their
+    commands `; ` between them; `undeclared` where no set holds any (a part whose paper-size runs no set declares).
+    Sets are matched by the runs' cache keys, never by name."""
+    left = {c.key() for c in configs}
+    holds = [(s, {cfg.key() for _, cfg in s.runs()}) for s in sets]
+    named = []
+    while left:
+        best, keys = max(holds, key=lambda h: len(h[1] & left), default=(None, set()))
+        if not keys & left:
+            break
+        named.append(best.command())
+        left -= keys
+    return "; ".join(named) if named else undeclared

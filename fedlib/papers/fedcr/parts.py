@@ -14,7 +14,6 @@ from ...result import COMPARE_UNITS, Result, compare
 from .reported import QUOTES, table10_cell
 
 NOTEBOOK = "06_fedcr_common_representation"
-DRIVER = "scripts/paper_runs.py fedcr_table2_n1 (fedcr_table2_n2, fedcr_table9, fedcr_table3, fedcr_beta, fedcr_seed_systems)"
 UNDECLARED = "FEDLIB_COMPUTE=1 FEDLIB_PROFILE=paper ./run_all.sh 06 (no run set declares them)"
 
 
@@ -31,8 +30,13 @@ def reader(profile: str):
     return get
 
 
-def _missing(part: str, how: str = UNDECLARED) -> None:
-    print(f"{part}: not drawn, its runs are not cached or shipped; compute them with {how}")
+def _missing(part: str, cfgs: list) -> None:
+    """Says that `part` is not drawn and which command computes its runs `cfgs` (the run sets that hold them)."""
+    from ..runset import commands_for
+    from .plans import RUN_SETS
+
+    print(f"{part}: not drawn, its runs are not cached or shipped; compute them with "
+          f"{commands_for(cfgs, RUN_SETS, UNDECLARED)}")
 
 
 def final(result) -> float:
@@ -95,7 +99,7 @@ def table2(p: dict, lam, paper) -> dict:
         absent += [dict(dataset=paper.SHOWN[d], partition=q, method=lab) for lab in left if table[(d, q)]]
         if left:
             _missing(f"Table 2 ({paper.SHOWN[d]} {q}){': ' + ', '.join(left) if table[(d, q)] else ''}",
-                     f"scripts/paper_runs.py fedcr_table2_{q}" if d == "fashion_mnist" else UNDECLARED)
+                     [run(d, lab, q, sd, lam=lam) for lab in left for sd in S["seeds"]])
     rows = []
     for (d, q), by_label in table.items():
         if by_label is None:
@@ -124,7 +128,7 @@ def _ditto_second_reading(p: dict, by_label: dict, paper) -> list[dict]:
     second = next(s for s in paper.RUN_SETS if s.name == "fedcr_ditto_main_fed")
     results = p["get"]([c for _, c in second.runs()])
     if results is None:
-        _missing(f"Table 2 (FashionMNIST n1): {DITTO_AS_MAIN_FED}", second.command())
+        _missing(f"Table 2 (FashionMNIST n1): {DITTO_AS_MAIN_FED}", [c for _, c in second.runs()])
         return []
     reported = paper.TABLE2[("fashion_mnist", "n1")]
     rows = compare({DITTO_AS_MAIN_FED: results}, reported, keys=dict(dataset=paper.SHOWN["fashion_mnist"],
@@ -166,10 +170,10 @@ def sweeps(p: dict) -> dict:
     for name, sets, values in (("dim", p["dim_sets"], S["dims"]), ("beta", p["beta_sets"], S["betas"])):
         for d in sets:
             for v in values:
-                rs = p["get"]([run(d, "FedCR", "n1", sd, **{name: v}) for sd in S["seeds"]])
+                cfgs = [run(d, "FedCR", "n1", sd, **{name: v}) for sd in S["seeds"]]
+                rs = p["get"](cfgs)
                 if rs is None:
-                    _missing(f"FedCR at {name} = {v:g} ({d})", "scripts/paper_runs.py "
-                             + ("fedcr_table3" if name == "dim" else "fedcr_beta"))
+                    _missing(f"FedCR at {name} = {v:g} ({d})", cfgs)
                 else:
                     out[(name, d, v)] = [final(r) for r in rs]
     return out
@@ -260,10 +264,11 @@ def table9(p: dict, paper) -> dict:
     S, t9 = p["S"], p["S"]["table9"]
     if not p["nonagg_set"]:
         return {}
-    table = {(k, lab): p["get"]([p["run"](p["nonagg_set"], lab, "n1", sd, classes=k, rounds=t9["rounds"])
-                                 for sd in S["seeds"]]) for k in t9["ks"] for lab in paper.NONAGGREGATE}
+    cfgs = {(k, lab): [p["run"](p["nonagg_set"], lab, "n1", sd, classes=k, rounds=t9["rounds"]) for sd in S["seeds"]]
+            for k in t9["ks"] for lab in paper.NONAGGREGATE}
+    table = {key: p["get"](cs) for key, cs in cfgs.items()}
     if any(rs is None for rs in table.values()):
-        _missing("Table 9", "scripts/paper_runs.py fedcr_table9")
+        _missing("Table 9", [c for key, cs in cfgs.items() if table[key] is None for c in cs])
     table = {key: rs for key, rs in table.items() if rs is not None}
     rows = [{"classes_per_client": k, "method": lab, **dict(zip(("final_mean", "final_se"),
                                                                 stats.mean_se([final(r) for r in rs]))),
@@ -291,7 +296,9 @@ def seed_systems_table1(p: dict, paper, fedlog) -> dict:
     for lab, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]:
         t1[lab] = get([paper.table1_run(p["profile"], method, sd) for sd in g["seeds"]])
     if any(rs is None for rs in t1.values()):
-        _missing("FedCR in FedLog's Table 1 setting", "scripts/paper_runs.py fedcr_seed_systems")
+        _missing("FedCR in FedLog's Table 1 setting", [paper.table1_run(p["profile"], method, sd)
+                                                       for _, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]
+                                                       for sd in g["seeds"]])
         return {}
     rows = [{**r, "seeds": len(g["seeds"]), "rounds": g["rounds"]}
             for r in stats.table_rows(t1, fedlog.THRESHOLD["mnist"], reference="FedLog-C")]

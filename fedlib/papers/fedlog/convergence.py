@@ -11,10 +11,9 @@ from ... import claims as rules, outputs
 from .reported import QUOTES
 from ... import plots, stats, sweep
 from .analysis import convergence
-from . import figures
+from . import figures, plans
 
 NOTEBOOK = "05_convergence"
-DRIVER = "scripts/paper_runs.py fig2, fig3_left and fig3_left_fashion_mnist"
 PARTS = {"fig2": "Fig. 2", "fig3": "Fig. 3 left"}
 
 
@@ -23,7 +22,8 @@ def read(plan: dict, profile: str) -> tuple[dict, dict, dict]:
     there, and part ("fig2", "fig3") -> the datasets whose runs are not. `plan`: (part, dataset) -> label -> Configs.
     One sweep (`sweep.Runs`): in the paper profile nothing is computed, and what is missing is named with the
     command that computes it."""
-    results = sweep.Runs([c for by_label in plan.values() for cs in by_label.values() for c in cs], profile, DRIVER)
+    results = sweep.Runs([c for by_label in plan.values() for cs in by_label.values() for c in cs], profile,
+                         plans.commands)
     got, missing = {part: {} for part in PARTS}, {part: [] for part in PARTS}
     for (part, d), by_label in plan.items():
         if results.get([c for cs in by_label.values() for c in cs], f"{PARTS[part]} ({d})") is None:

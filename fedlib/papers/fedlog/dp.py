@@ -10,7 +10,7 @@ from ... import claims as rules, outputs
 from .reported import QUOTES
 from ... import config, dpsgd, models, plots, privacy, stats, sweep
 from ... import experiments as ex
-from . import figures
+from . import figures, plans
 from .protocol import DP_DELTA
 from .reported import CIFAR10_TRAIN_RECORDS, PAPER_DATA, PAPER_RECOVERY
 
@@ -64,7 +64,6 @@ def formal_spend(runs: dict, delta: float, paper_config) -> list[str]:
     return lines
 
 
-DRIVER = "scripts/paper_runs.py dp (and dp_fashion_mnist)"
 
 
 def finals(runs: dict, configs_of, profile: str) -> tuple[dict, dict]:
@@ -72,7 +71,7 @@ def finals(runs: dict, configs_of, profile: str) -> tuple[dict, dict]:
     whose every run is there, with their settings (the figure, table and claims read those). Every run in one sweep
     (`sweep.Runs`: in the paper profile nothing is computed; a dataset with runs neither cached nor shipped is named
     with the command that computes them). `configs_of`: fedlog.dp_configs."""
-    results = sweep.Runs([cfg for name, s in runs.items() for cfg in configs_of(name, s)], profile, DRIVER)
+    results = sweep.Runs([cfg for name, s in runs.items() for cfg in configs_of(name, s)], profile, plans.commands)
     out, drawn = {}, {}
     for name, s in runs.items():
         cs = configs_of(name, s)

@@ -314,3 +314,11 @@ def _run_sets():
 
 
 RUN_SETS = _run_sets()
+
+
+def commands(cfgs: list) -> str:
+    """The commands of the run sets above that hold `cfgs` (`runset.commands_for`): what a part names for the runs
+    it misses."""
+    from ..runset import commands_for
+
+    return commands_for(cfgs, RUN_SETS, "no paper-profile run set declares them (the quick profile computes them)")

@@ -11,7 +11,7 @@ from .analysis import crosscheck as feddbe_xcheck
 from ... import claims as rules
 from ... import experiments as ex
 from . import tables
-from . import figures
+from . import figures, plans
 
 NOTEBOOK = "02_communication_cost"
 NAN = float("nan")
@@ -69,11 +69,9 @@ def read(results, p: dict) -> tuple[dict, dict]:
                      for d, by in p["t1"][reg].items()}
         absent[reg] = [(d, lab) for d, by in p["t1"][reg].items() for lab, cfgs in by.items() if not results.has(cfgs)]
         if absent[reg]:
-            named = sorted({RUN_SETS[("table1", reg, d)] for d, _ in absent[reg] if ("table1", reg, d) in RUN_SETS})
+            cfgs = [c for d, lab in absent[reg] for c in p["t1"][reg][d][lab]]
             print(f"Table 1 {REGIME_WORDS[reg]}: {len(absent[reg])} of {sum(map(len, p['t1'][reg].values()))} entries "
-                  f"not all cached or shipped; their claims wait for them"
-                  + (f" (`scripts/paper_runs.py {' / '.join(named)}`)" if named else " (no paper-profile run set: "
-                     "the quick profile computes them)"))
+                  f"not all cached or shipped; their claims wait for them (`{plans.commands(cfgs)}`)")
     return runs, absent
 
 
@@ -159,7 +157,7 @@ def table_a1(results, p: dict, fedlog) -> tuple[list, dict]:
             s = p["settings"]["tableA1"][(d, k)]
             if not results.has(cfgs):
                 print(f"Table A.1 ({d}, {k} classes per client) {REGIME_WORDS[reg]}: not drawn, its runs are not all "
-                      f"cached or shipped (`scripts/paper_runs.py {RUN_SETS.get(('tableA1', reg, d), '?')}`)")
+                      f"cached or shipped (`{plans.commands(cfgs)}`)")
                 continue
             got, n = results(cfgs), len(s["seeds"])
             by_label = {lab: got[i * n:(i + 1) * n] for i, lab in enumerate(fedlog.TABLE_A1_METHODS)}

@@ -20,7 +20,6 @@ FULL, PARTIAL = ["FedAvg", "FedProf (full)"], ["FedAvg-RP", "FedProx", "FedProf 
 # each whose runs are shipped, and its other parts and the verdicts read the first of them that is.
 READINGS = {"per participation": {}, "per round": dict(decay_unit="round")}
 DEVIATIONS = "N = 200 clients (not 1000), MNIST for EMNIST digits"  # at the paper profile, beside its scale
-DRIVER = "scripts/paper_runs.py fedprof_table3 (and fedprof_fig1, fedprof_alpha)"
 
 
 def run(profile: str, label: str, C: float, seed: int, rounds: int | None = None, **over):
