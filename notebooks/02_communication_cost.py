@@ -59,7 +59,7 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import paths, plots, sweep
+from fedlib import papers, paths, plots, sweep
 from fedlib.papers import fedlog
 from fedlib.papers.fedlog import table1 as T  # this notebook's runs, tables, figures and claims
 
@@ -79,8 +79,7 @@ print(profile, {d: (len(s["methods"]), s["seeds"], s["rounds"]) for d, s in plan
 
 
 # %%
-results = sweep.Runs(plan["every_run"], profile,
-                     "scripts/paper_runs.py table1, table1_fashion_mnist, tableA1 (and augment)", shipped_prefixes=True)
+results = sweep.Runs(plan["every_run"], profile, papers.commands_for, shipped_prefixes=True)
 print(f"{sum('first_rounds_of' in results([c])[0] for c in plan['every_run'] if results.has([c]))} read as the first "
       "rounds of shipped longer runs")
 runs, absent = T.read(results, plan)  # regime -> dataset -> entry -> Results

@@ -68,7 +68,7 @@ print("columns run:", plan["columns"], "| missing here (no files):", plan["missi
 
 
 # %%
-_ = sweep.Runs(plan["upfront"], profile, P.DRIVER)  # the parts below read them from the cache
+_ = sweep.Runs(plan["upfront"], profile, papers.commands_for)  # the parts below read them from the cache
 
 # %% [markdown]
 # ## Ditto's lambda

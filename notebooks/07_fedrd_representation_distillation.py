@@ -75,7 +75,7 @@ print("datasets run:", plan["datasets"], "| missing here:", plan["missing"])
 
 
 # %%
-results = sweep.Runs(P.configs(plan), profile, "scripts/paper_runs.py fedrd_table1")
+results = sweep.Runs(P.configs(plan), profile, papers.commands_for)
 
 # %% [markdown]
 # ## A. Table I
@@ -143,7 +143,7 @@ depth_acc = P.depth_part(results, plan, profile)
 
 # %%
 ladder_runs = fedrd.ladder_runs()
-ladder = sweep.Runs([c for cfgs in ladder_runs.values() for c in cfgs], "paper", "scripts/paper_runs.py fedrd_ladder")
+ladder = sweep.Runs([c for cfgs in ladder_runs.values() for c in cfgs], "paper", papers.commands_for)
 shipped_ladder = fedrd.shipped(ladder, ladder_runs)  # (label, T, init) -> one Result per seed, None where not shipped
 ladder = P.ladder_part(shipped_ladder, fedrd.LADDER, profile)
 ladder_ledger = fedrd.claims.record_ladder(shipped_ladder, profile, fedrd.LADDER)

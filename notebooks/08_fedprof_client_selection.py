@@ -70,7 +70,7 @@ print(profile, S)
 
 # %%
 runs = fedprof.plans.notebook_runs(profile)
-results = sweep.Runs(fedprof.plans.configs(runs), profile, fedprof.plans.DRIVER)
+results = sweep.Runs(fedprof.plans.configs(runs), profile, papers.commands_for)
 reading = fedprof.plans.reading(results, runs)  # what parts C-E and the verdicts read
 print(f"parts C-E and the verdicts read the runs with lr decay {reading}" if reading else
       results.missing_note("Table 3 (either reading)"))
