@@ -56,7 +56,7 @@ S = papers.settings(fedcr.PROFILES, profile)
 P = fedcr.parts  # this notebook's runs, tables, figures and claims (fedlib/papers/fedcr/parts.py)
 plots.style()
 print(profile, {k: v for k, v in S.items() if k != "columns"}, "columns:", S["columns"])
-plan = P.plan(profile, S, fedcr)
+plan = P.plan(profile, S)
 print("columns run:", plan["columns"], "| missing here (no files):", plan["missing"])
 
 # %% [markdown]
@@ -78,7 +78,7 @@ _ = sweep.Runs(plan["upfront"], profile, papers.commands_for)  # the parts below
 
 
 # %%
-LAM, said = P.ditto_lambda(plan, fedcr)
+LAM, said = P.ditto_lambda(plan)
 print(said)
 
 # %% [markdown]
@@ -90,14 +90,14 @@ print(said)
 
 
 # %%
-table2 = P.table2(plan, LAM, fedcr)
+table2 = P.table2(plan, LAM)
 
 # %% [markdown]
 # ## B. Fig. 3(a-c): accuracy against rounds
 
 
 # %%
-P.curves_figure(table2, plan, LAM, fedcr)
+P.curves_figure(table2, plan, LAM)
 
 # %% [markdown]
 # ## C. Table 3: the dimension V of the Gaussian layer (n1)
@@ -105,7 +105,7 @@ P.curves_figure(table2, plan, LAM, fedcr)
 
 # %%
 per_seed = P.sweeps(plan)  # FedCR's final accuracy on n1, seed by seed, at each V and each beta
-table3 = P.dims_part(per_seed, plan, fedcr)
+table3 = P.dims_part(per_seed, plan)
 
 # %% [markdown]
 # ## D. Fig. 3(d): the weight beta of the KL term (n1)
@@ -113,7 +113,7 @@ table3 = P.dims_part(per_seed, plan, fedcr)
 
 
 # %%
-betas = P.betas_part(per_seed, plan, fedcr)
+betas = P.betas_part(per_seed, plan)
 
 # %% [markdown]
 # ## E. Fig. 2: the 2-D Gaussian means of one client's test images
@@ -132,7 +132,7 @@ silhouettes = P.fig2(plan)
 
 
 # %%
-table9 = P.table9(plan, fedcr)
+table9 = P.table9(plan)
 
 # %% [markdown]
 # ## G. FedCR and FedCR-NA in FedLog's MNIST Table 1 setting
@@ -143,7 +143,7 @@ table9 = P.table9(plan, fedcr)
 
 
 # %%
-t1 = P.seed_systems_table1(plan, fedcr, fedlog)
+t1 = P.seed_systems_table1(plan, fedlog)
 
 # %% [markdown]
 # ## H. Ditto against its authors' code
@@ -169,5 +169,5 @@ ditto_check = P.ditto_crosscheck(paths.project_root() / "figures" / "fedcr_cross
 
 
 # %%
-ledger = P.record(plan, table2, per_seed, silhouettes, table9, t1, fedcr)  # each claim a function in fedcr/parts.py
+ledger = P.record(plan, table2, per_seed, silhouettes, table9, t1)  # each claim a function in fedcr/parts.py
 crosscheck_ledger = P.record_crosscheck(plan, ditto_check)  # part H's rows, at their own (reduced) scale

@@ -167,4 +167,4 @@ toy_gap = P.toy(fedrd.TOY, profile)
 
 # %%
 numbers = dict(dpc_points=dpc_points, dims=dims, depth_acc=depth_acc, toy_gap=toy_gap)
-ledger = P.record(results, plan, numbers, fedrd, profile)  # each claim a function in fedlib/papers/fedrd/parts.py
+ledger = P.record(results, plan, numbers, profile)  # each claim a function in fedlib/papers/fedrd/parts.py

@@ -89,9 +89,9 @@ def test_the_paper_profiles_table2_is_drawn_from_its_run_set_alone(monkeypatch):
     monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg.key() in n1)  # the set shipped whole, nothing else
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: _runs([90.0] * len(cfgs)))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
-    p = parts.plan("paper", fedcr.PROFILES["paper"], fedcr)
+    p = parts.plan("paper", fedcr.PROFILES["paper"])
     assert sorted(p["labels"]) == sorted(fedcr.TABLE2_LABELS)
-    table = parts.table2(p, None, fedcr)
+    table = parts.table2(p, None)
     assert table[("fashion_mnist", "n1")] is not None and table[("fashion_mnist", "n2")] is None
     ledger = _ledger()
     parts.beats_the_strongest_baseline(ledger, table[("fashion_mnist", "n1")], "n1",
@@ -118,8 +118,8 @@ def test_a_table2_set_shipped_in_part_judges_the_methods_whose_seeds_are_all_shi
     monkeypatch.setattr(outputs, "save_table", lambda rows, name, **kw: saved.extend(rows))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     saved = []
-    p = parts.plan("paper", fedcr.PROFILES["paper"], fedcr)
-    table = parts.table2(p, None, fedcr)
+    p = parts.plan("paper", fedcr.PROFILES["paper"])
+    table = parts.table2(p, None)
     assert sorted(table[("fashion_mnist", "n1")]) == ["Ditto", "FedAvg"] and table[("fashion_mnist", "n2")] is None
     n1_rows = {r["method"]: r for r in saved if r.get("partition") == "n1"}
     assert n1_rows["FedAvg"]["final_mean"] == pytest.approx(88.15) and n1_rows["Ditto"]["seeds"] == 3
@@ -192,7 +192,7 @@ def test_fig3s_caption_names_the_papers_lambda_per_column_in_the_paper_profile(t
     p = {"S": fedcr.PROFILES["paper"], "profile": "paper", "rounds": "250 (fashion_mnist)"}
     table = {("fashion_mnist", "n1"): {lab: _runs([90.0, 91.0, 92.0]) for lab in fedcr.TABLE2_LABELS},
              ("fashion_mnist", "n2"): None}
-    parts.curves_figure(table, p, None, fedcr)
+    parts.curves_figure(table, p, None)
     saved = list(paths.figures_dir().glob("fedcr_curves*.png"))
     assert saved, "the figure was not saved"
 
@@ -250,12 +250,12 @@ def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
     captions = []
     monkeypatch.setattr(plots, "caption", lambda fig, profile, seeds, rounds, note="": captions.append(rounds))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
-    p = parts.plan("paper", fedcr.PROFILES["paper"], fedcr)
+    p = parts.plan("paper", fedcr.PROFILES["paper"])
     assert ("mnist", "n1") in p["columns"]  # MNIST's columns are planned too (500 rounds)
-    table = parts.table2(p, None, fedcr)
-    parts.curves_figure(table, p, None, fedcr)
+    table = parts.table2(p, None)
+    parts.curves_figure(table, p, None)
     assert captions == ["250 rounds (fashion_mnist)"]
-    ledger = parts.record(p, table, {}, {}, {}, {}, fedcr)
+    ledger = parts.record(p, table, {}, {}, {}, {})
     assert {r.rounds for r in ledger.rows if r.where.startswith("Table 2")} == {"250 (fashion_mnist)"}
 
 
@@ -282,11 +282,11 @@ def test_table2_shows_dittos_second_reading_beside_ours_and_says_which_the_paper
     paper_ditto = fedcr.TABLE2[("fashion_mnist", "n1")]["Ditto"]
     by_label = {"Ditto": _runs([paper_ditto - 3] * 3)}
     p = {"profile": "paper", "get": lambda cfgs: _runs([paper_ditto - 0.5, paper_ditto, paper_ditto + 0.2])}
-    rows = parts._ditto_second_reading(p, by_label, fedcr)
+    rows = parts._ditto_second_reading(p, by_label)
     assert [r["method"] for r in rows] == [DITTO_AS_MAIN_FED] and rows[0]["paper_accuracy"] == paper_ditto
     assert rows[0]["seeds"] == 3
     said = capsys.readouterr().out
     assert f"the paper's number is nearer {DITTO_AS_MAIN_FED}" in said
     p["get"] = lambda cfgs: None
-    assert parts._ditto_second_reading(p, by_label, fedcr) == []
+    assert parts._ditto_second_reading(p, by_label) == []
     assert "scripts/paper_runs.py fedcr_ditto_main_fed" in capsys.readouterr().out

@@ -186,7 +186,7 @@ def test_notebook_07s_paper_profile_draws_what_is_shipped_and_its_claims_say_not
     numbers = dict(dpc_points=parts.dpc_part(results, p, "paper"), dims=parts.dim_rows(results, p),
                    depth_acc=parts.depth_part(results, p, "paper"), toy_gap=parts.toy(fedrd.TOY, "paper"))
     assert "compute them with scripts/paper_runs.py fedrd_table1" in capsys.readouterr().out
-    ledger = parts.record(results, p, numbers, fedrd, "paper")
+    ledger = parts.record(results, p, numbers, "paper")
     verdicts = {(r.where, r.verdict) for r in ledger.rows if r.paper == "FedRD"}
     assert {w for w, _ in verdicts} == {"Table I", "Fig. 2", "Table III", "Fig. 4", "Table IV", "Fig. 5"}
     assert {v for _, v in verdicts} == {rules.MISSING}

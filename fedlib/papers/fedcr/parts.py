@@ -1,17 +1,17 @@
 """Notebook 06's parts A-G (FedCR's Table 2, Figs. 2-3, Tables 3 and 9, and FedCR in FedLog's MNIST Table 1
 setting): its runs, tables and figures, and its claims as functions of Results and of the parts' numbers (tested on
-made-up numbers in tests/test_fedcr_claims.py). Accuracies in percent. `paper` is the fedcr package (its tables and
-Config builders), passed in so that this module does not import its own package."""
+made-up numbers in tests/test_fedcr_claims.py). Accuracies in percent. What the paper reports, its Configs and the
+notebook's plans come from their role modules (`reported`, `protocol`, `plans`), never the package passed in."""
 from __future__ import annotations
 
 import numpy as np
 
 from ... import outputs, plots, stats, sweep
-from . import analysis, figures
+from . import analysis, figures, plans, protocol
 from ... import claims as rules
 from ... import experiments as ex
 from ...result import COMPARE_UNITS, Result, compare
-from .reported import QUOTES, table10_cell
+from .reported import QUOTES, TABLE2, TABLE3, TABLE9, TABLE10_SPREAD, table10_cell
 
 NOTEBOOK = "06_fedcr_common_representation"
 UNDECLARED = "FEDLIB_COMPUTE=1 FEDLIB_PROFILE=paper ./run_all.sh 06 (no run set declares them)"
@@ -44,12 +44,12 @@ def final(result) -> float:
     return 100 * result.final()
 
 
-def plan(profile: str, S: dict, paper) -> dict:
+def plan(profile: str, S: dict) -> dict:
     """What notebook 06 runs at `profile`: its columns (those whose data are here), the sweeps' datasets, the rounds'
     label, and every run known before Ditto's lambda is chosen ("upfront")."""
-    run = lambda d, lab, p, sd, **change: paper.run(profile, d, lab, p, sd, **change)  # noqa: E731
+    run = lambda d, lab, p, sd, **change: plans.run(profile, d, lab, p, sd, **change)  # noqa: E731
     columns = [(d, p) for d, p in S["columns"] if ex.dataset_available(d)]
-    every = paper.BASELINES + ["FedCR"]
+    every = protocol.BASELINES + ["FedCR"]
     labels = [lab for lab in every if lab in S.get("labels", every)]  # the paper profile: its run sets' (TABLE2_LABELS)
     dim_sets = [d for d, p in columns if p == "n1"][:None if profile == "paper" else 1]  # quick: FashionMNIST only
     beta_sets = [d for d in S["beta_sets"] if (d, "n1") in columns]
@@ -61,15 +61,15 @@ def plan(profile: str, S: dict, paper) -> dict:
     upfront += [run(d, "FedCR", "n1", sd, beta=b) for d in beta_sets for b in S["betas"] for sd in S["seeds"]]
     if nonagg_set:
         upfront += [run(nonagg_set, lab, "n1", sd, classes=k, rounds=S["table9"]["rounds"])
-                    for k in S["table9"]["ks"] for lab in paper.NONAGGREGATE for sd in S["seeds"]]
+                    for k in S["table9"]["ks"] for lab in protocol.NONAGGREGATE for sd in S["seeds"]]
     if ex.dataset_available("mnist"):
-        upfront += [paper.table1_run(profile, m, sd) for m in ("fedcr", "fedcr_na") for sd in S["table1"]["seeds"]]
+        upfront += [plans.table1_run(profile, m, sd) for m in ("fedcr", "fedcr_na") for sd in S["table1"]["seeds"]]
     return dict(profile=profile, S=S, run=run, get=reader(profile), columns=columns, labels=labels, dim_sets=dim_sets,
                 beta_sets=beta_sets, nonagg_set=nonagg_set, d0=d0, p0=p0, upfront=upfront,
                 missing=[(d, p) for d, p in S["columns"] if (d, p) not in columns])
 
 
-def ditto_lambda(p: dict, paper) -> tuple[float | None, str]:
+def ditto_lambda(p: dict) -> tuple[float | None, str]:
     """The quick profile chooses Ditto's lambda on seed 0 of the first column from the paper's grid, by final
     accuracy; the paper profile takes the paper's per column (None). Returns it and what to print."""
     S = p["S"]
@@ -77,13 +77,13 @@ def ditto_lambda(p: dict, paper) -> tuple[float | None, str]:
             for lam in S["ditto_grid"]}
     grid = {lam: rs[0] for lam, rs in grid.items() if rs is not None}
     if not grid:
-        return None, f"lambda per column, the paper's: {dict((f'{d} {q}', paper.DITTO_LAM[(d, q)]) for d, q in p['columns'])}"
+        return None, f"lambda per column, the paper's: {dict((f'{d} {q}', protocol.DITTO_LAM[(d, q)]) for d, q in p['columns'])}"
     lam = max(grid, key=lambda v: final(grid[v]))
     return lam, (f"lambda = {lam:g} for every Ditto run below; final accuracy by lambda: "
                  f"{ {v: round(final(r), 2) for v, r in grid.items()} }")
 
 
-def table2(p: dict, lam, paper) -> dict:
+def table2(p: dict, lam) -> dict:
     """Part A: Table 2, FedAvg before the fine-tune and FedAvg-FT (the same runs) after it, the paper beside; saved
     as fedcr_table2. Returns (dataset, partition) -> label -> Results of the methods whose runs are all there (a run
     set shipped in part: those of its methods with every seed shipped), None for a column with none of them (the
@@ -96,15 +96,15 @@ def table2(p: dict, lam, paper) -> dict:
         by_label = {lab: p["get"]([run(d, lab, q, sd, lam=lam) for sd in S["seeds"]]) for lab in p["labels"]}
         table[(d, q)] = {lab: rs for lab, rs in by_label.items() if rs is not None} or None
         left = [lab for lab, rs in by_label.items() if rs is None]
-        absent += [dict(dataset=paper.SHOWN[d], partition=q, method=lab) for lab in left if table[(d, q)]]
+        absent += [dict(dataset=protocol.SHOWN[d], partition=q, method=lab) for lab in left if table[(d, q)]]
         if left:
-            _missing(f"Table 2 ({paper.SHOWN[d]} {q}){': ' + ', '.join(left) if table[(d, q)] else ''}",
+            _missing(f"Table 2 ({protocol.SHOWN[d]} {q}){': ' + ', '.join(left) if table[(d, q)] else ''}",
                      [run(d, lab, q, sd, lam=lam) for lab in left for sd in S["seeds"]])
     rows = []
     for (d, q), by_label in table.items():
         if by_label is None:
             continue
-        keys, reported = dict(dataset=paper.SHOWN[d], partition=q), paper.TABLE2.get((paper.PAPER_NAME[d], q), {})
+        keys, reported = dict(dataset=protocol.SHOWN[d], partition=q), TABLE2.get((protocol.PAPER_NAME[d], q), {})
         name = lambda lab: "FedBABU" if lab.startswith("FedBabu") else lab  # noqa: E731
         fedavg = {"FedAvg": by_label["FedAvg"]} if "FedAvg" in by_label else {}
         rows += compare(fedavg, reported, quantity=Result.last, keys=keys)
@@ -112,26 +112,26 @@ def table2(p: dict, lam, paper) -> dict:
                          **{lab: rs for lab, rs in by_label.items() if lab != "FedAvg"}},
                         reported, keys=keys, paper_name=name)
     if p["profile"] == "paper" and table.get(("fashion_mnist", "n1")):
-        rows += _ditto_second_reading(p, table[("fashion_mnist", "n1")], paper)
-    rows += compare({}, {}, missing=[dict(dataset=paper.SHOWN[d], partition=q) for d, q in p["missing"]
+        rows += _ditto_second_reading(p, table[("fashion_mnist", "n1")])
+    rows += compare({}, {}, missing=[dict(dataset=protocol.SHOWN[d], partition=q) for d, q in p["missing"]
                                      + [c for c, by_label in table.items() if by_label is None]] + absent)
     outputs.save_table(rows, "fedcr_table2", units=COMPARE_UNITS)
     return table
 
 
-def _ditto_second_reading(p: dict, by_label: dict, paper) -> list[dict]:
+def _ditto_second_reading(p: dict, by_label: dict) -> list[dict]:
     """Table 2's FashionMNIST n1 row of Ditto as the authors' main_fed.py runs it (FedAvg-FT with weight decay 0.001,
     `plans.DITTO_AS_MAIN_FED`), beside our Ditto (main_fed_ditto.py's) and the paper's number, and which of the two
     the paper's is nearer. [] with a line naming the command while its runs are not all shipped."""
     from .plans import DITTO_AS_MAIN_FED
 
-    second = next(s for s in paper.RUN_SETS if s.name == "fedcr_ditto_main_fed")
+    second = next(s for s in plans.RUN_SETS if s.name == "fedcr_ditto_main_fed")
     results = p["get"]([c for _, c in second.runs()])
     if results is None:
         _missing(f"Table 2 (FashionMNIST n1): {DITTO_AS_MAIN_FED}", [c for _, c in second.runs()])
         return []
-    reported = paper.TABLE2[("fashion_mnist", "n1")]
-    rows = compare({DITTO_AS_MAIN_FED: results}, reported, keys=dict(dataset=paper.SHOWN["fashion_mnist"],
+    reported = TABLE2[("fashion_mnist", "n1")]
+    rows = compare({DITTO_AS_MAIN_FED: results}, reported, keys=dict(dataset=protocol.SHOWN["fashion_mnist"],
                                                                       partition="n1"), paper_name=lambda _: "Ditto")
     if "Ditto" in by_label:
         ours = compare({"Ditto": by_label["Ditto"]}, reported)[0]["final_mean"]
@@ -143,10 +143,10 @@ def _ditto_second_reading(p: dict, by_label: dict, paper) -> list[dict]:
     return rows
 
 
-def curves_figure(table: dict, p: dict, lam, paper) -> None:
+def curves_figure(table: dict, p: dict, lam) -> None:
     """Part B: Fig. 3(a-c), accuracy per round before the final fine-tune (the columns whose runs are there)."""
     S = p["S"]
-    panels = {f"{paper.SHOWN[d]} {q}": {lab: {"method": paper.METHODS[lab][0],
+    panels = {f"{protocol.SHOWN[d]} {q}": {lab: {"method": protocol.METHODS[lab][0],
                                               "acc": np.array([r.curve() for r in rs]) * 100}
                                         for lab, rs in by_label.items()}
               for (d, q), by_label in table.items() if by_label is not None}
@@ -156,8 +156,8 @@ def curves_figure(table: dict, p: dict, lam, paper) -> None:
                                         "(mean ± SE over seeds)")
     drawn = [(d, q) for (d, q), by_label in table.items() if by_label is not None]
     ditto = f"Ditto lambda {lam:g}" if lam is not None else "Ditto lambda the paper's per column: " + ", ".join(
-        f"{paper.SHOWN[d]} {q} {paper.DITTO_LAM[(d, q)]:g}" for d, q in drawn)  # the paper profile: lam None
-    plots.caption(fig, p["profile"], len(S["seeds"]), paper.rounds_label(p["profile"], sorted({d for d, _ in drawn}),
+        f"{protocol.SHOWN[d]} {q} {protocol.DITTO_LAM[(d, q)]:g}" for d, q in drawn)  # the paper profile: lam None
+    plots.caption(fig, p["profile"], len(S["seeds"]), plans.rounds_label(p["profile"], sorted({d for d, _ in drawn}),
                   unit=True), note=f"width {S['model']['width']}, V = {S['model']['dim']}, {ditto}")
     outputs.save_figure(fig, "fedcr_curves")
 
@@ -183,41 +183,41 @@ def _series(table: dict, d: str):
     return tuple(zip(*[(v, *table[(dd, v)]) for dd, v in table if dd == d]))
 
 
-def dims_part(per_seed: dict, p: dict, paper):
+def dims_part(per_seed: dict, p: dict):
     """Part C: Table 3, FedCR's final accuracy against V (n1); saved as fedcr_table3_dims and fedcr_dims. Returns
     the table (None where no V was run)."""
     S = p["S"]
     dims = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "dim"}
-    rows = [{"dataset": paper.SHOWN[d], "V": V, "final_mean": m, "final_se": se,
-             "paper_accuracy": paper.TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
-             "seeds": len(S["seeds"]), "rounds": paper.rounds_label(p["profile"], [d])} for (d, V), (m, se) in dims.items()]
+    rows = [{"dataset": protocol.SHOWN[d], "V": V, "final_mean": m, "final_se": se,
+             "paper_accuracy": TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
+             "seeds": len(S["seeds"]), "rounds": plans.rounds_label(p["profile"], [d])} for (d, V), (m, se) in dims.items()]
     if not rows:
         return None
     table = outputs.save_table(rows, "fedcr_table3_dims")
     fig = plots.parameter_sweep(
-        {paper.SHOWN[d]: {"ours": _series(dims, d),
-                          "paper": (list(paper.TABLE3), [v[0 if d == "mnist" else 1] for v in paper.TABLE3.values()],
+        {protocol.SHOWN[d]: {"ours": _series(dims, d),
+                          "paper": (list(TABLE3), [v[0 if d == "mnist" else 1] for v in TABLE3.values()],
                                     None)}
          for d in sorted({d for d, _ in dims})}, "Gaussian dimension V", "FedCR's Table 3: final accuracy against V (n1)")
-    plots.caption(fig, p["profile"], len(S["seeds"]), paper.rounds_label(p["profile"], sorted({d for d, _ in dims}),
+    plots.caption(fig, p["profile"], len(S["seeds"]), plans.rounds_label(p["profile"], sorted({d for d, _ in dims}),
                   unit=True), note=f"width {S['model']['width']}")
     outputs.save_figure(fig, "fedcr_dims")
     return table
 
 
-def betas_part(per_seed: dict, p: dict, paper):
+def betas_part(per_seed: dict, p: dict):
     """Part D: Fig. 3(d), FedCR's final accuracy against beta (n1); saved as fedcr_beta. Returns the table."""
     S = p["S"]
     betas = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
-    rows = [{"dataset": paper.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S["seeds"]),
-             "rounds": paper.rounds_label(p["profile"], [d])} for (d, b), (m, se) in betas.items()]
+    rows = [{"dataset": protocol.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S["seeds"]),
+             "rounds": plans.rounds_label(p["profile"], [d])} for (d, b), (m, se) in betas.items()]
     if not rows:
         return None
     table = outputs.save_table(rows, "fedcr_beta")
-    fig = plots.parameter_sweep({paper.SHOWN[d]: {"ours": _series(betas, d)} for d in sorted({d for d, _ in betas})},
+    fig = plots.parameter_sweep({protocol.SHOWN[d]: {"ours": _series(betas, d)} for d in sorted({d for d, _ in betas})},
                                 "beta (weight of the KL term)",
                                 "FedCR's Fig. 3(d): final accuracy against beta (n1; the paper gives no numbers)")
-    plots.caption(fig, p["profile"], len(S["seeds"]), paper.rounds_label(p["profile"], sorted({d for d, _ in betas}),
+    plots.caption(fig, p["profile"], len(S["seeds"]), plans.rounds_label(p["profile"], sorted({d for d, _ in betas}),
                   unit=True), note=f"V = {S['model']['dim']}")
     outputs.save_figure(fig, "fedcr_beta")
     return table
@@ -258,14 +258,14 @@ def fig2(p: dict) -> dict:
     return silhouettes
 
 
-def table9(p: dict, paper) -> dict:
+def table9(p: dict) -> dict:
     """Part F: no model aggregation on FashionMNIST with k classes per client; (k, label) -> Results; saved as
     fedcr_table9_nonaggregate."""
     S, t9 = p["S"], p["S"]["table9"]
     if not p["nonagg_set"]:
         return {}
     cfgs = {(k, lab): [p["run"](p["nonagg_set"], lab, "n1", sd, classes=k, rounds=t9["rounds"]) for sd in S["seeds"]]
-            for k in t9["ks"] for lab in paper.NONAGGREGATE}
+            for k in t9["ks"] for lab in protocol.NONAGGREGATE}
     table = {key: p["get"](cs) for key, cs in cfgs.items()}
     if any(rs is None for rs in table.values()):
         _missing("Table 9", [c for key, cs in cfgs.items() if table[key] is None for c in cs])
@@ -280,7 +280,7 @@ def table9(p: dict, paper) -> dict:
     return table
 
 
-def seed_systems_table1(p: dict, paper, fedlog) -> dict:
+def seed_systems_table1(p: dict, fedlog) -> dict:
     """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting beside FedAvg, FedPer, FedProto and FedLog-C
     (their shipped paper-setting runs, read for their first rounds); label -> Results; saved."""
     g, t1, get = p["S"]["table1"], {}, p["get"]
@@ -294,9 +294,9 @@ def seed_systems_table1(p: dict, paper, fedlog) -> dict:
             full = get([fedlog.table1_config("mnist", lab, seed=sd) for sd in g["seeds"]])
             t1[lab] = None if full is None else [ex.first_rounds(r, g["rounds"]) for r in full]
     for lab, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]:
-        t1[lab] = get([paper.table1_run(p["profile"], method, sd) for sd in g["seeds"]])
+        t1[lab] = get([plans.table1_run(p["profile"], method, sd) for sd in g["seeds"]])
     if any(rs is None for rs in t1.values()):
-        _missing("FedCR in FedLog's Table 1 setting", [paper.table1_run(p["profile"], method, sd)
+        _missing("FedCR in FedLog's Table 1 setting", [plans.table1_run(p["profile"], method, sd)
                                                        for _, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]
                                                        for sd in g["seeds"]])
         return {}
@@ -500,32 +500,32 @@ def record_crosscheck(p: dict, ditto_check: tuple[dict, dict]):
     return ledger
 
 
-def record(p: dict, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1: dict, paper):
+def record(p: dict, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1: dict):
     """Notebook 06's claims, saved; returns the ledger."""
     S = p["S"]
-    rounds = lambda d: paper.rounds_label(p["profile"], [d])  # noqa: E731  (the paper's differ by dataset)
+    rounds = lambda d: plans.rounds_label(p["profile"], [d])  # noqa: E731  (the paper's differ by dataset)
     ledger = rules.ClaimsLedger(NOTEBOOK, p["profile"])
     for (d, q), by_label in table.items():
         if d == "fashion_mnist":
             beats_the_strongest_baseline(ledger, by_label, q, [lab for lab in p["labels"] if lab != "FedCR"],
-                                         paper.TABLE2[("fashion_mnist", q)], rounds(d))
+                                         TABLE2[("fashion_mnist", q)], rounds(d))
             if p["profile"] == "paper":  # the other profiles' models, data and rounds are reduced
-                reproduces_table2(ledger, by_label, q, p["labels"], paper.TABLE2[("fashion_mnist", q)],
-                                  paper.TABLE10_SPREAD[("fashion_mnist", q)], rounds(d))
+                reproduces_table2(ledger, by_label, q, p["labels"], TABLE2[("fashion_mnist", q)],
+                                  TABLE10_SPREAD[("fashion_mnist", q)], rounds(d))
                 if q == "n1":
-                    second = next(s for s in paper.RUN_SETS if s.name == "fedcr_ditto_main_fed")
-                    ditto_as_main_fed(ledger, p["get"]([c for _, c in second.runs()]), paper.TABLE2[(d, q)],
-                                      paper.TABLE10_SPREAD[(d, q)], rounds(d))
+                    second = next(s for s in plans.RUN_SETS if s.name == "fedcr_ditto_main_fed")
+                    ditto_as_main_fed(ledger, p["get"]([c for _, c in second.runs()]), TABLE2[(d, q)],
+                                      TABLE10_SPREAD[(d, q)], rounds(d))
     if p["dim_sets"]:  # the first dataset's (runs missing: "not run")
         d = p["dim_sets"][0]
-        drops_only_at_small_v(ledger, per_seed, d, paper.SHOWN[d], S["dims"], paper.TABLE3, rounds(d))
+        drops_only_at_small_v(ledger, per_seed, d, protocol.SHOWN[d], S["dims"], TABLE3, rounds(d))
     for d in p["beta_sets"]:
-        beta_claims(ledger, per_seed, d, paper.SHOWN[d], rounds(d))
+        beta_claims(ledger, per_seed, d, protocol.SHOWN[d], rounds(d))
     if ex.dataset_available("mnist"):
         for q in ("n1", "n2"):
             kl_separates(ledger, silhouettes, q, S["fig2"]["rounds"])
     for k in S["table9"]["ks"] if p["nonagg_set"] else []:
-        na_beats_local(ledger, t9, k, paper.TABLE9, S["table9"]["rounds"])
+        na_beats_local(ledger, t9, k, TABLE9, S["table9"]["rounds"])
     if ex.dataset_available("mnist"):
         for other in ("FedCR", "FedCR-NA"):
             fedlog_beats(ledger, t1, other, S["table1"]["rounds"])

@@ -11,8 +11,8 @@ from ... import claims as rules
 from ... import experiments as ex
 from ...result import COMPARE_UNITS, MB, Result, compare
 from .claims import after_round_one, final  # the ladder's quantities, the same here
-from .plans import RUN_SETS
-from .reported import QUOTES
+from .plans import RUN_SETS, TOY
+from .reported import QUOTES, TABLE1, TABLE3, TABLE4
 from . import figures
 
 NOTEBOOK = "07_fedrd_representation_distillation"
@@ -318,15 +318,15 @@ def fednova_unbiased(ledger, gap: dict, settings: dict) -> str:
                          rules.comparison(">"), kind="self-check", seeds=1, rounds=settings["rounds"])
 
 
-def record(results, p: dict, numbers: dict, paper, profile: str):
+def record(results, p: dict, numbers: dict, profile: str):
     """Notebook 07's claims (parts A-F, H), saved; `numbers`: what the parts returned ({"dpc_points", "dims",
-    "depth_acc", "toy_gap"}); `paper`: the fedrd package (its TABLE1, TABLE3, TABLE4 and TOY). Returns the ledger."""
+    "depth_acc", "toy_gap"}); the paper's numbers from `reported`. Returns the ledger."""
     ledger = rules.ClaimsLedger(NOTEBOOK, profile)
-    table1_claims(ledger, results, p, paper.TABLE1)
-    real_over_random(ledger, results, p, paper.TABLE3)
+    table1_claims(ledger, results, p, TABLE1)
+    real_over_random(ledger, results, p, TABLE3)
     dpc_claims(ledger, numbers["dpc_points"], p)
-    size_and_depth_claims(ledger, numbers["dims"], numbers["depth_acc"], p, paper.TABLE4)
-    fednova_unbiased(ledger, numbers["toy_gap"], paper.TOY)
+    size_and_depth_claims(ledger, numbers["dims"], numbers["depth_acc"], p, TABLE4)
+    fednova_unbiased(ledger, numbers["toy_gap"], TOY)
     ledger.save()
     return ledger
 
