@@ -60,12 +60,11 @@ profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, 
 
 # %%
 from fedlib import papers, paths, plots, sweep
-from fedlib.papers import fedlog
 from fedlib.papers.fedlog import table1 as T  # this notebook's runs, tables, figures and claims
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-plan = T.plan(profile, fedlog)  # narrowed by the knobs FEDLIB_DATASETS, _SEEDS, _PARTS and _METHODS
+plan = T.plan(profile)  # narrowed by the knobs FEDLIB_DATASETS, _SEEDS, _PARTS and _METHODS
 plots.style()
 print(profile, {d: (len(s["methods"]), s["seeds"], s["rounds"]) for d, s in plan["table1"].items()})
 
@@ -91,7 +90,7 @@ runs, absent = T.read(results, plan)  # regime -> dataset -> entry -> Results
 
 
 # %%
-regimes = T.regimes_table(results, plan, fedlog)  # each table shown as it is saved
+regimes = T.regimes_table(results, plan)  # each table shown as it is saved
 
 # %% [markdown]
 # ## Table 1, each regime whose entries are all there
@@ -100,7 +99,7 @@ regimes = T.regimes_table(results, plan, fedlog)  # each table shown as it is sa
 
 
 # %%
-summary, pretty = T.table1(runs, absent, plan, fedlog)
+summary, pretty = T.table1(runs, absent, plan)
 
 # %% [markdown]
 # ## Bits of one round, from the ledger (the last round: every method's steady state)
@@ -114,7 +113,7 @@ bits = T.bits_per_round(runs, plan)
 
 
 # %%
-T.accuracy_vs_bits(runs, absent, plan, fedlog)
+T.accuracy_vs_bits(runs, absent, plan)
 
 # %% [markdown]
 # ## Table A.1: more classes per client
@@ -128,7 +127,7 @@ T.accuracy_vs_bits(runs, absent, plan, fedlog)
 
 
 # %%
-tables_a1, runs_a1 = T.table_a1(results, plan, fedlog)
+tables_a1, runs_a1 = T.table_a1(results, plan)
 
 # %% [markdown]
 # ## Augmentation ablation (Appendix E: training images "randomly cropped and flipped")
@@ -139,7 +138,7 @@ tables_a1, runs_a1 = T.table_a1(results, plan, fedlog)
 
 
 # %%
-ablation = T.augmentation(results, plan, fedlog)
+ablation = T.augmentation(results, plan)
 
 # %% [markdown]
 # ## FedLog-C's second weight (beta): does a separation term help?
@@ -150,7 +149,7 @@ ablation = T.augmentation(results, plan, fedlog)
 
 
 # %%
-betas = T.beta_ablation(results, plan, fedlog)
+betas = T.beta_ablation(results, plan)
 
 # %% [markdown]
 # ## FedDBE against its authors' code
@@ -183,4 +182,4 @@ T.crosscheck(paths.project_root() / "figures" / "feddbe_crosscheck.csv")
 # figures/table1_<dataset>_ranking.csv (quick) and table1_<dataset>_ranking_paper.csv.
 
 # %%
-ledger, rankings = T.record(runs, absent, plan, fedlog, runs_a1, summary)  # each claim a function in fedlog/table1.py
+ledger, rankings = T.record(runs, absent, plan, runs_a1, summary)  # each claim a function in fedlog/table1.py

@@ -248,21 +248,21 @@ def test_table1_claims_pick_their_rivals_and_reproduce_by_equivalence():
             "FedAvg": _seeds([89.0, 89.1, 88.9])}
     ledger = rules.ClaimsLedger("02_test", "paper")
     tb = _table(ledger, runs)
-    best, last = t.best_accuracy(tb, ["FedLog-C", "FedProto", "FedAvg"], fedlog)
+    best, last = t.best_accuracy(tb, ["FedLog-C", "FedProto", "FedAvg"])
     # the rival in the note, not the claim, so that the claim's words are the same in every profile
     assert "FedProto" not in ledger.rows[0].claim and ledger.rows[0].note == "the strongest other entry: FedProto"
     assert ledger.rows[0].claim == ledger.rows[1].claim.replace("final round", "best round")
     assert best == rules.HOLDS and last == rules.FAILS
     assert {r.kind for r in ledger.rows} == {"claim"} and ledger.rows[0].quote == fedlog.QUOTES["table1_accuracy"]
     assert ledger.rows[0].run_set == "table1_augmented"
-    got = t.reproductions(tb, ["FedLog-C", "FedAvg"], fedlog)
+    got = t.reproductions(tb, ["FedLog-C", "FedAvg"])
     # FedLog-C 98.6 against the paper's 98.41 +- 0.07: |0.19| + 4.30 x 0.09 is beyond 0.5, not further than it:
     # not resolved; FedAvg's paper SE (0.69) alone exceeds the margin: cannot be decided
     assert got == [rules.UNRESOLVED, rules.IMPRECISE]
     assert ledger.rows[-1].quote == fedlog.TABLE1_CELLS["mnist"]["FedAvg"][0] and ledger.rows[-1].kind == "reproduction"
     # the ablation's rows are extensions (the paper states augmentation), and say so in their place
     plain = rules.ClaimsLedger("02_test", "paper")
-    t.best_accuracy(_table(plain, runs, "plain"), ["FedLog-C", "FedProto", "FedAvg"], fedlog)
+    t.best_accuracy(_table(plain, runs, "plain"), ["FedLog-C", "FedProto", "FedAvg"])
     assert {r.kind for r in plain.rows} == {"extension"} and plain.rows[0].where == "Table 1 (mnist, without " \
         "augmentation)" and plain.rows[0].run_set == "table1"
 
@@ -271,20 +271,19 @@ def test_table1_claims_wait_for_the_stated_protocols_runs_and_name_the_ablations
     """While the augmented runs are not all there, each claim of the stated protocol is "not run" (never the
     ablation's verdict taken as its own), and names the ablation's verdict; where both are decided and differ, the
     row says "depends on augmentation"."""
-    from fedlib.papers import fedlog
     from fedlib.papers.fedlog import table1 as t
 
     runs = {"FedLog-C": _seeds([98.6, 98.7, 98.5]), "FedProto": _seeds([98.1, 98.2, 98.2])}
     entries = ["FedLog-C", "FedProto"]
     ledger = rules.ClaimsLedger("02_test", "paper")
-    t.best_accuracy(_table(ledger, {}), entries, fedlog)
+    t.best_accuracy(_table(ledger, {}), entries)
     split = len(ledger.rows)
-    t.best_accuracy(_table(ledger, runs, "plain"), entries, fedlog)
+    t.best_accuracy(_table(ledger, runs, "plain"), entries)
     t._cross_notes(ledger, 0, split)
     assert ledger.rows[0].verdict == rules.MISSING and "without augmentation: holds" in ledger.rows[0].note
     flipped = rules.ClaimsLedger("02_test", "paper")
-    t.best_accuracy(_table(flipped, {"FedLog-C": runs["FedProto"], "FedProto": runs["FedLog-C"]}), entries, fedlog)
-    t.best_accuracy(_table(flipped, runs, "plain"), entries, fedlog)
+    t.best_accuracy(_table(flipped, {"FedLog-C": runs["FedProto"], "FedProto": runs["FedLog-C"]}), entries)
+    t.best_accuracy(_table(flipped, runs, "plain"), entries)
     t._cross_notes(flipped, 0, 2)
     assert "depends on augmentation: with it does not hold, without it holds" in flipped.rows[0].note
 
@@ -318,14 +317,13 @@ def test_table1_markers_have_three_outcomes_and_an_unmarked_entry_is_an_observat
 def test_an_entrys_markers_are_decided_once_its_runs_are_all_there_while_another_entry_waits():
     """The augmented Table 1 is shipped entry by entry: an entry whose seeds (and FedLog-C's) are all there gets its
     marker rows decided; one still missing says "not run". Before, no marker was decided until every entry was."""
-    from fedlib.papers import fedlog
     from fedlib.papers.fedlog import table1 as t
 
     ref = [98.4 + 0.01 * i for i in range(10)]
     runs = {"FedLog-C": _seeds(ref), "FedProto": _seeds([r - 1.0 - 0.01 * i for i, r in enumerate(ref)])}
     entries = ["FedLog-C", "FedProto", "FedAvg"]  # FedAvg's runs: not there yet
     ledger = rules.ClaimsLedger("02_test", "paper")
-    t._table1_claims(_table(ledger, runs), entries, fedlog)
+    t._table1_claims(_table(ledger, runs), entries)
     rows = {r.claim: r.verdict for r in ledger.rows if r.kind == "marker"}
     assert rows["FedProto's accuracy below FedLog-C's (⇓)"] == rules.AGREES
     assert rows["FedAvg's accuracy below FedLog-C's (⇓)"] == rules.MISSING
@@ -333,7 +331,6 @@ def test_an_entrys_markers_are_decided_once_its_runs_are_all_there_while_another
 
 def test_the_cost_statement_reports_fedlogs_share_of_fedavgs_bits_with_no_verdict():
     """"as small as 0.09% ... of the communication cost of FedAvg": a number with no tolerance, reported."""
-    from fedlib.papers import fedlog
     from fedlib.papers.fedlog import table1 as t
     from fedlib.result import Result
 
@@ -342,7 +339,7 @@ def test_the_cost_statement_reports_fedlogs_share_of_fedavgs_bits_with_no_verdic
                         "rounds": {"acc_mean": [0.5, 0.6], "up_bits": [up, up], "down_bits": [up, up]}})] * 3
 
     ledger = rules.ClaimsLedger("02_test", "paper")
-    assert t.cost_fraction(_table(ledger, {"FedLog": runs(1.0), "FedAvg": runs(1000.0)}), fedlog) == rules.REPORTED
+    assert t.cost_fraction(_table(ledger, {"FedLog": runs(1.0), "FedAvg": runs(1000.0)})) == rules.REPORTED
     assert ledger.rows[0].ours == pytest.approx(0.1) and ledger.rows[0].paper_value == 0.09
 
 
@@ -361,7 +358,7 @@ def test_the_ranking_row_reports_kendalls_tau_with_the_papers_table_1(tmp_path, 
     for rows, tau in (({m: {"accuracy_mean": a + 0.1} for m, a in paper.items()}, 1.0),
                       ({m: {"accuracy_mean": 200 - a} for m, a in paper.items()}, -1.0)):
         ledger = rules.ClaimsLedger("02_test", "paper")
-        table = t.ranking(ledger, "mnist", rows, p, fedlog)
+        table = t.ranking(ledger, "mnist", rows, p)
         assert ledger.rows[0].verdict == rules.REPORTED and ledger.rows[0].ours == pytest.approx(tau, abs=0.05)
         assert len(table) == len(paper)
     assert (tmp_path / "table1_mnist_ranking_paper.csv").exists()
@@ -437,11 +434,11 @@ def test_table_a1_markers_are_rows_at_the_captions_level_in_both_regimes(monkeyp
     ref = [95.0 + 0.01 * i for i in range(5)]
     by_label = {"FedLog-C": _seeds(ref), "LG-FedAvg 1": _seeds([r - 1.0 for r in ref]),
                 "FedLog": _seeds([r + 0.5 for r in ref])}
-    monkeypatch.setattr(fedlog, "TABLE_A1_MARKERS", {("mnist", 3): {"LG-FedAvg 1": ("↓", ""), "FedLog": ("", "")}})
+    monkeypatch.setattr(t, "TABLE_A1_MARKERS", {("mnist", 3): {"LG-FedAvg 1": ("↓", ""), "FedLog": ("", "")}})
     found = {reg: {("mnist", 3): (by_label, 0.5, 100)} for reg in t.REGIMES}
     p = {"profile": "quick", "chosen": [], "table1": {},
          "settings": {"table1": {}, "tableA1": {("mnist", 3): {"rounds": 100}, ("mnist", 5): {"rounds": 100}}}}
-    recorded, _ = t.record({reg: {} for reg in t.REGIMES}, {reg: [] for reg in t.REGIMES}, p, fedlog, found)
+    recorded, _ = t.record({reg: {} for reg in t.REGIMES}, {reg: [] for reg in t.REGIMES}, p, found)
     # LG-FedAvg 1 lower on every seed (p = 1/32 < 0.05): agrees; its bits and FedLog's entries are unmarked:
     # observations; the same in the ablation
     got = [r.verdict for r in recorded.rows]

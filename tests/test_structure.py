@@ -145,14 +145,14 @@ def test_the_command_that_computes_a_run_set_is_built_in_one_module():
 
 PAPER_OF = {"01": "fedlog", "02": "fedlog", "03": "fedlog", "04": "fedlog", "05": "fedlog", "06": "fedcr",
             "07": "fedrd", "08": "fedprof"}
-STILL_PASSED = {"02"}  # notebook 02 still hands fedlog to fedlog/table1.py (issue 70, open)
+STILL_PASSED: set[str] = set()  # every notebook reads its paper through its modules
 
 
 def test_no_notebook_hands_its_paper_package_back_to_it_and_no_function_takes_it():
     """Issue 70: notebooks passed their own paper's package to its functions (29 times), so that the paper's modules
-    did not import what they read. FedCR's and FedRD's parts now import their role modules; no call in a notebook
-    passes its paper's package, and no function of those packages takes it as `paper` (a parameter `fedrd` there is
-    the method's runs; notebook 02 and FedLog's table1.py remain)."""
+    did not import what they read. FedLog's table1.py and FedCR's and FedRD's parts now import their role modules; no
+    call in a notebook passes its paper's package, and no function of FedCR's or FedRD's takes it as `paper` (a
+    parameter `fedrd` there is the method's runs)."""
     passed = {}
     for nb in sorted((FEDLIB.parent / "notebooks").glob("[0-9]*.py")):
         own = PAPER_OF[nb.name[:2]]
@@ -161,7 +161,7 @@ def test_no_notebook_hands_its_paper_package_back_to_it_and_no_function_takes_it
         if n:
             passed[nb.name[:2]] = n
     assert set(passed) == STILL_PASSED, passed
-    for package in ("fedcr", "fedrd"):
+    for package in ("fedcr", "fedrd"):  # (FedLog's markers() takes the table's markers as `paper`)
         for path in sorted((FEDLIB / "papers" / package).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

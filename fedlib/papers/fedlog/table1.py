@@ -1,7 +1,7 @@
 """Notebook 02 (FedLog's Table 1 and Table A.1, the augmentation and beta ablations, FedDBE against its authors'
 code): its runs, tables and figures, and its claims as functions of Results and of the tables' rows (tested on
-made-up numbers in tests/test_fedlog_claims.py). Accuracies in percent. `fedlog` is the package, passed in so that
-this module does not import its own package."""
+made-up numbers in tests/test_fedlog_claims.py). Accuracies in percent. The paper's numbers and the notebook's plans
+come from their role modules (`reported`, `plans`), never the package passed in."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,6 +12,10 @@ from ... import claims as rules
 from ... import experiments as ex
 from . import tables
 from . import figures, plans
+from .plans import (AUGMENTED, BETAS, EXTRA_METHODS, TABLE1_METHODS, TABLE_A1_METHODS, chosen_datasets, chosen_methods,
+                    table1_config, table1_settings, table_a1_configs)
+from .reported import (QUOTES, TABLE1, TABLE1_CELLS, TABLE1_MARKER_LEVEL, TABLE1_MARKERS, TABLE1_SE, TABLE_A1_CELLS,
+                       TABLE_A1_MARKER_LEVEL, TABLE_A1_MARKERS, THRESHOLD)
 
 NOTEBOOK = "02_communication_cost"
 NAN = float("nan")
@@ -33,31 +37,31 @@ def _where(table: str, regime: str) -> str:
     return table if regime == "augmented" else table[:-1] + ", without augmentation)"
 
 
-def plan(profile: str, fedlog) -> dict:
+def plan(profile: str) -> dict:
     """Every run notebook 02 reads at `profile`, narrowed by the knobs (FEDLIB_DATASETS, _SEEDS, _PARTS, _METHODS):
     {"settings", "table1" (available datasets), "chosen", "every_run", "t1": regime -> dataset -> label -> [Config],
     "a1": regime -> (dataset, classes) -> [Config]}."""
-    S = fedlog.table1_settings(profile)
+    S = table1_settings(profile)
     table1 = {d: s for d, s in S["table1"].items() if ex.dataset_available(d)}
     over = {"augmented": dict(augment=True), "plain": {}}
-    t1 = {reg: {d: {lab: [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], **{**s["over"], **over[reg]})
+    t1 = {reg: {d: {lab: [table1_config(d, lab, seed=sd, rounds=s["rounds"], **{**s["over"], **over[reg]})
                           for sd in s["seeds"]]
                     for lab in s["methods"] if not (reg == "augmented" and lab == SAME_AS_AUGMENTED)}
                 for d, s in table1.items()} for reg in REGIMES}
-    a1 = {reg: {(d, k): fedlog.table_a1_configs(d, k, {**s, "over": {**s["over"], **over[reg]}})
+    a1 = {reg: {(d, k): table_a1_configs(d, k, {**s, "over": {**s["over"], **over[reg]}})
                 for (d, k), s in S["tableA1"].items() if ex.dataset_available(d)} for reg in REGIMES}
     every = [c for reg in REGIMES for by in t1[reg].values() for cfgs in by.values() for c in cfgs]
     every += [c for reg in REGIMES for cfgs in a1[reg].values() for c in cfgs]
-    every += [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
+    every += [table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
               for d, s in S["augment"].items() if ex.dataset_available(d)
-              for lab in fedlog.AUGMENTED for aug in (False, True) for sd in s["seeds"]]
-    every += [fedlog.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options={"beta": b} if b else {},
+              for lab in AUGMENTED for aug in (False, True) for sd in s["seeds"]]
+    every += [table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"], options={"beta": b} if b else {},
                                    **s["over"])
-              for d, s in S["beta"].items() if ex.dataset_available(d) for b in [0.0] + fedlog.BETAS
+              for d, s in S["beta"].items() if ex.dataset_available(d) for b in [0.0] + BETAS
               for sd in s["seeds"]]
     every = list({c.key(): c for c in every}.values())  # a run two parts read is run once
-    return dict(profile=profile, settings=S, table1=table1, chosen=fedlog.chosen_methods(), every_run=every, t1=t1,
-                a1=a1, paper_entries=list(fedlog.TABLE1_METHODS))
+    return dict(profile=profile, settings=S, table1=table1, chosen=chosen_methods(), every_run=every, t1=t1,
+                a1=a1, paper_entries=list(TABLE1_METHODS))
 
 
 def read(results, p: dict) -> tuple[dict, dict]:
@@ -75,7 +79,7 @@ def read(results, p: dict) -> tuple[dict, dict]:
     return runs, absent
 
 
-def regimes_table(results, p: dict, fedlog):
+def regimes_table(results, p: dict):
     """Each Table 1 entry in both regimes beside the paper's number: best-round accuracy (mean +- SE over the seeds
     that are there, and how many: an entry shipped in part shows its seeds) and bits to the threshold; saved as
     table1_<dataset>_regimes. Returns the tables."""
@@ -83,12 +87,12 @@ def regimes_table(results, p: dict, fedlog):
     for d, s in p["table1"].items():
         rows = []
         for lab in s["methods"]:
-            row = {"method": lab, "paper accuracy (%)": fedlog.TABLE1.get(d, {}).get(lab, (NAN,))[0]}
+            row = {"method": lab, "paper accuracy (%)": TABLE1.get(d, {}).get(lab, (NAN,))[0]}
             for reg in REGIMES:
                 cfgs = p["t1"][reg][d].get("FedDBE" if reg == "augmented" and lab == SAME_AS_AUGMENTED else lab, [])
                 got = [results([c])[0] for c in cfgs if results.has([c])]
                 acc = [100 * r.best() for r in got]
-                bits = [_bits(fedlog.THRESHOLD[d])(r) for r in got]
+                bits = [_bits(THRESHOLD[d])(r) for r in got]
                 m, se = stats.mean_se(acc) if acc else (NAN, NAN)
                 se = se if len(acc) > 1 else NAN  # one seed has no standard error
                 tag = "augmented" if reg == "augmented" else "not augmented"
@@ -101,7 +105,7 @@ def regimes_table(results, p: dict, fedlog):
     return shown
 
 
-def table1(runs: dict, absent: dict, p: dict, fedlog) -> tuple[dict, list]:
+def table1(runs: dict, absent: dict, p: dict) -> tuple[dict, list]:
     """Table 1 per regime and dataset whose entries are all there (the numbers and the paper's layout, saved: the
     stated protocol as table1_<d>_augmented, the ablation as table1_<d>); returns regime -> dataset -> the paper's
     entries' rows, for the claims, and the pretty tables to show."""
@@ -116,7 +120,7 @@ def table1(runs: dict, absent: dict, p: dict, fedlog) -> tuple[dict, list]:
             name = f"table1_{d}" + ("_augmented" if reg == "augmented" else "")
             keep = "method" if p["chosen"] else None  # a run for some methods keeps the other methods' rows
             outputs.save_table(numbers, name, keep_other=keep, show=False)  # its _pretty twin is shown
-            print(f"{d} {REGIME_WORDS[reg]}: threshold {fedlog.THRESHOLD[d]:.0%}")
+            print(f"{d} {REGIME_WORDS[reg]}: threshold {THRESHOLD[d]:.0%}")
             shown.append(outputs.save_table(pretty, f"{name}_pretty", keep_other=keep))
     return summary, shown
 
@@ -132,23 +136,23 @@ def bits_per_round(runs: dict, p: dict):
                                units={"uplink_bits": "bits", "downlink_bits": "bits"}) if rows else None)
 
 
-def accuracy_vs_bits(runs: dict, absent: dict, p: dict, fedlog) -> None:
+def accuracy_vs_bits(runs: dict, absent: dict, p: dict) -> None:
     """Accuracy against communicated bits and against rounds, per dataset and regime whose entries are all there
     (accuracy_vs_bits_<d> without augmentation, accuracy_vs_bits_<d>_augmented with it)."""
-    methods = {**fedlog.TABLE1_METHODS, **fedlog.EXTRA_METHODS}
+    methods = {**TABLE1_METHODS, **EXTRA_METHODS}
     for reg in REGIMES:
         for d, by_label in runs[reg].items():
             if any(dd == d for dd, _ in absent[reg]) or not by_label:
                 continue
             curves = {lab: {"method": methods[lab][0], "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down),
                             "acc": np.array([r.curve() for r in rs]) * 100} for lab, rs in by_label.items()}
-            fig = figures.accuracy_vs_bits(curves, fedlog.THRESHOLD[d], f"{d}, {REGIME_WORDS[reg]}: mean client "
+            fig = figures.accuracy_vs_bits(curves, THRESHOLD[d], f"{d}, {REGIME_WORDS[reg]}: mean client "
                                            "accuracy (mean ± SE over seeds)")
             plots.caption(fig, p["profile"], len(p["table1"][d]["seeds"]), p["table1"][d]["rounds"])
             outputs.save_figure(fig, f"accuracy_vs_bits_{d}" + ("_augmented" if reg == "augmented" else ""))
 
 
-def table_a1(results, p: dict, fedlog) -> tuple[list, dict]:
+def table_a1(results, p: dict) -> tuple[list, dict]:
     """Table A.1 per regime and (dataset, classes per client) whose runs are there: the tables to show, and regime ->
     (dataset, classes) -> (label -> Results, the threshold, rounds) for the claims (`table_a1_markers`)."""
     shown, found = [], {reg: {} for reg in REGIMES}
@@ -160,7 +164,7 @@ def table_a1(results, p: dict, fedlog) -> tuple[list, dict]:
                       f"cached or shipped (`{plans.commands(cfgs)}`)")
                 continue
             got, n = results(cfgs), len(s["seeds"])
-            by_label = {lab: got[i * n:(i + 1) * n] for i, lab in enumerate(fedlog.TABLE_A1_METHODS)}
+            by_label = {lab: got[i * n:(i + 1) * n] for i, lab in enumerate(TABLE_A1_METHODS)}
             rows, threshold = tables.table_a1(by_label, d, k, len(s["seeds"]), s["rounds"])
             print(f"{d}, {k} classes per client, {REGIME_WORDS[reg]}: threshold {threshold:.0%} (every method reaches "
                   f"it in every seed)")
@@ -170,12 +174,12 @@ def table_a1(results, p: dict, fedlog) -> tuple[list, dict]:
     return shown, found
 
 
-def augmentation(results, p: dict, fedlog):
+def augmentation(results, p: dict):
     """The augmentation ablation: with and without crop-and-flip, which lies nearer the paper; the table (or None)."""
     rows = []
     for d, s in p["settings"]["augment"].items():
-        wanted = {lab: {aug: [fedlog.table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
-                              for sd in s["seeds"]] for aug in (False, True)} for lab in fedlog.AUGMENTED}
+        wanted = {lab: {aug: [table1_config(d, lab, seed=sd, rounds=s["rounds"], augment=aug, **s["over"])
+                              for sd in s["seeds"]] for aug in (False, True)} for lab in AUGMENTED}
         if ex.dataset_available(d) and results.has([c for by in wanted.values() for cs in by.values() for c in cs]):
             pairs = {lab: {aug: results(cs) for aug, cs in by.items()} for lab, by in wanted.items()}
             rows += tables.augmentation(pairs, d, len(s["seeds"]), s["rounds"])
@@ -190,13 +194,13 @@ def augmentation(results, p: dict, fedlog):
     return outputs.save_table(rows, "augmentation_ablation", keep_other=("dataset", "method"))
 
 
-def beta_ablation(results, p: dict, fedlog):
+def beta_ablation(results, p: dict):
     """FedLog-C's second weight beta; the table (or None)."""
     table = None
     for d, s in p["settings"]["beta"].items():
-        wanted = {b: [fedlog.table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"],
+        wanted = {b: [table1_config(d, "FedLog-C", seed=sd, rounds=s["rounds"],
                                            options={"beta": b} if b else {}, **s["over"]) for sd in s["seeds"]]
-                  for b in [0.0] + fedlog.BETAS}
+                  for b in [0.0] + BETAS}
         if ex.dataset_available(d) and not results.has([c for cs in wanted.values() for c in cs]):
             print(results.missing_note(f"the beta ablation ({d})"))
         elif ex.dataset_available(d):
@@ -261,9 +265,9 @@ def _bits(threshold: float):
     return lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)[0]
 
 
-def _cells(fedlog, dataset: str) -> dict:
+def _cells(dataset: str) -> dict:
     """The paper's Table 1 cells a dataset's rows quote: its own column, or the column it stands in for."""
-    return fedlog.TABLE1_CELLS.get(STAND_IN_FOR.get(dataset, dataset), {})
+    return TABLE1_CELLS.get(STAND_IN_FOR.get(dataset, dataset), {})
 
 
 class _Table:
@@ -301,7 +305,7 @@ def _strongest(t: _Table, labels: list[str], f, best=max) -> str | None:
     return best(labels, key=lambda m: float(np.mean(_per_seed(t.of(m), f))))
 
 
-def best_accuracy(t: _Table, entries: list[str], fedlog) -> list[str]:
+def best_accuracy(t: _Table, entries: list[str]) -> list[str]:
     """Table 1: FedLog-C is more accurate than the strongest other entry (by its mean), at its best round (Table 1's
     reading) and at the final round, seed by seed. The text: "statistically significant accuracy improvement"."""
     others = [m for m in entries if m != "FedLog-C"]
@@ -310,23 +314,23 @@ def best_accuracy(t: _Table, entries: list[str], fedlog) -> list[str]:
         rival = _strongest(t, others, f)
         ours = _per_seed(t.of("FedLog-C"), f)
         out.append(t.compare(f"FedLog-C is more accurate than the strongest other entry ({name})", ours,
-                             _per_seed(t.of(rival), f) if rival else None, ">", fedlog.QUOTES["table1_accuracy"],
+                             _per_seed(t.of(rival), f) if rival else None, ">", QUOTES["table1_accuracy"],
                              note=f"the strongest other entry: {rival}" if rival else ""))
     return out
 
 
-def cost_fraction(t: _Table, fedlog) -> str:
+def cost_fraction(t: _Table) -> str:
     """Table 1's text: FedLog's communication cost is "as small as 0.09%" (MNIST; 0.29% CIFAR-10) of FedAvg's. A
     statement with a number and no tolerance: ours is reported (FedLog's mean bits to the threshold over FedAvg's, in
     percent), no verdict."""
     column = STAND_IN_FOR.get(t.dataset, t.dataset)
     paper = {"mnist": 0.09, "cifar10": 0.29, "cifar100": 3.44}.get(column)
-    bits = _bits(fedlog.THRESHOLD[t.dataset])
+    bits = _bits(THRESHOLD[t.dataset])
     ours = None
     if t.of("FedLog") is not None and t.of("FedAvg") is not None:
         ours = 100 * float(np.mean(_per_seed(t.of("FedLog"), bits))) / float(np.mean(_per_seed(t.of("FedAvg"), bits)))
     return t.record("FedLog's communication cost as a share of FedAvg's (%, bits to the threshold)", ours, None,
-                    rules.statement(), "claim", fedlog.QUOTES["table1_cost"], paper_value=paper,
+                    rules.statement(), "claim", QUOTES["table1_cost"], paper_value=paper,
                     seeds=len(t.of("FedLog") or []))
 
 
@@ -358,23 +362,23 @@ def markers(t: _Table, threshold: float | None, paper: dict, cells: dict, level:
     return out
 
 
-def reproductions(t: _Table, entries: list[str], fedlog) -> list[str]:
+def reproductions(t: _Table, entries: list[str]) -> list[str]:
     """Each entry's accuracy in the paper's Table 1 (its own dataset's column only), by the equivalence test: our
     best-round accuracies over seeds against the paper's mean and standard error (its caption: "mean +- standard
     error ... over 10 seeds")."""
     out = []
     for m in entries:
-        if m not in fedlog.TABLE1.get(t.dataset, {}):
+        if m not in TABLE1.get(t.dataset, {}):
             continue
         ours = _per_seed(t.of(m), lambda r: 100 * r.best())
         claim = f"{m}'s accuracy is reproduced"
-        out.append(t.record(claim, ours, [fedlog.TABLE1[t.dataset][m][0], fedlog.TABLE1_SE[t.dataset].get(m)],
-                            rules.equivalence(), "reproduction", fedlog.TABLE1_CELLS[t.dataset][m][0],
-                            paper_value=fedlog.TABLE1[t.dataset][m][0], seeds=len(ours) if ours else ""))
+        out.append(t.record(claim, ours, [TABLE1[t.dataset][m][0], TABLE1_SE[t.dataset].get(m)],
+                            rules.equivalence(), "reproduction", TABLE1_CELLS[t.dataset][m][0],
+                            paper_value=TABLE1[t.dataset][m][0], seeds=len(ours) if ours else ""))
     return out
 
 
-def ranking(ledger, d: str, rows: dict, p: dict, fedlog):
+def ranking(ledger, d: str, rows: dict, p: dict):
     """Kendall's tau between our ranking (the stated protocol's) and the paper's Table 1, reported with no verdict
     (no tolerance of the paper's); and the ranking table (saved)."""
     s = p["table1"][d]
@@ -384,7 +388,7 @@ def ranking(ledger, d: str, rows: dict, p: dict, fedlog):
     if tau is not None:
         ledger.record("FedLog", f"Table 1 ({d})", "our ranking of the entries by accuracy against the paper's "
                       "(Kendall tau)", tau, None, rules.statement(), kind="reproduction",
-                      quote=fedlog.QUOTES["table1_caption"], seeds=len(s["seeds"]), rounds=s["rounds"],
+                      quote=QUOTES["table1_caption"], seeds=len(s["seeds"]), rounds=s["rounds"],
                       run_set=RUN_SETS.get(("table1", "augmented", d), ""))
     return outputs.save_table(out, f"table1_{d}_ranking")
 
@@ -406,13 +410,13 @@ def _summary_lines(d: str, rows: dict, regime: str) -> None:
     print(f"{d}, {REGIME_WORDS[regime]}: ranking by final-round accuracy: " + " > ".join(final_rank))
 
 
-def _table1_claims(t: _Table, entries: list[str], fedlog) -> None:
-    best_accuracy(t, entries, fedlog)
-    cost_fraction(t, fedlog)
-    if t.dataset in fedlog.TABLE1_MARKERS:  # each entry's markers as soon as its runs and FedLog-C's are all there
-        markers(t, fedlog.THRESHOLD[t.dataset], fedlog.TABLE1_MARKERS[t.dataset], _cells(fedlog, t.dataset),
-                fedlog.TABLE1_MARKER_LEVEL)
-    reproductions(t, entries, fedlog)
+def _table1_claims(t: _Table, entries: list[str]) -> None:
+    best_accuracy(t, entries)
+    cost_fraction(t)
+    if t.dataset in TABLE1_MARKERS:  # each entry's markers as soon as its runs and FedLog-C's are all there
+        markers(t, THRESHOLD[t.dataset], TABLE1_MARKERS[t.dataset], _cells(t.dataset),
+                TABLE1_MARKER_LEVEL)
+    reproductions(t, entries)
 
 
 def _cross_notes(ledger, first: int, split: int) -> None:
@@ -427,7 +431,7 @@ def _cross_notes(ledger, first: int, split: int) -> None:
         a.note = "; ".join(x for x in (a.note, said) if x)
 
 
-def record(runs: dict, absent: dict, p: dict, fedlog, a1: dict | None = None,
+def record(runs: dict, absent: dict, p: dict, a1: dict | None = None,
            summary: dict | None = None) -> tuple[object, list]:
     """Notebook 02's claims, both regimes of Table 1 and Table A.1 (`a1`: as `table_a1` returns it); the stated
     protocol's rows are the paper's, the ablation's extensions, and each stated-protocol row names the ablation's
@@ -439,14 +443,13 @@ def record(runs: dict, absent: dict, p: dict, fedlog, a1: dict | None = None,
         for reg in REGIMES:
             if reg == "plain":
                 split = len(ledger.rows)
-            _table1_claims(_Table(ledger, f"Table 1 ({d})", reg, runs[reg].get(d, {}), s["rounds"], d), entries,
-                           fedlog)
+            _table1_claims(_Table(ledger, f"Table 1 ({d})", reg, runs[reg].get(d, {}), s["rounds"], d), entries)
         _cross_notes(ledger, first, split)
         for reg in REGIMES:
             if summary and d in summary[reg]:
                 _summary_lines(d, summary[reg][d], reg)
     for (d, k), s in p["settings"]["tableA1"].items():
-        if (d, k) not in fedlog.TABLE_A1_MARKERS:
+        if (d, k) not in TABLE_A1_MARKERS:
             continue
         first = len(ledger.rows)
         for reg in REGIMES:
@@ -454,8 +457,8 @@ def record(runs: dict, absent: dict, p: dict, fedlog, a1: dict | None = None,
                 split = len(ledger.rows)
             by_label, threshold, rounds = (a1 or {}).get(reg, {}).get((d, k), ({}, None, s["rounds"]))
             t = _Table(ledger, f"Table A.1 ({d}, {k} classes per client)", reg, by_label, rounds, d, "tableA1")
-            markers(t, threshold, fedlog.TABLE_A1_MARKERS[(d, k)], fedlog.TABLE_A1_CELLS.get((d, k), {}),
-                    fedlog.TABLE_A1_MARKER_LEVEL)
+            markers(t, threshold, TABLE_A1_MARKERS[(d, k)], TABLE_A1_CELLS.get((d, k), {}),
+                    TABLE_A1_MARKER_LEVEL)
         _cross_notes(ledger, first, split)
     if p["profile"] == "paper":  # the cross-check's curves are one file, whatever the profile; judged once
         from ...paths import project_root
@@ -466,8 +469,8 @@ def record(runs: dict, absent: dict, p: dict, fedlog, a1: dict | None = None,
         rows = (summary or {}).get("augmented", {}).get(d)
         if p["chosen"] or not rows:  # a ranking of some methods only would mislead
             continue
-        shown.append(ranking(ledger, d, rows, p, fedlog))
-    save, keep_other = saving(p, runs, absent, fedlog.chosen_datasets())
+        shown.append(ranking(ledger, d, rows, p))
+    save, keep_other = saving(p, runs, absent, chosen_datasets())
     if save:
         ledger.save(keep_other_where=keep_other)
     return ledger, shown
