@@ -296,7 +296,7 @@ def dispatch(args) -> int:
     if args.cmd == "book":
         from . import book
 
-        from .papers import parts_shipped
+        from .papers.accounting import parts_shipped
 
         try:
             index = book.build(parts=parts_shipped())
@@ -318,7 +318,7 @@ def dispatch(args) -> int:
         except claims.ClaimsError as err:
             print(f"fedlib claims: {err}; nothing was written", file=sys.stderr)
             return 2
-        from .papers import set_status
+        from .papers.accounting import set_status
 
         written = claims.write_collected(rows, sets=set_status())  # what of each run set archive/ holds
         counts = {v: sum(r["verdict"] == v for r in rows) for v in sorted({r["verdict"] for r in rows})}

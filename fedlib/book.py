@@ -189,7 +189,7 @@ def _gallery(notebooks: list[tuple[str, object]], src: Path) -> str:
 def assemble(executed: Path, src: Path, parts: dict | None = None) -> list[tuple[str, str, str | None]]:
     """Write the book's sources under `src`; returns (notebook, state, profile) for each notebook. `parts`:
     notebook -> (parts whose runs are all shipped, parts, runs shipped, runs) at the paper profile, which the front
-    page says beside each notebook (the CLI counts them, `fedlib.papers.parts_shipped`; this module knows no paper)."""
+    page says beside each notebook (the CLI counts them, `fedlib.papers.accounting.parts_shipped`; this module knows no paper)."""
     import nbformat
 
     root = project_root()

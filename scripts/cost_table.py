@@ -7,7 +7,7 @@ its rounds, and the core-hours of the whole set. One thread, as the paper runs a
     python scripts/cost_table.py --from-runs --sets fig3_left [--like fig3_left] [--record]   # times nothing
 
 Each set is costed at the seeds its notebook's paper profile reads (`RunSet.seeds`). `--record` also writes each
-set's core-hours into archive/costs.csv (`fedlib.papers.measured_costs`), from which figures/claims.md lists the
+set's core-hours into archive/costs.csv (`fedlib.papers.accounting`), from which figures/claims.md lists the
 cost of every set that is not shipped yet.
 
 A round is timed as the second of two (the first pays for warm-up), from the run's own per-round `seconds`. Where one
@@ -99,28 +99,6 @@ def from_runs(what: str, like: str | None = None) -> dict:
                    f"job (scripts/cost_table.py --from-runs)"}
 
 
-def record(rows: list[dict], path: Path) -> None:
-    """Merge `rows` (one per set, `fedlib.papers.COST_COLUMNS`) into the costs file: a set measured again replaces
-    its row, the others stay as they were written."""
-    import csv
-
-    from fedlib import papers
-
-    kept = papers.cost_rows(path)
-    kept.update({r["set"]: r for r in rows})
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=papers.COST_COLUMNS)
-        w.writeheader()
-        w.writerows(kept[name] for name in sorted(kept, key=list(papers.RUN_SETS).index))
-    try:
-        papers.cost_rows(tmp)  # a row it would refuse to read is refused now, and the file stays as it was
-    except ValueError:
-        tmp.unlink()
-        raise
-    tmp.replace(path)
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sets", nargs="*", default=[s for s in paper_runs.SETS if s.startswith(("fedprof", "fedcr", "fedrd"))])
@@ -141,9 +119,9 @@ def main() -> None:
     if args.from_runs:
         recorded = [from_runs(what, args.like) for what in sets]
         if args.record:
-            from fedlib import archive, papers
+            from fedlib.papers import accounting
 
-            record(recorded, archive.folder() / papers.COSTS_FILE)
+            accounting.write_costs(recorded)
         return
     recorded = []
     lines = ["| set | runs | one run | s / round | rounds | core-hours (set) | shipped |",
@@ -177,9 +155,9 @@ def main() -> None:
     if args.out:
         args.out.write_text(text + "\n")
     if args.record:
-        from fedlib import archive, papers
+        from fedlib.papers import accounting
 
-        record(recorded, archive.folder() / papers.COSTS_FILE)
+        accounting.write_costs(recorded)
 
 
 if __name__ == "__main__":

@@ -205,8 +205,9 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
 def test_the_front_page_says_how_many_of_a_notebooks_parts_its_runs_allow_it_to_draw(tmp_path, monkeypatch):
     """Before: "complete, paper profile" for notebook 06 while 153 of its 172 paper-profile runs were missing."""
     from fedlib import papers
+    from fedlib.papers import accounting
 
-    counted = papers.parts_shipped(shipped=lambda cfg: cfg.method == "fedavg")
+    counted = accounting.parts_shipped(shipped=lambda cfg: cfg.method == "fedavg")
     whole, sets, have, runs = counted["06_fedcr_common_representation"]
     assert sets == len([s for s in papers.RUN_SETS.values() if s.notebook == "06_fedcr_common_representation"])
     assert 0 < have < runs and whole < sets

@@ -218,28 +218,23 @@ def test_the_committed_claims_page_is_small_enough_to_read():
 
 def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(tmp_path):
     """archive/costs.csv (scripts/cost_table.py --record) gives each set's core-hours; claims.md's line of a set
-    that is not shipped says it (a lower bound as one), or that it was not measured. cost_table.py's merge replaces
-    a set measured again and keeps the others as written (130 stays 130, not 130.0); a file with other columns, an
-    unknown basis or source, or core-hours that are not a positive number is refused with what to do, and a merge
-    that would write such a row leaves the file as it was."""
-    import sys
-
-    from fedlib import papers
-
-    sys.path.insert(0, str(paths.project_root() / "scripts"))
-    import cost_table
+    that is not shipped says it (a lower bound as one), or that it was not measured. The merge (`write_costs`, what
+    cost_table.py --record calls) replaces a set measured again and keeps the others as written (130 stays 130, not
+    130.0); a file with other columns, an unknown basis or source, or core-hours that are not a positive number is
+    refused with what to do, and a merge that would write such a row leaves the file as it was."""
+    from fedlib.papers import accounting
 
     path = tmp_path / "costs.csv"
     row = dict(set="fedprof_fig1", runs=12, core_hours="3.3", bound="", measured="2026-11-23", basis="timed",
                source="fedprof_fig1", how="x")
-    cost_table.record([row, {**row, "set": "fedrd_table1", "source": "fedrd_table1", "core_hours": "330", "bound": ">"},
+    accounting.write_costs([row, {**row, "set": "fedrd_table1", "source": "fedrd_table1", "core_hours": "330", "bound": ">"},
                        {**row, "set": "fedrd_table3", "source": "fedrd_table1", "core_hours": "130", "bound": ">",
                         "how": "a derived bound"}], path)
-    cost_table.record([{**row, "core_hours": "4.1", "measured": "2026-11-25"}], path)
+    accounting.write_costs([{**row, "core_hours": "4.1", "measured": "2026-11-25"}], path)
     assert "fedrd_table3,12,130,>," in path.read_text()  # the rows not measured again are kept as they were written
-    costs = papers.measured_costs(path)
+    costs = accounting.measured_costs(path)
     assert costs["fedprof_fig1"]["core_hours"] == 4.1 and costs["fedrd_table1"]["bound"] == ">"
-    cover = papers.coverage(shipped=lambda cfg: False, costs=costs)
+    cover = accounting.coverage(shipped=lambda cfg: False, costs=costs)
     lines = " ".join(line for entry in cover.values() for line in entry["lines"])
     assert "fedprof_fig1 (Fig. 1): 0 of 12 runs shipped, 4.1 core-hours for all its runs (one thread, measured " \
            "2026-11-25" in lines
@@ -251,12 +246,12 @@ def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(
     for bad, words in (({"basis": "guessed"}, "basis 'guessed'"), ({"source": "fig9"}, "source 'fig9'"),
                        ({"core_hours": "-1"}, "core_hours '-1'"), ({"core_hours": "many"}, "core_hours 'many'")):
         with pytest.raises(ValueError, match=f"set 'fedprof_alpha' has {words}.*cost_table.py --record"):
-            cost_table.record([{**row, "set": "fedprof_alpha", **bad}], path)
+            accounting.write_costs([{**row, "set": "fedprof_alpha", **bad}], path)
         assert path.read_text() == before and not path.with_suffix(".tmp").exists()
     path.write_text("set,hours\nfig2,1\n")
     with pytest.raises(ValueError, match="cost_table.py --record"):
-        papers.measured_costs(path)
-    assert papers.measured_costs(tmp_path / "absent.csv") == {}
+        accounting.measured_costs(path)
+    assert accounting.measured_costs(tmp_path / "absent.csv") == {}
 
 
 def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_like_sets(monkeypatch):
@@ -268,6 +263,7 @@ def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_lik
     import sys
 
     from fedlib import papers
+    from fedlib.papers import accounting
 
     sys.path.insert(0, str(paths.project_root() / "scripts"))
     import cost_table
@@ -287,9 +283,9 @@ def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_lik
     like = cost_table.from_runs("fig3_left_fashion_mnist", like="fig3_left")
     assert (like["set"], like["core_hours"], like["source"]) == ("fig3_left_fashion_mnist", "5.0", "fig3_left")
     costs = {r["set"]: {**r, "core_hours": float(r["core_hours"])} for r in (own, like)}
-    assert papers.cost_text("fig3_left", costs).startswith("5 core-hours for all its runs (one thread, measured from "
+    assert accounting.cost_text("fig3_left", costs).startswith("5 core-hours for all its runs (one thread, measured from "
                                                            "its finished runs ")
-    assert "derived from fig3_left's finished runs" in papers.cost_text("fig3_left_fashion_mnist", costs)
+    assert "derived from fig3_left's finished runs" in accounting.cost_text("fig3_left_fashion_mnist", costs)
     for key in first["fedproto"]:
         del done[key]
     with pytest.raises(SystemExit, match="no run of FedProto mnist in fig3_left is finished"):
@@ -337,10 +333,11 @@ def test_two_unshipped_sets_of_one_table_are_both_named_in_its_rows():
     # Table 2's sets now name their partition, and the DP sets (one per dataset) their dataset: each row is one
     # dataset's (before, both DP sets' words stood in every row of "Fig. 3 right")
     from fedlib import papers
+    from fedlib.papers import accounting
 
     n1 = papers.RUN_SETS["fedcr_table2_n1"]
     first = n1.runs()[0][1].key()
-    cover = papers.coverage(shipped=lambda cfg: cfg.key() == first, costs={})
+    cover = accounting.coverage(shipped=lambda cfg: cfg.key() == first, costs={})
     assert cover[n1.notebook]["why"]["Table 2 (n1)"].startswith("fedcr_table2_n1: 1 of 12 runs shipped, cost not")
     # the list of sets not whole says, for one shipped in part, how much of each method's seeds is shipped
     assert "fedcr_table2_n1 (Table 2 (n1)): 1 of 12 runs shipped (FedCR 1 of 3, FedAvg 0 of 3, Ditto 0 of 3, FedRep " \
@@ -357,8 +354,9 @@ def test_every_fedlog_set_names_its_stand_in_data_for_the_papers():
     # before: the DP sets (for CIFAR-10) and Fig. 2's (for CelebA and Sent140) named no stand-in, so their rows
     # carried no "paper protocol, reduced: ..." beside the scale
     from fedlib import papers
+    from fedlib.papers import accounting
 
-    cover = papers.coverage(shipped=lambda cfg: True, costs={})
+    cover = accounting.coverage(shipped=lambda cfg: True, costs={})
     for nb, where, data in (("03_differential_privacy", "Fig. 3 right (mnist)", "CIFAR-10"),
                             ("03_differential_privacy", "Fig. 3 right (fashion_mnist)", "CIFAR-10"),
                             ("03_differential_privacy", "Thm. 7", "CIFAR-10"),

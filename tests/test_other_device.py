@@ -1,5 +1,5 @@
 """Runs shipped from another device type: a GPU run read on a CPU (archive.find_run, cache.load), counted as
-shipped (papers.coverage), replayed only on its own device type (`fedlib check`), and a paired verdict over runs of
+shipped (accounting.coverage), replayed only on its own device type (`fedlib check`), and a paired verdict over runs of
 two device types says so (claims.devices_note). A GPU run is simulated by relabelling a CPU run."""
 from dataclasses import replace
 
@@ -9,7 +9,7 @@ from fedlib import archive, cache, data, freshness, papers, provenance
 from fedlib import claims as rules
 from fedlib import experiments as ex
 from fedlib.__main__ import where_it_came_from
-from fedlib.papers import fedcr, fedlog
+from fedlib.papers import accounting, fedcr, fedlog
 from fedlib.papers.fedcr import parts
 from fedlib.result import Result
 
@@ -62,7 +62,7 @@ def test_coverage_counts_a_run_shipped_from_a_gpu(monkeypatch):
     n1 = papers.RUN_SETS["fedcr_table2_n1"]
     first = n1.runs()[0][1]
     monkeypatch.setattr(archive, "find", lambda method, key: {"key": key} if key == first.key("cuda") else None)
-    line = next(line for line in papers.coverage(costs={})[n1.notebook]["lines"] if line.startswith(n1.name))
+    line = next(line for line in accounting.coverage(costs={})[n1.notebook]["lines"] if line.startswith(n1.name))
     assert f"1 of {len(n1.runs())} runs shipped" in line
 
 

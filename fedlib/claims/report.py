@@ -333,7 +333,7 @@ def _unshipped(rows: list[dict], sets: dict) -> list[str]:
 
 def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None = None) -> list[Path]:
     """figures/claims.csv (every row, with its Holm column) and figures/claims.md, both written atomically.
-    `sets` (`fedlib.papers.set_status()`, passed by `python -m fedlib claims`): per run set, how much is shipped,
+    `sets` (`fedlib.papers.accounting.set_status()`, passed by `python -m fedlib claims`): per run set, how much is shipped,
     its cost, its command and what it changes from the paper."""
     out = out or figures_dir()
     out.mkdir(parents=True, exist_ok=True)
