@@ -39,3 +39,11 @@ def test_waiting_claims_with_the_same_ablation_verdict_share_one_line_and_the_di
                      "accuracy below FedLog-C's (⇓)"]
     assert report._toward({"toward": "9/10 seeds, smallest +0.17"}) == "9/10, +0.17"
     assert report._toward({"toward": ""}) == "-"
+
+
+def test_a_tables_name_is_written_once_for_a_run_of_its_rows():
+    rows = [_row(f"{m}'s accuracy below FedLog-C's (⇓)", R.AGREES, seeds="10", margin="-1.0") for m in ("A", "B")]
+    rows.append({**_row("C's accuracy below FedLog-C's (⇓)", R.AGREES, seeds="10", margin="-1.0"),
+                 "where": "Table A.1 (mnist, 3 classes per client)"})
+    table = [x for x in report._kind_tables(rows, {}) if x.startswith("| ") and "accuracy below" in x]
+    assert [x.split(" | ")[0] for x in table] == ["| Table 1 (mnist)", "| ", "| Table A.1 (mnist, 3 classes per client)"]

@@ -233,9 +233,10 @@ def _kind_tables(at: list[dict], sets: dict) -> list[str]:
         if judged:
             md += ["", f"*{title}*", "", "| where | claim | verdict | margin ± SE | p | seeds toward, smallest | seeds x rounds |",
                    "|---|---|---|---|---|---|---|"]
-            for r in judged:
+            for i, r in enumerate(judged):  # a table's name once, on the first of its rows in a run
+                where = "" if i and judged[i - 1]["where"] == r["where"] else r["where"]
                 md.append("| " + " | ".join(_md(c) for c in (
-                    r["where"], _short_claim(r), _verdict_cell(r, sets), _margin(r), _p(r),
+                    where, _short_claim(r), _verdict_cell(r, sets), _margin(r), _p(r),
                     _toward(r), _seeds_rounds(r))) + " |")
         if waiting:  # one line per table, verdict and short note (the ablation's verdict): its claims
             md += ["", f"*{title}, not judged yet*", ""]
