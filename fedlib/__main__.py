@@ -187,7 +187,8 @@ def list_everything() -> None:
     for name in config.DATASETS:
         here = leaf.files_present(name) if name in leaf.LEAF_DATASETS else data.files_present(name)
         print(f"  {name:13s} {'here' if here else 'missing: python -m fedlib fetch-data ' + name + ' says where'}")
-    print("profiles (notebooks, FEDLIB_PROFILE): smoke (seconds, writes build/smoke/), quick (writes figures/), "
+    print("profiles (notebooks, FEDLIB_PROFILE): smoke (seconds, writes build/smoke/), quick (writes build/quick/; "
+          "FEDLIB_WRITE_COMMITTED=1: figures/), "
           f"paper (the paper's settings, meant for a GPU); valid: {', '.join(paths.PROFILES)}")
 
 
