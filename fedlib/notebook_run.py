@@ -142,7 +142,7 @@ def keep_outputs(executed: Path, notebook: Path) -> str:
     profile = ran.metadata.pop("papermill", {}).get("parameters", {}).get("profile")
     if profile != "paper" and _shown_profile(notebook) == "paper":
         return (f"{notebook.name}: not updated, it shows the paper profile's outputs (FEDLIB_PROFILE=paper ./run_all.sh "
-                f"redraws them); this {profile or 'unnamed'} run's are in {executed.name}")
+                f"redraws them); this {profile or 'unnamed'} run's are in {executed}")
     if profile:
         ran.metadata["fedlib"] = {"profile": profile}  # which profile the outputs are of (the book says it)
     for cell in ran.cells:
