@@ -47,6 +47,8 @@ def commands_for(configs: list, sets, undeclared: str) -> str:
     commands `; ` between them; `undeclared` where no set holds any (a part whose paper-size runs no set declares).
     Sets are matched by the runs' cache keys, never by name."""
     left = {c.key() for c in configs}
+    if not left:  # nothing missing (every quick run, most redraws): no set's runs are built
+        return undeclared
     holds = [(s, {cfg.key() for _, cfg in s.runs()}) for s in sets]
     named = []
     while left:
