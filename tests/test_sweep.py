@@ -69,13 +69,18 @@ def test_a_killed_sweep_resumes_without_recomputing(backend, tmp_path, request):
     proc = subprocess.Popen([sys.executable, "-m", "fedlib", "sweep", "--grid", str(spec), "--backend", backend],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     results = tmp_path / "results" / "fedlog"
+
+    def finished_results():  # a write killed part-way leaves a .tmp-*.json temporary: not a result
+        return {p: p.stat().st_mtime_ns for p in results.glob("[!.]*.json")}
+
     deadline = time.time() + 240
-    while time.time() < deadline and len(list(results.glob("*.json"))) < 2:
+    while time.time() < deadline and len(finished_results()) < 2:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)  # the driver, its local cluster or pool and every worker
     proc.wait()
-    finished = {p: p.stat().st_mtime_ns for p in results.glob("*.json")}
+    finished = finished_results()
     assert 2 <= len(finished) < len(grid), "the sweep must be stopped part-way"
+    (results / ".tmp-killedwrite.json").write_text('{"config": {"meth')  # as a worker killed mid-write leaves it
     os.environ["FEDLIB_RESULTS"] = str(tmp_path / "results")
     try:
         report = sweep.run_sweep(grid, backend=backend, progress=False)
