@@ -55,31 +55,29 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import papers, paths, plots, sweep
-from fedlib.papers import fedprof
+from fedlib import papers, paths, plots
+from fedlib.papers import fedprof, part
 
 profile = paths.use_profile(profile)
-S = papers.settings(fedprof.PROFILES, profile)
 plots.style()
-print(profile, S)
+print(profile, fedprof.PROFILES[profile])
 
 # %% [markdown]
 # ## Runs
 # Every run of parts A, B and E in one sweep, so that the worker processes (one per core) stay busy
-# (`fedprof.plans.notebook_runs`: both readings of the lr decay for Table 3, Fig. 1's conditions, the alpha sweep).
+# (`fedprof.plans.PARTS`: Table 3 under both readings of the lr decay, Fig. 1's conditions, the alpha sweep).
 
 # %%
-runs = fedprof.plans.notebook_runs(profile)
-results = sweep.Runs(fedprof.plans.configs(runs), profile, papers.commands_for)
-reading = fedprof.plans.reading(results, runs)  # what parts C-E and the verdicts read
-print(f"parts C-E and the verdicts read the runs with lr decay {reading}" if reading else
-      results.missing_note("Table 3 (either reading)"))
+table3, fig1, alpha, table3_per_round = papers.read(profile, *fedprof.PARTS)
+shown = part.first_whole(table3, table3_per_round)  # the reading parts C-E and the verdicts read
+print(f"parts C-E and the verdicts read the runs with lr decay {fedprof.plans.READINGS[shown.part]}" if shown else
+      f"{table3.note()}; {table3_per_round.note()}")
 
 # %% [markdown]
 # ## A. Fig. 1: FedAvg under four data conditions (full aggregation)
 
 # %%
-fig1 = fedprof.figures.fig1(results, runs, profile)
+fig1_curves = fedprof.figures.fig1(fig1)
 
 # %% [markdown]
 # ## B and C. Table 3 stand-in and the accuracy traces (Fig. 5)
@@ -87,14 +85,14 @@ fig1 = fedprof.figures.fig1(results, runs, profile)
 # its rounds + 1); the paper's numbers (EMNIST digits, to 90%) stand beside ours.
 
 # %%
-table3 = fedprof.figures.table3(results, runs, profile, reading)
+table = fedprof.figures.table3([table3, table3_per_round], shown)
 
 # %% [markdown]
 # ## D. Fig. 6: participation by kind of client
 # How many times each client was selected over the partial runs, by the kind of its training data.
 
 # %%
-shares = fedprof.figures.participation(results, runs, profile, reading)
+shares = fedprof.figures.participation(shown)
 
 # %% [markdown]
 # ## E. The divergence of each kind of client, and alpha
@@ -102,8 +100,8 @@ shares = fedprof.figures.participation(results, runs, profile, reading)
 # same model version, so the divergence of clients FedProf stops choosing stays flat.
 
 # %%
-divergence = fedprof.figures.divergence(results, runs, profile, reading)
-alpha = fedprof.figures.alpha(results, runs, profile)
+divergence = fedprof.figures.divergence(shown)
+alphas = fedprof.figures.alpha(alpha, table3)
 
 # %% [markdown]
 # ## F. Table 2 (the S-Task, GasTurbine)
@@ -114,4 +112,4 @@ alpha = fedprof.figures.alpha(results, runs, profile)
 # Each claim is a function in `fedlib/papers/fedprof/claims.py`, tested on made-up results.
 
 # %%
-ledger = fedprof.claims.record(results, runs, profile)
+ledger = fedprof.claims.record(profile, shown, fig1)

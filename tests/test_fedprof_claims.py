@@ -89,14 +89,17 @@ def test_biased_and_noisy_slowest_against_the_lowest_other_condition_per_seed():
     assert claims.biased_and_noisy_slowest(_ledger(), None, rounds=2) == rules.MISSING
 
 
-def test_notebook_08s_runs_are_the_run_sets_of_paper_runs():
-    """What the notebook reads at the paper profile is what scripts/paper_runs.py computes and packs (same keys)."""
-    runs = fedprof.plans.notebook_runs("paper")
-    protocol = fedprof.plans.configs(runs["table3"]["per participation"])
-    sets = {name: {cfg.key() for _, cfg in s.runs()} for name, s in
-            [(s.name, s) for s in fedprof.RUN_SETS]}
-    assert {c.key() for c in protocol} == sets["fedprof_table3"]
-    assert {c.key() for c in fedprof.plans.configs(runs["fig1"])} == sets["fedprof_fig1"]
-    assert {c.key() for c in fedprof.plans.configs(runs["alpha"])} == sets["fedprof_alpha"]
-    per_round = fedprof.plans.configs(runs["table3"]["per round"])
-    assert all(c.lr_decay_unit == "round" for c in per_round) and not {c.key() for c in per_round} & sets["fedprof_table3"]
+def test_notebook_08s_run_sets_are_its_packed_parts_and_the_earlier_reading_is_read_but_not_packed():
+    """What the notebook reads at the paper profile is what scripts/paper_runs.py computes and packs: RUN_SETS are
+    the packed parts themselves, and the lr decay's earlier reading (per round) is a part of its own, read but not
+    a run set, with other keys than the protocol's."""
+    from fedlib import papers
+
+    assert fedprof.RUN_SETS == [p for p in fedprof.PARTS if p.packed]
+    assert all(papers.RUN_SETS[p.name] is p for p in fedprof.RUN_SETS)
+    per_round = fedprof.plans.TABLE3_PER_ROUND
+    assert per_round.name not in papers.RUN_SETS and not per_round.packed
+    protocol = {c.key() for c in fedprof.plans.TABLE3.configs("paper")}
+    assert {c.key() for _, c in fedprof.plans.TABLE3.runs()} == protocol
+    assert all(c.lr_decay_unit == "round" for c in per_round.configs("paper"))
+    assert not {c.key() for c in per_round.configs("paper")} & protocol

@@ -119,8 +119,9 @@ def test_the_decay_unit_keeps_old_keys_and_is_refused_where_a_method_has_one_rat
 def test_fedprofs_protocol_decays_per_participation_and_keeps_the_round_reading():
     from fedlib.papers import fedprof
 
-    assert fedprof.run("paper", "FedAvg", 0.05, 0).lr_decay_unit == "participation"
-    assert fedprof.run("paper", "FedAvg", 0.05, 0, decay_unit="round").lr_decay_unit == "round"
+    paper = fedprof.PROFILES["paper"]
+    assert fedprof.plans.config_at(paper, "FedAvg", 0.05, 0).lr_decay_unit == "participation"
+    assert fedprof.plans.config_at(paper, "FedAvg", 0.05, 0, decay_unit="round").lr_decay_unit == "round"
 
 
 def test_safas_cnn_is_conv20_conv50_fc500_and_fedprof_profiles_its_500_fc1_outputs():

@@ -167,3 +167,33 @@ def test_no_notebook_hands_its_paper_package_back_to_it_and_no_function_takes_it
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     names = {a.arg for a in [*node.args.args, *node.args.kwonlyargs]}
                     assert "paper" not in names, f"{path.name}:{node.lineno} {node.name} takes its package"
+
+
+ON_PARTS = {"fedprof"}  # papers whose notebook parts are `part.Part` values (issue 70; FedRD, FedCR, FedLog next)
+
+
+def test_a_paper_on_parts_declares_each_part_once_with_typed_profiles_and_its_notebook_reads_only_through_them():
+    """Issue 70: a notebook part is one typed value (`fedlib.papers.part.Part`) in its paper's plans: its runs at
+    each profile, its run set (RUN_SETS is derived from the parts: the packed ones, the same objects), its command
+    and its reading. Profiles are frozen dataclasses, not dict literals read by string keys; the notebook reads its
+    runs only through its parts (no `sweep.Runs` of its own). The papers not on parts yet are listed and shrink."""
+    import dataclasses
+    import importlib
+
+    from fedlib.papers import RUN_SETS, part
+
+    for paper in ("fedlog", "fedcr", "fedrd", "fedprof"):
+        plans = importlib.import_module(f"fedlib.papers.{paper}.plans")
+        on_parts = isinstance(getattr(plans, "PARTS", None), tuple) and all(isinstance(p, part.Part) for p in plans.PARTS)
+        assert on_parts == (paper in ON_PARTS), f"{paper}: on parts {on_parts}; update ON_PARTS"
+        if not on_parts:
+            continue
+        assert plans.RUN_SETS == [p for p in plans.PARTS if p.packed]
+        assert all(RUN_SETS[p.name] is p for p in plans.RUN_SETS)
+        assert all(dataclasses.is_dataclass(v) and v.__dataclass_params__.frozen for v in plans.PROFILES.values())
+        for path in sorted((FEDLIB / "papers" / paper).rglob("*.py")):
+            text = path.read_text()
+            assert not re.search(r"\b[Sp]\[\"", text) and "RunSet" not in text, path.name
+        notebook = next((FEDLIB.parent / "notebooks").glob(f"{plans.NOTEBOOK}.py")).read_text()
+        assert "sweep.Runs" not in notebook and re.search(r"(papers|part)\.read\(profile|\.read\(profile\)", notebook)
+        assert {p.notebook for p in plans.PARTS} == {plans.NOTEBOOK}

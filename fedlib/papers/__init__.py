@@ -11,17 +11,21 @@ figures/claims.md (never typed).
 """
 from __future__ import annotations
 
-from . import fedcr, fedlog, fedprof, fedrd, runset
+from . import fedcr, fedlog, fedprof, fedrd, part, runset
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 RUN_SETS = {s.name: s for paper in (fedlog, fedprof, fedcr, fedrd) for s in paper.RUN_SETS}
 
 
-def commands_for(configs: list, undeclared: str = "FEDLIB_COMPUTE=1 FEDLIB_PROFILE=paper ./run_all.sh NN (no run "
-                                                 "set declares them)") -> str:
+def commands_for(configs: list, undeclared: str = runset.UNDECLARED) -> str:
     """The `scripts/paper_runs.py` commands of the declared run sets that hold `configs` (`runset.commands_for`): what
     a notebook names for the runs it misses (sweep.Runs calls it with them)."""
     return runset.commands_for(configs, RUN_SETS.values(), undeclared)
+
+
+def read(profile: str, *parts: part.Part, shipped_prefixes: bool = False) -> tuple[part.Read, ...]:
+    """`part.read` of `parts` at `profile`, naming missing runs with every declared run set that holds them."""
+    return part.read(profile, *parts, sets=RUN_SETS.values(), shipped_prefixes=shipped_prefixes)
 
 
 def settings(table: dict, profile: str) -> dict:
@@ -34,4 +38,4 @@ def settings(table: dict, profile: str) -> dict:
     return copy.deepcopy(table[profile])
 
 
-__all__ = ["PROFILE_NAMES", "RUN_SETS", "commands_for", "fedcr", "fedlog", "fedprof", "fedrd", "settings"]
+__all__ = ["PROFILE_NAMES", "RUN_SETS", "commands_for", "fedcr", "fedlog", "fedprof", "fedrd", "read", "settings"]

@@ -39,6 +39,7 @@ class RunSet:
 
 
 SCRIPT = "scripts/paper_runs.py"  # every command that computes a run set is built here (RunSet.command, commands_for)
+UNDECLARED = "FEDLIB_COMPUTE=1 FEDLIB_PROFILE=paper ./run_all.sh NN (no run set declares them)"
 
 
 def commands_for(configs: list, sets, undeclared: str) -> str:

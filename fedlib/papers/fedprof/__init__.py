@@ -2,7 +2,7 @@
 
     reported   the paper's numbers (Tables 2 and 3)
     protocol   its L-Task protocol's Configs on MNIST, and the choices the paper leaves open
-    plans      notebook 08's profiles and each part's runs (RUN_SETS: what scripts/paper_runs.py computes)
+    plans      notebook 08's profiles (Profile) and parts (PARTS; RUN_SETS, the packed ones: paper_runs.py's)
     analysis   what is computed from a run that is not a run (rounds to a target, participation by kind)
     figures    the tables and figures, from Results
     claims     the paper's claims, as functions of Results
@@ -10,9 +10,9 @@
 from __future__ import annotations
 
 from . import analysis, claims, figures, plans, protocol, reported
-from .plans import FULL, PARTIAL, PROFILES, RUN_SETS, run
+from .plans import FULL, PARTIAL, PARTS, PROFILES, RUN_SETS
 from .protocol import CONDITIONS, DECAY_UNIT, METHODS, MODEL, NOISE, config
 from .reported import TABLE2, TABLE3
 
-__all__ = ["CONDITIONS", "DECAY_UNIT", "FULL", "METHODS", "MODEL", "NOISE", "PARTIAL", "PROFILES", "RUN_SETS", "TABLE2",
-           "TABLE3", "analysis", "claims", "config", "figures", "plans", "protocol", "reported", "run"]
+__all__ = ["CONDITIONS", "DECAY_UNIT", "FULL", "METHODS", "MODEL", "NOISE", "PARTIAL", "PARTS", "PROFILES", "RUN_SETS",
+           "TABLE2", "TABLE3", "analysis", "claims", "config", "figures", "plans", "protocol", "reported"]

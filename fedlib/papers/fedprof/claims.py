@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ... import claims as ledger_rules
 from . import analysis
-from .plans import NOTEBOOK, PROFILES, configs, reading
+from ..part import Read
+from .plans import NOTEBOOK, PROFILES, READINGS
 from .reported import QUOTES, TABLE3
 
 PAPER = "FedProf"
@@ -54,8 +55,8 @@ def selected_less_often(ledger, fedprof, kind: str, *, C: float, rounds: int, sa
     client, per seed)."""
     picked = _each(fedprof, analysis.participation)
     return ledger.compare(PAPER, "Fig. 6", f"{analysis.KINDS[kind]} clients are selected less often than clean ones "
-                          f"(mean selections per client, C = {C}{said})", _each(picked, lambda p: p[kind]),
-                          _each(picked, lambda p: p["clean"]), "<", rounds=rounds, kind="claim",
+                          f"(mean selections per client, C = {C}{said})", _each(picked, lambda by_kind: by_kind[kind]),
+                          _each(picked, lambda by_kind: by_kind["clean"]), "<", rounds=rounds, kind="claim",
                           quote=QUOTES["selection"], run_set="fedprof_table3", **COMMON)
 
 
@@ -70,26 +71,25 @@ def biased_and_noisy_slowest(ledger, conditions: dict | None, *, rounds: int) ->
                           kind="claim", quote=QUOTES["fig1"], run_set="fedprof_fig1")
 
 
-def record(results, runs: dict, profile: str):
-    """Every claim of notebook 08, from the runs `results` holds (the Table 3 claims read the protocol's reading of
-    the lr decay, or the per-round one while only that is shipped, and say so); the ledger, saved."""
+def record(profile: str, shown: Read | None, fig1: Read):
+    """Every claim of notebook 08 at `profile`: the Table 3 claims read `shown`, the first reading of the lr decay
+    whose runs are shipped (`part.first_whole`; the protocol's, or the per-round one while only that is, and they
+    say so), the Fig. 1 claim reads `fig1`; the ledger, saved."""
     S = PROFILES[profile]
     ledger = ledger_rules.ClaimsLedger(NOTEBOOK, profile)
-    now = reading(results, runs)
-    table3 = runs["table3"][now] if now else {}
-    said = "" if now in (None, "per participation") else "; lr decay per round, the earlier reading"
-    got = lambda C, lab: results(table3[(C, lab)]) if table3 else None  # noqa: E731
-    for C in S["fractions"]:
+    said = "" if shown is None or READINGS[shown.part] == "per participation" else \
+        "; lr decay per round, the earlier reading"
+    got = lambda C, lab: shown[(C, lab)] if shown is not None else None  # noqa: E731
+    for C in S.fractions:
         for agg, base, ours in (("full", "FedAvg", "FedProf (full)"), ("partial", "FedAvg-RP", "FedProf (partial)")):
             fewer_rounds(ledger, got(C, ours), got(C, base), baseline_label=base, aggregation=agg, C=C,
-                         target=S["targets"][0], rounds=S[f"{agg}_rounds"], said=said)
-        best_above_fedavg(ledger, got(C, "FedProf (full)"), got(C, "FedAvg"), C=C, rounds=S["full_rounds"], said=said)
+                         target=S.targets[0], rounds=S.full_rounds if agg == "full" else S.partial_rounds, said=said)
+        best_above_fedavg(ledger, got(C, "FedProf (full)"), got(C, "FedAvg"), C=C, rounds=S.full_rounds, said=said)
         best_above_the_strongest(ledger, got(C, "FedProf (partial)"), got(C, "FedAvg-RP"), got(C, "FedProx"), C=C,
-                                 rounds=S["partial_rounds"], said=said)
-    C0 = S["fractions"][-1]
+                                 rounds=S.partial_rounds, said=said)
+    C0 = S.fractions[-1]
     for kind in ("irrelevant", "blur"):
-        selected_less_often(ledger, got(C0, "FedProf (partial)"), kind, C=C0, rounds=S["partial_rounds"], said=said)
-    fig1 = {c: results(cfgs) for c, cfgs in runs["fig1"].items()} if results.has(configs(runs["fig1"])) else None
-    biased_and_noisy_slowest(ledger, fig1, rounds=S["fig1"]["rounds"])
+        selected_less_often(ledger, got(C0, "FedProf (partial)"), kind, C=C0, rounds=S.partial_rounds, said=said)
+    biased_and_noisy_slowest(ledger, fig1.all() if fig1.whole() else None, rounds=S.fig1_rounds)
     ledger.save()
     return ledger

@@ -1,116 +1,119 @@
-"""Notebook 08's tables and figures, from Results (`sweep.Runs`): each function draws one part, saves it under
-figures/ and returns what it drew (None, having said why, where its runs are not shipped)."""
+"""Notebook 08's tables and figures, each from the Reads of its parts (`part.read`): each function draws one part,
+saves it under figures/ and returns what it drew (None, having said why, where its runs are not shipped)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from ... import outputs, plots, stats
+from ..part import Read
 from . import analysis
-from .plans import FULL, PROFILES, configs
+from .plans import FULL, READINGS
 from .protocol import METHODS
 from .reported import TABLE3
 
 
-def fig1(results, runs: dict, profile: str) -> dict | None:
+def fig1(fig1: Read) -> dict | None:
     """Part A, Fig. 1: FedAvg's global accuracy under the four data conditions; condition -> [seeds, rounds] (%)."""
-    S, f1 = PROFILES[profile], PROFILES[profile]["fig1"]
-    if results.get(configs(runs["fig1"]), "Fig. 1") is None:
+    runs, S = fig1.all(), fig1.settings
+    if runs is None:
         return None
-    panel = {cond: {"method": "fedavg", "acc": np.array([r.curve("acc_all") for r in results(cfgs)]) * 100}
-             for cond, cfgs in runs["fig1"].items()}
+    panel = {cond: {"method": "fedavg", "acc": np.array([r.curve("acc_all") for r in rs]) * 100}
+             for cond, rs in runs.items()}
     for cond, c in panel.items():
         print(f"{cond:15s} final {c['acc'][:, -1].mean():6.2f}%")
     fig = plots.accuracy_curves({"MNIST, FedAvg": panel}, "FedProf's Fig. 1: FedAvg's global accuracy under biased "
                                                           "and noisy client data", ylabel="global test accuracy (%)")
-    plots.caption(fig, profile, len(S["seeds"]), f1["rounds"], note=f"{S['n_clients']} clients, C = {f1['participation']}")
+    plots.caption(fig, fig1.profile, len(S.seeds), S.fig1_rounds,
+                  note=f"{S.n_clients} clients, C = {S.fig1_participation}")
     outputs.save_figure(fig, "fedprof_fig1_conditions")
     return {cond: c["acc"] for cond, c in panel.items()}
 
 
-def table3(results, runs: dict, profile: str, reading: str | None):
+def table3(readings: list[Read], shown: Read | None):
     """Parts B and C: Table 3's stand-in (each reading of the lr decay whose runs are shipped, the paper's numbers
-    beside) and Fig. 5's accuracy traces of `reading`. Returns the table (None if no reading is shipped)."""
-    S = PROFILES[profile]
+    beside) and Fig. 5's accuracy traces of `shown` (`part.first_whole` of the readings). Returns the table (None if
+    no reading is shipped)."""
     rows, traces = [], {}
-    for rd, group in runs["table3"].items():
-        if not results.has(configs(group)):
-            continue
-        for (C, lab), cfgs in group.items():
-            rs = results(cfgs)
+    for read in readings:
+        runs = read.all() if read.whole() else None
+        S = read.settings
+        for (C, lab), rs in (runs or {}).items():
             best = stats.mean_se([analysis.best(r) for r in rs])
-            reach = [float(np.mean([analysis.rounds_to(r, t) for r in rs])) for t in S["targets"]]
+            reach = [float(np.mean([analysis.rounds_to(r, t) for r in rs])) for t in S.targets]
             agg = "full" if lab in FULL else "partial"
             paper_row = TABLE3.get((agg, C), {}).get(lab.split(" (")[0], (float("nan"),) * 4)
-            rows.append({"lr decay": rd, "C": C, "aggregation": agg, "method": lab, "best_mean": best[0],
-                         "best_se": best[1], f"rounds_to_{S['targets'][0]:.0%}": reach[0],
-                         f"rounds_to_{S['targets'][1]:.0%}": reach[1], "paper_best": paper_row[0],
+            rows.append({"lr decay": READINGS[read.part], "C": C, "aggregation": agg, "method": lab,
+                         "best_mean": best[0], "best_se": best[1], f"rounds_to_{S.targets[0]:.0%}": reach[0],
+                         f"rounds_to_{S.targets[1]:.0%}": reach[1], "paper_best": paper_row[0],
                          "paper_rounds_to_90%": paper_row[1], "seeds": len(rs), "rounds": rs[0].n_rounds})
-            if rd == reading:
+            if read is shown:
                 traces.setdefault(f"C = {C}, {agg} aggregation", {})[lab] = {
                     "method": METHODS[lab][0], "acc": np.array([r.curve("acc_all") for r in rs]) * 100}
     for name in ("CFCFM", "FedAdam", "AFL"):
         print(f"{name}: not implemented (paper, C = 0.1: {TABLE3.get(('partial', 0.1), {}).get(name)} "
               f"{TABLE3.get(('full', 0.1), {}).get(name)})")
     if not rows:
-        print(results.missing_note("Table 3 (either reading)"))
+        print("; ".join(read.note() for read in readings))
         return None
+    S = shown.settings
     table = outputs.save_table(rows, "fedprof_table3", units={"best_mean": "%", "best_se": "%", "paper_best": "%"})
     fig = plots.accuracy_curves(traces, "FedProf's Fig. 5: global accuracy per round (MNIST with noisy clients)",
                                 ylabel="global test accuracy (%)")
-    plots.caption(fig, profile, len(S["seeds"]), f"{S['full_rounds']} (full) / {S['partial_rounds']} (partial) rounds",
-                  note=f"{S['n_clients']} clients, lr decay {reading}")
+    plots.caption(fig, shown.profile, len(S.seeds), f"{S.full_rounds} (full) / {S.partial_rounds} (partial) rounds",
+                  note=f"{S.n_clients} clients, lr decay {READINGS[shown.part]}")
     outputs.save_figure(fig, "fedprof_curves")
     return table
 
 
-def participation(results, runs: dict, profile: str, reading: str | None) -> dict | None:
+def participation(shown: Read | None) -> dict | None:
     """Part D, Fig. 6: how many rounds each kind of client took part in, seed 0, at the largest participation."""
-    if reading is None:
+    if shown is None:
         return None
-    S = PROFILES[profile]
-    C0 = S["fractions"][-1]
-    shares = {lab: analysis.participation(results(runs["table3"][reading][(C0, lab)])[0])
-              for lab in ("FedAvg-RP", "FedProf (partial)")}
+    S = shown.settings
+    C0 = S.fractions[-1]
+    shares = {lab: analysis.participation(shown[(C0, lab)][0]) for lab in ("FedAvg-RP", "FedProf (partial)")}
     for lab, by_kind in shares.items():
         print(f"{lab:18s} mean selections per client: " + ", ".join(f"{k} {v:.2f}" for k, v in by_kind.items()))
     fig = grouped_bars({lab: {analysis.KINDS[k]: v for k, v in by_kind.items()} for lab, by_kind in shares.items()},
                              "rounds taken part in (mean per client)",
                              f"FedProf's Fig. 6: participation by kind of client (C = {C0})")
-    plots.caption(fig, profile, 1, S["partial_rounds"], note=f"seed 0, partial aggregation, lr decay {reading}")
+    plots.caption(fig, shown.profile, 1, S.partial_rounds,
+                  note=f"seed 0, partial aggregation, lr decay {READINGS[shown.part]}")
     outputs.save_figure(fig, "fedprof_participation")
     return shares
 
 
-def divergence(results, runs: dict, profile: str, reading: str | None) -> dict | None:
+def divergence(shown: Read | None) -> dict | None:
     """Part E: the mean divergence of each kind of client's profile per round (FedProf partial, seed 0)."""
-    if reading is None:
+    if shown is None:
         return None
-    S = PROFILES[profile]
-    C0 = S["fractions"][-1]
-    by_kind = analysis.divergence_by_kind(results(runs["table3"][reading][(C0, "FedProf (partial)")])[0])
+    S = shown.settings
+    C0 = S.fractions[-1]
+    by_kind = analysis.divergence_by_kind(shown[(C0, "FedProf (partial)")][0])
     fig = plots.accuracy_curves({"FedProf (partial)": {k: {"method": "fedprof", "acc": v[None, :]}
                                                        for k, v in by_kind.items()}},
                                 "Mean divergence of the clients' profiles from the server's, by kind of client (not "
                                 "in the paper)", ylabel="mean KL divergence (Eq. 3)")
-    plots.caption(fig, profile, 1, S["partial_rounds"], note=f"C = {C0}, alpha = 10, lr decay {reading}")
+    plots.caption(fig, shown.profile, 1, S.partial_rounds, note=f"C = {C0}, alpha = 10, lr decay {READINGS[shown.part]}")
     outputs.save_figure(fig, "fedprof_div_by_kind")
     return by_kind
 
 
-def alpha(results, runs: dict, profile: str):
-    """Part E: FedProf (partial)'s best accuracy at each alpha (10 from Table 3's protocol runs), the protocol's
-    lr decay; the table, or None where neither is shipped."""
-    S = PROFILES[profile]
-    C0 = S["fractions"][-1]
-    at_ten = runs["table3"]["per participation"][(C0, "FedProf (partial)")]
-    best = {10.0: stats.mean_se([analysis.best(r) for r in results(at_ten)])} if results.has(at_ten) else {}
-    if results.get(configs(runs["alpha"]), "alpha's sweep") is not None:
-        best |= {a: stats.mean_se([analysis.best(r) for r in results(cfgs)]) for a, cfgs in runs["alpha"].items()}
+def alpha(alpha: Read, table3: Read):
+    """Part E: FedProf (partial)'s best accuracy at each alpha (10 from Table 3's protocol runs, `table3`); the
+    table, or None where neither is shipped."""
+    S = alpha.settings
+    C0 = S.fractions[-1]
+    at_ten = table3[(C0, "FedProf (partial)")]
+    best = {10.0: stats.mean_se([analysis.best(r) for r in at_ten])} if at_ten is not None else {}
+    runs = alpha.all()
+    if runs is not None:
+        best |= {a: stats.mean_se([analysis.best(r) for r in rs]) for a, rs in runs.items()}
     if not best:
         return None
-    return outputs.save_table([{"alpha": a, "best_mean": m, "best_se": se, "seeds": len(S["seeds"]),
-                              "rounds": S["partial_rounds"], "C": C0} for a, (m, se) in sorted(best.items())],
+    return outputs.save_table([{"alpha": a, "best_mean": m, "best_se": se, "seeds": len(S.seeds),
+                              "rounds": S.partial_rounds, "C": C0} for a, (m, se) in sorted(best.items())],
                             "fedprof_alpha", units={"best_mean": "%", "best_se": "%"})
 
 

@@ -24,7 +24,7 @@ DECAY_UNIT = "participation"
 # FedProx 96.18, FedProf partial 97.31, FedProf full 95.09 (+2.5), and reaches 90% in 7-9 rounds where the paper
 # needs 12. MNIST is easier
 # than EMNIST digits, so a stronger model moves every row past the paper's; the choice that reproduces the paper's
-# numbers is the one kept. `fedprof.run(..., model="cnn_mnist_safa")` runs the other.
+# numbers is the one kept. `fedprof.plans.config_at(..., model="cnn_mnist_safa")` runs the other.
 MODEL = "cnn_mnist"
 NOISE = {"irrelevant": 0.15, "blur": 0.20, "saltpepper": 0.25}
 METHODS = {  # label -> (method, options): Table 3's rows that run here

@@ -1,0 +1,142 @@
+"""A notebook part: one figure or table of a paper, declared once in its paper's `plans`. Its runs at any profile
+(`plan`), its paper-profile run set (`runs`: what scripts/paper_runs.py computes and packs, and what the claims page
+counts as shipped), the command that computes what is missing (`command`) and its reading (`read`) all come from
+that one value, so no list of runs is written twice and none is found by matching text.
+
+    TABLE3 = Part("fedprof_table3", NOTEBOOK, PROFILES, table3_plan, label=..., where=("Table 3",))
+    fig1, table3 = part.read(profile, FIG1, TABLE3)   # one sweep for both, so the workers stay busy
+    table3[(0.1, "FedAvg")]                           # one Result per seed, or None while any seed is missing
+
+A part whose runs no paper-profile run set declares (packed=False) is read the same way; a notebook reads through
+`fedlib.papers.read`, which names missing runs with every declared set that holds them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from ..config import Config
+from ..result import Result
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str  # the run set's name for scripts/paper_runs.py, e.g. "fedprof_table3"
+    notebook: str  # e.g. "08_fedprof_client_selection"
+    profiles: Mapping[str, Any] = field(compare=False, repr=False)  # profile name -> the paper's Profile (its .seeds)
+    build: Callable[[Any, Sequence[int]], dict] = field(compare=False, repr=False)  # (Profile, seeds) -> key -> Configs
+    label: Callable[[Any], str] = field(default=str, compare=False, repr=False)  # a key as paper_runs.py lists it
+    where: tuple[str, ...] = ()  # the paper's tables and figures it stands for, e.g. ("Table 3", "Fig. 5")
+    deviations: str = ""  # what differs from the paper's protocol at the paper profile
+    packed: bool = True  # False: no paper-profile run set declares its runs (scripts/paper_runs.py does not list it)
+    archive: str = ""  # its file under archive/, without .jsonl.gz (default: NAME_paper)
+
+    def settings(self, profile: str):
+        """The paper's Profile called `profile`; an unknown name is refused with the choices."""
+        if profile not in self.profiles:
+            raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(self.profiles)}")
+        return self.profiles[profile]
+
+    def plan(self, profile: str, seeds: Sequence[int] | None = None) -> dict:
+        """Key -> one Config per seed, at `profile` (its seeds unless `seeds` are given)."""
+        settings = self.settings(profile)
+        return self.build(settings, list(settings.seeds if seeds is None else seeds))
+
+    def configs(self, profile: str, seeds: Sequence[int] | None = None) -> list[Config]:
+        return [c for cfgs in self.plan(profile, seeds).values() for c in cfgs]
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        """The seeds the paper profile reads (scripts/paper_runs.py's default)."""
+        return tuple(self.settings("paper").seeds)
+
+    def runs(self, seeds: Sequence[int] | None = None, only: list[str] | None = None) -> list[tuple[str, Config]]:
+        """(label, Config) of every paper-profile run for `seeds` (default: the paper profile's), seed by seed (a
+        stopped job leaves whole seeds); `only` keeps those labels (an unknown one is refused, with the choices)."""
+        plan = self.plan("paper", seeds)
+        n = len(next(iter(plan.values()), []))
+        runs = [(self.label(key), cfgs[i]) for i in range(n) for key, cfgs in plan.items()]
+        labels = {lab for lab, _ in runs}
+        unknown = set(only or ()) - labels
+        if unknown:
+            raise ValueError(f"unknown label(s) {sorted(unknown)} in {self.name}; choose from "
+                             f"{', '.join(sorted(labels))}")
+        return [(lab, cfg) for lab, cfg in runs if not only or lab in only]
+
+    @property
+    def archive_file(self) -> str:
+        return f"{self.archive or self.name + '_paper'}.jsonl.gz"
+
+    def command(self, seeds: Sequence[int] | None = None) -> str:
+        """The command that computes the runs of `seeds` (a range: the notebooks' seeds are 0..n-1)."""
+        from .runset import SCRIPT
+
+        seeds = sorted(self.seeds if seeds is None else seeds)
+        return f"{SCRIPT} {self.name} --seeds {seeds[0]}-{seeds[-1]}"
+
+    def read(self, profile: str) -> Read:
+        """This part's runs at `profile`, made or read in one sweep (`read` for several parts at once; its missing runs
+        are named with this part's own command)."""
+        return read(profile, self)[0]
+
+
+@dataclass
+class Read:
+    """What a figure or claim function receives: a part's runs at one profile, key by key. In the paper profile
+    nothing is computed unless FEDLIB_COMPUTE=1, so a key whose runs are neither cached nor shipped reads None."""
+    part: Part
+    profile: str
+    plan: dict  # key -> one Config per seed
+    results: Any = field(repr=False)  # the sweep that made or read them (sweep.Runs)
+
+    @property
+    def settings(self):
+        """The paper's Profile this part was read at."""
+        return self.part.settings(self.profile)
+
+    def keys(self) -> list:
+        return list(self.plan)
+
+    def __getitem__(self, key) -> list[Result] | None:
+        cfgs = self.plan[key]
+        return self.results(cfgs) if self.results.has(cfgs) else None
+
+    def whole(self) -> bool:
+        """Whether every run of the part is there."""
+        return self.results.has([c for cfgs in self.plan.values() for c in cfgs])
+
+    def missing(self) -> list:
+        """The keys with a seed that is neither cached nor shipped."""
+        return [k for k, cfgs in self.plan.items() if not self.results.has(cfgs)]
+
+    def note(self) -> str:
+        """What a notebook says where it cannot draw the part: how much is missing and the command that computes it."""
+        what = ", ".join(self.part.where) or self.part.name
+        return (f"{what}: not drawn, {len(self.missing())} of {len(self.plan)} of its settings have runs neither cached "
+                f"nor shipped; compute them with {self.results.driver}")
+
+    def all(self) -> dict | None:
+        """Key -> Results when the whole part is there; otherwise None, having printed `note()`."""
+        if not self.whole():
+            print(self.note())
+            return None
+        return {k: self[k] for k in self.plan}
+
+
+def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) -> tuple[Read, ...]:
+    """The runs of `parts` at `profile` in one sweep (duplicates by cache key run once), one Read per part. Missing
+    runs are named with the commands of the run sets among `sets` that hold them (`fedlib.papers.read` passes every
+    declared set, as a run two sets share may be shipped in either; default: the packed ones of `parts`)."""
+    from .. import sweep
+    from .runset import UNDECLARED, commands_for
+
+    sets = [p for p in parts if p.packed] if sets is None else list(sets)
+    plans = [p.plan(profile) for p in parts]
+    every = [c for plan in plans for cfgs in plan.values() for c in cfgs]
+    results = sweep.Runs(every, profile, lambda missing: commands_for(missing, sets, UNDECLARED),
+                         shipped_prefixes=shipped_prefixes)
+    return tuple(Read(p, profile, plan, results) for p, plan in zip(parts, plans))
+
+
+def first_whole(*reads: Read) -> Read | None:
+    """The first of `reads` whose part is there whole (a paper's readings, its protocol's first); None if none is."""
+    return next((r for r in reads if r.whole()), None)

@@ -1,0 +1,72 @@
+"""fedlib.papers.part: a notebook part declared once gives its runs at every profile, its paper-profile run set, its
+command and its reading."""
+from dataclasses import dataclass
+
+import pytest
+
+from fedlib import experiments as ex
+from fedlib.papers import part
+
+
+@dataclass(frozen=True)
+class _Profile:
+    seeds: tuple
+    rounds: int
+
+
+PROFILES = {"quick": _Profile(seeds=(0,), rounds=2), "paper": _Profile(seeds=(0, 1), rounds=3)}
+
+
+def _circle(method, seed, rounds):
+    return ex.Config(method=method, dataset="circle", model="mlp_flexible", n_clients=2, rounds=rounds,
+                     local_epochs=2, batch_size=40, lr=0.05, same_init=False, seed=seed)
+
+
+def _plan(profile, seeds):
+    return {m: [_circle(m, s, profile.rounds) for s in seeds] for m in ("fedlog", "fedproto")}
+
+
+SMALL = part.Part("small_set", "99_made_up", PROFILES, _plan, label=lambda m: f"{m} run", where=("Table 9",))
+
+
+def test_a_part_gives_its_runs_at_each_profile_and_its_paper_run_set_seed_by_seed():
+    assert [c.rounds for c in SMALL.configs("quick")] == [2, 2] and SMALL.seeds == (0, 1)
+    assert [(lab, c.seed) for lab, c in SMALL.runs()] == [("fedlog run", 0), ("fedproto run", 0), ("fedlog run", 1),
+                                                         ("fedproto run", 1)]
+    assert {c.key() for _, c in SMALL.runs()} == {c.key() for c in SMALL.configs("paper")}
+    assert [c.method for _, c in SMALL.runs([3], only=["fedproto run"])] == ["fedproto"]
+    assert SMALL.command() == "scripts/paper_runs.py small_set --seeds 0-1" and SMALL.archive_file == \
+        "small_set_paper.jsonl.gz"
+    with pytest.raises(ValueError, match="unknown label.*choose from fedlog run, fedproto run"):
+        SMALL.runs(only=["fedprox run"])
+    with pytest.raises(ValueError, match="unknown profile 'papr'; choose one of quick, paper"):
+        SMALL.plan("papr")
+    assert hash(SMALL) == hash(part.Part("small_set", "99_made_up", {}, _plan, where=("Table 9",)))  # a dict key
+
+
+def test_a_read_gives_each_key_or_none_and_names_what_is_missing_without_computing_it(monkeypatch, capsys):
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    here = SMALL.plan("paper")["fedlog"]
+    for cfg in here:
+        ex.run(cfg, progress=False)  # cached, as shipped runs would be
+    other = part.Part("other_set", "99_made_up", PROFILES, lambda p, seeds: {"a": _plan(p, seeds)["fedlog"]})
+    read, again = part.read("paper", SMALL, other)
+    assert read.results is again.results  # one sweep for both parts
+    assert [r.curve().tolist() for r in read["fedlog"]] == [ex.run(c, progress=False).curve().tolist() for c in here]
+    assert read["fedproto"] is None and read.missing() == ["fedproto"] and not read.whole()
+    assert again.whole() and again.all()["a"][1]["config"]["seed"] == 1
+    assert not any(ex.is_cached(c) for c in SMALL.plan("paper")["fedproto"])  # listed, not computed
+    capsys.readouterr()
+    assert read.all() is None
+    said = capsys.readouterr().out
+    assert "Table 9: not drawn, 1 of 2" in said and "scripts/paper_runs.py small_set --seeds 0-1" in said
+    unpacked = part.Part("unpacked", "99_made_up", PROFILES, lambda p, seeds: {"b": _plan(p, seeds)["fedproto"]},
+                         packed=False)
+    assert "no run set declares them" in unpacked.read("paper").note()
+    assert part.first_whole(read, again) is again and part.first_whole(read) is None
+    assert read.settings is PROFILES["paper"]
+
+
+def test_a_quick_read_computes_what_is_missing():
+    read = SMALL.read("quick")
+    assert read.whole() and all(ex.is_cached(c) for c in SMALL.configs("quick"))
