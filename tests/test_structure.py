@@ -197,3 +197,16 @@ def test_a_paper_on_parts_declares_each_part_once_with_typed_profiles_and_its_no
         notebook = next((FEDLIB.parent / "notebooks").glob(f"{plans.NOTEBOOK}.py")).read_text()
         assert "sweep.Runs" not in notebook and re.search(r"(papers|part)\.read\(profile|\.read\(profile\)", notebook)
         assert {p.notebook for p in plans.PARTS} == {plans.NOTEBOOK}
+
+
+def test_no_paper_module_finds_a_run_set_by_its_name():
+    """Issue 70: FedCR's parts found the run set of Ditto's second reading, and FedRD's the ladder's, by matching
+    their names in RUN_SETS (`next(s for s in RUN_SETS if s.name == "...")`); each is now a named value of its
+    plans, which the parts import."""
+    found = []
+    for path in sorted((FEDLIB / "papers").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute) and node.left.attr == "name" \
+                    and any(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in node.comparators):
+                found.append(f"{path.relative_to(FEDLIB)}:{node.lineno}")
+    assert not found, found

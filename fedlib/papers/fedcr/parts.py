@@ -125,7 +125,7 @@ def _ditto_second_reading(p: dict, by_label: dict) -> list[dict]:
     the paper's is nearer. [] with a line naming the command while its runs are not all shipped."""
     from .plans import DITTO_AS_MAIN_FED
 
-    second = next(s for s in plans.RUN_SETS if s.name == "fedcr_ditto_main_fed")
+    second = plans.DITTO_MAIN_FED
     results = p["get"]([c for _, c in second.runs()])
     if results is None:
         _missing(f"Table 2 (FashionMNIST n1): {DITTO_AS_MAIN_FED}", [c for _, c in second.runs()])
@@ -513,7 +513,7 @@ def record(p: dict, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1
                 reproduces_table2(ledger, by_label, q, p["labels"], TABLE2[("fashion_mnist", q)],
                                   TABLE10_SPREAD[("fashion_mnist", q)], rounds(d))
                 if q == "n1":
-                    second = next(s for s in plans.RUN_SETS if s.name == "fedcr_ditto_main_fed")
+                    second = plans.DITTO_MAIN_FED
                     ditto_as_main_fed(ledger, p["get"]([c for _, c in second.runs()]), TABLE2[(d, q)],
                                       TABLE10_SPREAD[(d, q)], rounds(d))
     if p["dim_sets"]:  # the first dataset's (runs missing: "not run")

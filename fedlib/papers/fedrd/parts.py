@@ -11,7 +11,7 @@ from ... import claims as rules
 from ... import experiments as ex
 from ...result import COMPARE_UNITS, MB, Result, compare
 from .claims import after_round_one, final  # the ladder's quantities, the same here
-from .plans import RUN_SETS, TOY
+from .plans import LADDER_SET, TOY
 from .reported import QUOTES, TABLE1, TABLE3, TABLE4
 from . import figures
 
@@ -351,7 +351,7 @@ def ladder_part(ladder: dict, settings: dict, profile: str):
     if absent:
         names = [r["method"] + (f" T={r['matching_steps']} {r['init']}" if r["init"] != "-" else "") for r in absent]
         print(f"the ladder: {len(absent)} of {len(rows)} run groups ({seeds} seeds each) not shipped yet: "
-              f"{'; '.join(names)} ({next(s for s in RUN_SETS if s.name == 'fedrd_ladder').command()} makes them)")
+              f"{'; '.join(names)} ({LADDER_SET.command()} makes them)")
     if len(absent) == len(rows):
         return None
     table = outputs.save_table(rows, "fedrd_ladder", units={c: "%" for c in ("final_mean", "final_se", "round1_mean",
