@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..config import Config
 from ..result import Result
+from . import runset
 
 
 @dataclass(frozen=True)
@@ -54,24 +55,16 @@ class Part:
         stopped job leaves whole seeds); `only` keeps those labels (an unknown one is refused, with the choices)."""
         plan = self.plan("paper", seeds)
         n = len(next(iter(plan.values()), []))
-        runs = [(self.label(key), cfgs[i]) for i in range(n) for key, cfgs in plan.items()]
-        labels = {lab for lab, _ in runs}
-        unknown = set(only or ()) - labels
-        if unknown:
-            raise ValueError(f"unknown label(s) {sorted(unknown)} in {self.name}; choose from "
-                             f"{', '.join(sorted(labels))}")
-        return [(lab, cfg) for lab, cfg in runs if not only or lab in only]
+        return runset.pick(self.name, [(self.label(key), cfgs[i]) for i in range(n) for key, cfgs in plan.items()],
+                           only)
 
     @property
     def archive_file(self) -> str:
-        return f"{self.archive or self.name + '_paper'}.jsonl.gz"
+        return runset.archive_file(self.name, self.archive)
 
     def command(self, seeds: Sequence[int] | None = None) -> str:
         """The command that computes the runs of `seeds` (a range: the notebooks' seeds are 0..n-1)."""
-        from .runset import SCRIPT
-
-        seeds = sorted(self.seeds if seeds is None else seeds)
-        return f"{SCRIPT} {self.name} --seeds {seeds[0]}-{seeds[-1]}"
+        return runset.command(self.name, self.seeds if seeds is None else seeds)
 
     def read(self, profile: str) -> Read:
         """This part's runs at `profile`, made or read in one sweep (`read` for several parts at once; its missing runs
@@ -127,12 +120,10 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
     runs are named with the commands of the run sets among `sets` that hold them (`fedlib.papers.read` passes every
     declared set, as a run two sets share may be shipped in either; default: the packed ones of `parts`)."""
     from .. import sweep
-    from .runset import UNDECLARED, commands_for
-
     sets = [p for p in parts if p.packed] if sets is None else list(sets)
     plans = [p.plan(profile) for p in parts]
     every = [c for plan in plans for cfgs in plan.values() for c in cfgs]
-    results = sweep.Runs(every, profile, lambda missing: commands_for(missing, sets, UNDECLARED),
+    results = sweep.Runs(every, profile, lambda missing: runset.commands_for(missing, sets, runset.UNDECLARED),
                          shipped_prefixes=shipped_prefixes)
     return tuple(Read(p, profile, plan, results) for p, plan in zip(parts, plans))
 

@@ -20,22 +20,36 @@ class RunSet:
     def runs(self, seeds: list[int] | None = None, only: list[str] | None = None) -> list:
         """(label, Config) of every run for `seeds` (default: the notebook's); `only` keeps those labels (an
         unknown one is refused, with the choices)."""
-        runs = self.build(list(self.seeds if seeds is None else seeds))
-        labels = {lab for lab, _ in runs}
-        unknown = set(only or ()) - labels
-        if unknown:
-            raise ValueError(f"unknown label(s) {sorted(unknown)} in {self.name}; choose from "
-                             f"{', '.join(sorted(labels))}")
-        return [(lab, cfg) for lab, cfg in runs if not only or lab in only]
+        return pick(self.name, self.build(list(self.seeds if seeds is None else seeds)), only)
 
     @property
     def archive_file(self) -> str:
-        return f"{self.archive or self.name + '_paper'}.jsonl.gz"
+        return archive_file(self.name, self.archive)
 
     def command(self, seeds: list[int] | None = None) -> str:
         """The command that computes the runs of `seeds` (a range: the notebooks' seeds are 0..n-1)."""
-        seeds = sorted(self.seeds if seeds is None else seeds)
-        return f"{SCRIPT} {self.name} --seeds {seeds[0]}-{seeds[-1]}"
+        return command(self.name, self.seeds if seeds is None else seeds)
+
+
+def pick(name: str, runs: list, only: list[str] | None) -> list:
+    """The (label, Config) of `runs` whose labels are in `only` (all without it); an unknown label is refused with
+    the choices of the set `name`."""
+    labels = {lab for lab, _ in runs}
+    unknown = set(only or ()) - labels
+    if unknown:
+        raise ValueError(f"unknown label(s) {sorted(unknown)} in {name}; choose from {', '.join(sorted(labels))}")
+    return [(lab, cfg) for lab, cfg in runs if not only or lab in only]
+
+
+def archive_file(name: str, archive: str = "") -> str:
+    """A set's file under archive/: `archive` (default NAME_paper) with .jsonl.gz."""
+    return f"{archive or name + '_paper'}.jsonl.gz"
+
+
+def command(name: str, seeds) -> str:
+    """The command that computes the runs of the set `name` for `seeds` (a range: the notebooks' seeds are 0..n-1)."""
+    seeds = sorted(seeds)
+    return f"{SCRIPT} {name} --seeds {seeds[0]}-{seeds[-1]}"
 
 
 SCRIPT = "scripts/paper_runs.py"  # every command that computes a run set is built here (RunSet.command, commands_for)
