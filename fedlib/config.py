@@ -33,7 +33,7 @@ ADDED_FIELDS: dict = {"local_optimum": False, "augment": False, "participation":
                       "momentum": 0.0, "weight_decay": 0.0, "final_finetune_epochs": 0, "pool_split": 0.0,
                       "server_fraction": 0.0, "dominant_share": 0.6, "corruption": {},
                       "clip_grad_norm": 0.0, "lr_decay_unit": "round", "drop_last": False,
-                      "fast_engine": False, "skip_finished": False}
+                      "fast_engine": False, "skip_finished": False, "capture_steps": False}
 
 
 @dataclass
@@ -74,6 +74,9 @@ class Config:
     # padded steps or evaluation chunks. Same mathematics, other summation orders (the last bits move), so opt-in
     skip_finished: bool = False  # a local step computes only the clients still training (a ragged federation's
     # clients with fewer batches sit out); dropout and noise then draw for fewer clients, so the numbers move: opt-in
+    capture_steps: bool = False  # a local step is recorded once and replayed (a CUDA graph on a GPU; on the CPU the
+    # same step through the same static buffers). The plain engine's numbers on the CPU; with fast_engine each batch
+    # stays at full width, so dropout draws for other shapes and the numbers move; on a GPU the generator's: opt-in
 
     def __post_init__(self):
         """Every field is checked when the Config is built, before any data is loaded."""
@@ -231,6 +234,7 @@ _RULES = {
     "drop_last": ("bool", lambda v: True, "true or false"),
     "fast_engine": ("bool", lambda v: True, "true or false"),
     "skip_finished": ("bool", lambda v: True, "true or false"),
+    "capture_steps": ("bool", lambda v: True, "true or false"),
     "clip_grad_norm": ("real", lambda v: v >= 0, "a number >= 0 (0: no clipping)"),
     "dominant_share": ("real", lambda v: 0 < v <= 1, "in (0, 1]"),
     "corruption": ("dict", lambda v: set(v) <= {"irrelevant", "blur", "saltpepper"} and all(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, NamedTuple
 
 import torch
@@ -546,7 +547,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
           optimizer_kw: dict | None = None, until_converged: bool = False, tol: float = 0.01,
           augment: bool = False, own_optimizer: dict[str, tuple[str, float]] | None = None,
           clip_norm: float = 0.0, on_step: Callable[[Step], None] | None = None,
-          drop_last: bool = False, skip_finished: bool = False) -> TrainStats:
+          drop_last: bool = False, skip_finished: bool = False, capture: bool = False) -> TrainStats:
     """Local training of every client in `group` on its rows of `data`; `generator` draws the batch order.
     `loss_fn(features, logits, y, valid, clients, params) -> [n]` lets an algorithm add its own terms; `params`
     are the group's current stacked parameters (those being trained carry gradients).
@@ -559,11 +560,17 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     `clip_norm` before the step, as torch's clip_grad_norm_ does for one model (FedCR's authors clip at 10).
     `on_step(Step)`: called at every step with what the step saw (FedCR's Eq. 8 sums over the last epoch).
     `drop_last`: each epoch walks only full batches (`batch_schedule`).
-    `skip_finished`: a step computes only the clients still training in it (`_step_rows`, Config.skip_finished)."""
+    `skip_finished`: a step computes only the clients still training in it (`_step_rows`, Config.skip_finished).
+    `capture` (Config.capture_steps): the steps on which every client trains are one step recorded once and replayed
+    (`StepGraph`: a CUDA graph on a GPU, its kernels launched as one; elsewhere the same step run eagerly through the
+    same static buffers), each batch at full width (the fast engine's trimmed batches would change shapes, and
+    dropout then draws for the full width). Only where a step can be replayed (`capturable`); other steps, and every
+    step of a train that cannot, run as usual."""
     idx, valid = batch_schedule(data.counts, batch_size, epochs, generator, drop_last)
     everyone = valid.any(2).all(1).tolist()  # per step, whether every client is active (on the host: no sync)
     fast = group.fast_engine  # each step's batch then ends at its last valid sample (valid samples come first)
-    widths = valid.sum(2).amax(1).clamp(min=1).tolist() if fast else None
+    graphed = capture and capturable(group, loss_fn, optimizer, optimizer_kw or {}, until_converged, on_step)
+    widths = valid.sum(2).amax(1).clamp(min=1).tolist() if fast and not graphed else None  # replays need one shape
     dev = data.x.device
     idx, valid, rows = idx.to(dev), valid.to(dev), torch.arange(group.n, device=dev)[:, None]
     stop = _ConvergenceStop(data.counts.to(dev), batch_size, tol, drop_last) if until_converged else None
@@ -574,6 +581,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     skip = skip_finished and on_step is None and not group.buffers and getattr(loss_fn, "rowwise", False)
     per_epoch = steps_per_epoch(data.counts.to(dev), batch_size, drop_last).clamp(min=1)  # batch_schedule's rule
     total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
+    replay = None
     for s in range(idx.shape[0]):
         active = valid[s].any(1)
         if stop is not None:
@@ -583,12 +591,18 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         ids, ok = (idx[s], valid[s]) if widths is None else (idx[s, :, :widths[s]], valid[s, :, :widths[s]])
         full = everyone[s] if stop is None else bool(active.all())
         on = active.nonzero().flatten() if skip and not full else None
-        feats, logits, y, loss = step_loss(group, params, data, ids, ok, on, rows, augment, loss_fn)
-        if on_step is not None:
-            on_step(Step(feats.detach(), logits.detach(), y, ok, group.clients,
-                         (s // per_epoch).clamp(max=epochs - 1), epochs))
-        step_update(loss, opt_params, optimizers, clip_norm, fast, None if full else active)
-        loss = loss.detach() if on is None else loss.new_zeros(group.n).index_copy(0, on, loss.detach())  # per row
+        if graphed and full and replay is not None:
+            loss = replay(ids, ok)
+        else:
+            feats, logits, y, loss = step_loss(group, params, data, ids, ok, on, rows, augment, loss_fn)
+            if on_step is not None:
+                on_step(Step(feats.detach(), logits.detach(), y, ok, group.clients,
+                             (s // per_epoch).clamp(max=epochs - 1), epochs))
+            step_update(loss, opt_params, optimizers, clip_norm, fast, None if full else active)
+            loss = loss.detach() if on is None else loss.new_zeros(group.n).index_copy(0, on, loss.detach())  # per row
+            if graphed and full:  # that step warmed up the kernels and buffers: the next ones replay it
+                replay = StepGraph(partial(_whole_step, group, params, data, rows, augment, loss_fn, opt_params,
+                                           optimizers, clip_norm, fast), ids, ok, optimizers)
         total += loss * active
         steps += active
         if stop is not None:
@@ -617,6 +631,66 @@ def step_update(loss: torch.Tensor, opt_params: dict, optimizers: list, clip_nor
         grads = clip_per_client_(grads, clip_norm) if fast else clip_per_client(grads, clip_norm)
     for opt, names in optimizers:
         opt.step({k: opt_params[k] for k in names}, grads, active)
+
+
+def capturable(group: Group, loss_fn: LossFn, optimizer: str, optimizer_kw: dict, until_converged: bool,
+               on_step) -> bool:
+    """Whether `train`'s steps can be recorded once and replayed: nothing read on the host between steps (no
+    convergence test, no `on_step`), a loss marked `rowwise` (no state of its own that a replay would not update), no
+    buffers (batch norm's running statistics), and an optimizer whose state stays in its buffers (Adam, or SGD
+    without momentum: its momentum buffers are made anew each step)."""
+    steady = optimizer == "adam" or (optimizer == "sgd" and not optimizer_kw.get("momentum"))
+    return (steady and not until_converged and on_step is None and not group.buffers
+            and getattr(loss_fn, "rowwise", False))
+
+
+def _whole_step(group, params, data, rows, augment, loss_fn, opt_params, optimizers, clip_norm, fast, ids, ok):
+    """One step of every client (none sitting out) on the batch `ids`, `ok`: `step_loss` then `step_update`;
+    each row's loss, detached."""
+    *_, loss = step_loss(group, params, data, ids, ok, None, rows, augment, loss_fn)
+    step_update(loss, opt_params, optimizers, clip_norm, fast, None)
+    return loss.detach()
+
+
+class StepGraph:
+    """A local step recorded once and replayed at every later step (Config.capture_steps). The step reads its batch
+    from two static buffers, which each call refills, and its parameters and optimizer state from where they are.
+    On CUDA it is a `torch.cuda.CUDAGraph`, recorded after one eager step has warmed the kernels and allocated the
+    buffers (dropout and crops draw from the graph-safe generator); elsewhere the same step runs eagerly through the
+    same buffers, which is what the CPU tests check. Each call checks that no optimizer state tensor has moved, since
+    a replay would go on writing where it was."""
+
+    def __init__(self, step, ids: torch.Tensor, ok: torch.Tensor, optimizers: list):
+        self.step, self.ids, self.ok, self.optimizers = step, ids.clone(), ok.clone(), optimizers
+        self.where = self._state()
+        self.graph, self.loss = None, None
+        if ids.is_cuda:  # recorded on the capture's own stream; nothing runs until the first replay
+            self.graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(self.graph):
+                self.loss = step(self.ids, self.ok)
+
+    def __call__(self, ids: torch.Tensor, ok: torch.Tensor) -> torch.Tensor:
+        self.ids.copy_(ids)
+        self.ok.copy_(ok)
+        if self.graph is None:
+            self.loss = self.step(self.ids, self.ok)
+        else:
+            self.graph.replay()
+        if self._state() != self.where:
+            raise RuntimeError("a replayed step's optimizer state moved; Config.capture_steps cannot be used with this "
+                               "method and optimizer (turn it off)")
+        return self.loss.clone()
+
+    def _state(self) -> list[int]:
+        """Where every state tensor of the optimizers is (their state as they hold it now, not as it was)."""
+        return [t.data_ptr() for opt, _ in self.optimizers for t in _optimizer_tensors(opt)]
+
+
+def _optimizer_tensors(opt) -> list[torch.Tensor]:
+    """The state tensors an optimizer's step writes: Adam's moments and step counts, SGD's momentum buffers."""
+    if isinstance(opt, Adam):
+        return [*opt.m, *opt.v, opt.t]
+    return list(getattr(opt, "buf", {}).values())
 
 
 def _step_rows(group: Group, params: dict, data, ids: torch.Tensor, ok: torch.Tensor, on: torch.Tensor | None,

@@ -103,7 +103,7 @@ def setup(cfg: Config):
                              until_converged=cfg.local_optimum, augment=cfg.augment, participation=cfg.participation,
                              lr_decay=cfg.lr_decay, lr_decay_unit=cfg.lr_decay_unit, optimizer_kw=optimizer_kw,
                              clip_norm=cfg.clip_grad_norm, drop_last=cfg.drop_last,
-                             skip_finished=cfg.skip_finished)
+                             skip_finished=cfg.skip_finished, capture_steps=cfg.capture_steps)
     alg.init(ctx)
     if cfg.final_finetune_epochs:
         alg.check_finetune()

@@ -105,6 +105,7 @@ class Context:
     clip_norm: float = 0.0  # > 0: every local step's gradient is clipped to this norm per client
     drop_last: bool = False  # every local epoch drops each client's last partial batch
     skip_finished: bool = False  # a local step computes only the clients still training (`engine.train`)
+    capture_steps: bool = False  # a local step recorded once and replayed (`engine.train`'s capture)
 
     def __post_init__(self):
         self.train_data = [self.fed.train.select(g.clients) for g in self.population.groups]
@@ -212,7 +213,7 @@ class Context:
                             batch_size=self.batch_size, generator=self.generator(rnd + stream, int(group.clients[0])),
                             loss_fn=loss_fn, optimizer_kw=self.optimizer_kw, until_converged=self.until_converged,
                             augment=self.augment, clip_norm=self.clip_norm, on_step=on_step, drop_last=self.drop_last,
-                            skip_finished=self.skip_finished,
+                            skip_finished=self.skip_finished, capture=self.capture_steps,
                             own_optimizer={k: (kind, lr) for k, kind in (own_optimizer or {}).items() if k in trainable})
 
     def train_clients(self, rnd: int, clients: torch.Tensor, trainable: list[str] | Callable[[Group], list[str]],
