@@ -22,7 +22,8 @@ def _config(method="fedavg", **overrides):
 @pytest.mark.parametrize("method,overrides", [("fedavg", {}), ("fedavg", {"augment": True}),
                                               ("fedprox", {"options": {"mu": 0.01}}),
                                               ("fedavg", {"optimizer": "adam", "lr": 1e-3}),
-                                              ("fedavg", {"fast_engine": True, "drop_last": True})])
+                                              ("fedavg", {"fast_engine": True, "drop_last": True}),
+                                              ("fedlog", {}), ("fedlog_c", {})])
 def test_replayed_steps_give_the_plain_steps_numbers_bit_for_bit(monkeypatch, method, overrides):
     """Every replay refills the static batch buffers (a replay that read the first batch again would differ)."""
     replays = []

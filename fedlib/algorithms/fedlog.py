@@ -109,6 +109,8 @@ class FedLog(Algorithm):
     def local_loss(self, feats, logits, y, valid, clients, params):
         return engine.masked_cross_entropy(logits, y, valid)
 
+    local_loss.rowwise = True  # each row's loss from its own samples (engine.train may skip or replay steps)
+
     def statistics(self, group, data) -> torch.Tensor:
         """Each client's summed sufficient statistic of its training data [n, C, m] (Eq. 2)."""
         return expfam.sufficient_statistics(engine.features(group, data), data.y, self.ctx.fed.num_classes,
@@ -186,6 +188,8 @@ class FedLogC(FedLog):
         if self.options["beta"]:
             loss = loss + self.options["beta"] * (self.separation(feats, y, sq) * w).sum(1) / valid.sum(1).clamp(min=1)
         return loss
+
+    local_loss.rowwise = True  # each row against the class means of the round, fixed while it trains
 
     def separation(self, feats, y, own_sq):
         """The hinge of the labelled beta option: margin + d(own mean) - d(nearest other mean), at least 0."""
