@@ -561,11 +561,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
     `on_step(Step)`: called at every step with what the step saw (FedCR's Eq. 8 sums over the last epoch).
     `drop_last`: each epoch walks only full batches (`batch_schedule`).
     `skip_finished`: a step computes only the clients still training in it (`_step_rows`, Config.skip_finished).
-    `capture` (Config.capture_steps): the steps on which every client trains are one step recorded once and replayed
-    (`StepGraph`: a CUDA graph on a GPU, its kernels launched as one; elsewhere the same step run eagerly through the
-    same static buffers), each batch at full width (the fast engine's trimmed batches would change shapes, and
-    dropout then draws for the full width). Only where a step can be replayed (`capturable`); other steps, and every
-    step of a train that cannot, run as usual."""
+    `capture` (Config.capture_steps): the steps on which every client trains replay one recorded step (`StepGraph`),
+    each batch at full width, where a step can be replayed (`capturable`); other steps run as usual."""
     idx, valid = batch_schedule(data.counts, batch_size, epochs, generator, drop_last)
     everyone = valid.any(2).all(1).tolist()  # per step, whether every client is active (on the host: no sync)
     fast = group.fast_engine  # each step's batch then ends at its last valid sample (valid samples come first)
@@ -580,8 +577,7 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
                              kept=group.optimizers)
     skip = skip_finished and on_step is None and not group.buffers and getattr(loss_fn, "rowwise", False)
     per_epoch = steps_per_epoch(data.counts.to(dev), batch_size, drop_last).clamp(min=1)  # batch_schedule's rule
-    total, steps = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev)
-    replay = None
+    total, steps, replay = torch.zeros(group.n, device=dev), torch.zeros(group.n, device=dev), None
     for s in range(idx.shape[0]):
         active = valid[s].any(1)
         if stop is not None:
@@ -594,12 +590,8 @@ def train(group: Group, data: ClientData, *, trainable: list[str], optimizer: st
         if graphed and full and replay is not None:
             loss = replay(ids, ok)
         else:
-            feats, logits, y, loss = step_loss(group, params, data, ids, ok, on, rows, augment, loss_fn)
-            if on_step is not None:
-                on_step(Step(feats.detach(), logits.detach(), y, ok, group.clients,
-                             (s // per_epoch).clamp(max=epochs - 1), epochs))
-            step_update(loss, opt_params, optimizers, clip_norm, fast, None if full else active)
-            loss = loss.detach() if on is None else loss.new_zeros(group.n).index_copy(0, on, loss.detach())  # per row
+            loss = _eager_step(group, params, data, ids, ok, on, rows, augment, loss_fn, opt_params, optimizers,
+                               clip_norm, fast, None if full else active, on_step, (s // per_epoch, epochs))
             if graphed and full:  # that step warmed up the kernels and buffers: the next ones replay it
                 replay = StepGraph(partial(_whole_step, group, params, data, rows, augment, loss_fn, opt_params,
                                            optimizers, clip_norm, fast), ids, ok, optimizers)
@@ -631,6 +623,18 @@ def step_update(loss: torch.Tensor, opt_params: dict, optimizers: list, clip_nor
         grads = clip_per_client_(grads, clip_norm) if fast else clip_per_client(grads, clip_norm)
     for opt, names in optimizers:
         opt.step({k: opt_params[k] for k in names}, grads, active)
+
+
+def _eager_step(group, params, data, ids, ok, on, rows, augment, loss_fn, opt_params, optimizers, clip_norm, fast,
+                active, on_step, epoch_of) -> torch.Tensor:
+    """One step of `train` as it runs without a replay: `step_loss`, `on_step` (told the step's epoch, `epoch_of` =
+    (steps done // steps per epoch, epochs)), `step_update`; each row's loss, detached (0 for a row that sat out)."""
+    feats, logits, y, loss = step_loss(group, params, data, ids, ok, on, rows, augment, loss_fn)
+    if on_step is not None:
+        done, epochs = epoch_of
+        on_step(Step(feats.detach(), logits.detach(), y, ok, group.clients, done.clamp(max=epochs - 1), epochs))
+    step_update(loss, opt_params, optimizers, clip_norm, fast, active)
+    return loss.detach() if on is None else loss.new_zeros(group.n).index_copy(0, on, loss.detach())  # per row
 
 
 def capturable(group: Group, loss_fn: LossFn, optimizer: str, optimizer_kw: dict, until_converged: bool,
