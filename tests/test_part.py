@@ -63,6 +63,10 @@ def test_a_read_gives_each_key_or_none_and_names_what_is_missing_without_computi
     unpacked = part.Part("unpacked", "99_made_up", PROFILES, lambda p, seeds: {"b": _plan(p, seeds)["fedproto"]},
                          packed=False)
     assert "no run set declares them" in unpacked.read("paper").note()
+    alone = part.Part("alone", "99_made_up", PROFILES,
+                      lambda p, seeds: {"c": [_circle("fedproto", s + 10, p.rounds) for s in seeds]}, packed=False)
+    two = part.read("paper", alone, SMALL)  # one sweep: each part's note names the command of its own runs only
+    assert "small_set" not in two[0].note() and "scripts/paper_runs.py small_set" in two[1].note()
     assert part.first_whole(read, again) is again and part.first_whole(read) is None
     assert read.settings is PROFILES["paper"]
 

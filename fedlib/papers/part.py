@@ -80,6 +80,7 @@ class Read:
     profile: str
     plan: dict  # key -> one Config per seed
     results: Any = field(repr=False)  # the sweep that made or read them (sweep.Runs)
+    commands: Callable[[list], str] = field(default=str, repr=False)  # missing Configs -> the commands computing them
 
     @property
     def settings(self):
@@ -103,9 +104,10 @@ class Read:
 
     def note(self) -> str:
         """What a notebook says where it cannot draw the part: how much is missing and the command that computes it."""
-        what = ", ".join(self.part.where) or self.part.name
-        return (f"{what}: not drawn, {len(self.missing())} of {len(self.plan)} of its settings have runs neither cached "
-                f"nor shipped; compute them with {self.results.driver}")
+        what, missing = ", ".join(self.part.where) or self.part.name, self.missing()
+        absent = [c for k in missing for c in self.plan[k] if not self.results.has([c])]
+        return (f"{what}: not drawn, {len(missing)} of {len(self.plan)} of its settings have runs neither cached nor "
+                f"shipped; compute them with {self.commands(absent)}")
 
     def all(self) -> dict | None:
         """Key -> Results when the whole part is there; otherwise None, having printed `note()`."""
@@ -120,12 +122,13 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
     runs are named with the commands of the run sets among `sets` that hold them (`fedlib.papers.read` passes every
     declared set, as a run two sets share may be shipped in either; default: the packed ones of `parts`)."""
     from .. import sweep
+
     sets = [p for p in parts if p.packed] if sets is None else list(sets)
+    commands = lambda missing: runset.commands_for(missing, sets, runset.UNDECLARED)  # noqa: E731
     plans = [p.plan(profile) for p in parts]
     every = [c for plan in plans for cfgs in plan.values() for c in cfgs]
-    results = sweep.Runs(every, profile, lambda missing: runset.commands_for(missing, sets, runset.UNDECLARED),
-                         shipped_prefixes=shipped_prefixes)
-    return tuple(Read(p, profile, plan, results) for p, plan in zip(parts, plans))
+    results = sweep.Runs(every, profile, commands, shipped_prefixes=shipped_prefixes)
+    return tuple(Read(p, profile, plan, results, commands) for p, plan in zip(parts, plans))  # each names its own
 
 
 def first_whole(*reads: Read) -> Read | None:
