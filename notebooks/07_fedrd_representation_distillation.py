@@ -41,7 +41,7 @@
 #
 # **Scale.** One FashionMNIST round at the paper's size (ConvNet-128, 1000 matching steps, 500 server epochs) is
 # GPU work: on this 2-core CPU a single matching step of ConvNet-32 on 5% of the data takes about 4 s. The quick
-# profile (`fedrd.SCALES["quick"]`) keeps the protocol and shrinks the rest: 2% of the data (about 110
+# profile (`fedrd.PROFILES["quick"]`) keeps the protocol and shrinks the rest: 2% of the data (about 110
 # training images per client), ConvNet-16, 10 matching steps (the synthetic sets stay close to their
 # initialisation), 20 server epochs, 2 projection epochs (batch 32), 5 rounds, 1 seed, and runs parts A, B, H and C
 # (C's runs for 3 rounds); parts D-F run in the smoke and paper profiles only. Its accuracies are far below the
@@ -55,27 +55,22 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import papers, paths, plots, sweep
+from fedlib import papers, paths, plots
 from fedlib.papers import fedrd
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
-
-S = papers.settings(fedrd.SWEEPS, profile)
-P = fedrd.parts  # this notebook's runs, tables, figures and claims (fedlib/papers/fedrd/parts.py)
 plots.style()
-print(profile, fedrd.SCALES[profile], S)
+print(profile, fedrd.PROFILES[profile])
 print("baselines' searched settings:", fedrd.SEARCHED or "none yet (run scripts/fedrd_search.py)")
-plan = P.plan(profile, fedrd.SCALES, fedrd.SWEEPS, fedrd.METHODS, fedrd.notebook_run)
-print("datasets run:", plan["datasets"], "| missing here:", plan["missing"])
 
 # %% [markdown]
 # ## Runs
 # Every run of parts A-F in one sweep, so that the worker processes (one per core) stay busy; finished runs
-# come from the cache.
+# come from the cache. Part G, the ladder, is read from `archive/` in every profile and never computed here (below).
 
 
 # %%
-results = sweep.Runs(P.configs(plan), profile, papers.commands_for)
+table1, init, dpcs, sides, depths = papers.read(profile, *fedrd.plans.AT_PROFILE)
 
 # %% [markdown]
 # ## A. Table I
@@ -84,7 +79,7 @@ results = sweep.Runs(P.configs(plan), profile, papers.commands_for)
 
 
 # %%
-table1 = P.table1(results, plan, fedrd.TABLE1, fedrd.SHOWN, fedrd.PAPER_NAME)
+table = fedrd.figures.table1(table1)
 
 # %% [markdown]
 # ## B. Fig. 2 and Fig. 3: accuracy against rounds and against uplink megabytes
@@ -94,16 +89,16 @@ table1 = P.table1(results, plan, fedrd.TABLE1, fedrd.SHOWN, fedrd.PAPER_NAME)
 
 
 # %%
-P.curve_figures(results, plan, fedrd.METHODS, fedrd.SHOWN, profile)
+fedrd.figures.curves(table1)
 
 # %% [markdown]
 # ## C. Table III: initialising the synthetic sets from real samples or from noise
-# Parts C-F compare after the sweep's rounds (`plan["sweep_rounds"]`; quick: 3; the real-initialised runs are part
+# Parts C-F compare after the sweep's rounds (`sweep_rounds`; quick: 3; the real-initialised runs are part
 # A's, read for their first rounds).
 
 
 # %%
-table3 = P.init_table(results, plan, fedrd.TABLE3, fedrd.SHOWN)
+table3 = fedrd.figures.table3(init, table1)
 
 # %% [markdown]
 # ## D. Fig. 4 stand-in: samples per class
@@ -113,7 +108,7 @@ table3 = P.init_table(results, plan, fedrd.TABLE3, fedrd.SHOWN)
 
 
 # %%
-dpc_points = P.dpc_part(results, plan, profile)
+dpc_points = fedrd.figures.dpc(dpcs)
 
 # %% [markdown]
 # ## E. Table IV stand-in: the representation size d'
@@ -121,14 +116,14 @@ dpc_points = P.dpc_part(results, plan, profile)
 
 
 # %%
-dims = P.dim_rows(results, plan)
+dims = fedrd.figures.sizes(sides)
 
 # %% [markdown]
 # ## F. Fig. 5 stand-in: the projection's depth (convolutions before the 1 x 1 one)
 
 
 # %%
-depth_acc = P.depth_part(results, plan, profile)
+depth_acc = fedrd.figures.depths(depths)
 
 # %% [markdown]
 # ## G. The ladder: Table I, Table III and Fig. 2 at T = 10 to 300 matching steps (a reduced scale)
@@ -142,11 +137,9 @@ depth_acc = P.depth_part(results, plan, profile)
 
 
 # %%
-ladder_runs = fedrd.ladder_runs()
-ladder = sweep.Runs([c for cfgs in ladder_runs.values() for c in cfgs], "paper", papers.commands_for)
-shipped_ladder = fedrd.shipped(ladder, ladder_runs)  # (label, T, init) -> one Result per seed, None where not shipped
-ladder = P.ladder_part(shipped_ladder, fedrd.LADDER, profile)
-ladder_ledger = fedrd.claims.record_ladder(shipped_ladder, profile, fedrd.LADDER)
+(ladder,) = papers.read("paper", fedrd.plans.LADDER_PART)  # the ladder's shipped runs, whatever the profile
+ladder_table = fedrd.figures.ladder_table(ladder, profile)
+ladder_ledger = fedrd.claims.record_ladder(ladder, profile)
 
 # %% [markdown]
 # ## H. FedNova's objective inconsistency (its Sec. 4 toy)
@@ -156,7 +149,7 @@ ladder_ledger = fedrd.claims.record_ladder(shipped_ladder, profile, fedrd.LADDER
 
 
 # %%
-toy_gap = P.toy(fedrd.TOY, profile)
+toy_gap = fedrd.figures.toy(profile)
 
 # %% [markdown]
 # ## What the numbers say
@@ -167,4 +160,4 @@ toy_gap = P.toy(fedrd.TOY, profile)
 
 # %%
 numbers = dict(dpc_points=dpc_points, dims=dims, depth_acc=depth_acc, toy_gap=toy_gap)
-ledger = P.record(results, plan, numbers, profile)  # each claim a function in fedlib/papers/fedrd/parts.py
+ledger = fedrd.claims.record_parts(profile, table1, init, dpcs, numbers)  # each claim a function in fedrd/claims.py

@@ -14,19 +14,6 @@ def _runs(finals, first=None):
                     "rounds": {"acc_mean": [(first if first is not None else f) / 100, f / 100]}}) for f in finals]
 
 
-class _Shipped(dict):
-    """A `sweep.Runs` stand-in over made-up Results: key -> Results, `has` for what is there."""
-
-    def __call__(self, key):
-        return self[key]
-
-    def has(self, key) -> bool:
-        return key in self
-
-    def missing_note(self, part: str) -> str:
-        return f"{part}: not drawn"
-
-
 def _ledger():
     return rules.ClaimsLedger("07_test", "paper", scale="reduced")
 
@@ -114,23 +101,32 @@ def test_every_ladder_claim_has_its_trend_over_the_rungs():
 
 
 # ----------------------------------------------------------------------------------------------- notebook 07's parts
-def test_the_parts_claims_on_made_up_numbers():
-    from fedlib.papers.fedrd import parts
+def _profile(**change):
+    """The quick profile of notebook 07 with `change`."""
+    import dataclasses
 
-    p = {"seeds": [0], "sweep_rounds": 3}
+    from fedlib.papers.fedrd import PROFILES
+
+    return dataclasses.replace(PROFILES["quick"], **change)
+
+
+def test_the_parts_claims_on_made_up_numbers():
+    from fedlib.papers.fedrd.plans import Toy
+
+    profile = _profile(seeds=(0,), sweep_rounds=3)
     ledger = rules.ClaimsLedger("07_test", "quick")
     points = {("FedDM", 1): ((70.0, 0.0), 1.0), ("FedDM", 10): ((80.0, 0.0), 9.0), ("FedRD", 1): ((72.0, 0.0), 1.0),
               ("FedRD", 10): ((83.0, 0.0), 9.0), ("FedRD d'=256", 30): ((84.0, 0.0), 9.0)}
-    parts.dpc_claims(ledger, points, p)
+    claims.dpc_claims(ledger, points, profile, list(points))
     rises, equal = ledger.rows[-2:]
     assert rises.ours == [10.0, 11.0] and rises.verdict == rules.HOLDS
     assert equal.ours == [2.0, 3.0, 4.0] and equal.verdict == rules.HOLDS  # same dpc twice, then 3x dpc at d' = 256
-    parts.size_and_depth_claims(ledger, [{"sqrt_d": 8, "final_mean": 80.0}, {"sqrt_d": 28, "final_mean": 78.0}],
-                                {1: (80.0, 0.0), 3: (82.0, 0.0)}, p, {"accuracy": (50.0, 78.4)})
+    claims.size_and_depth_claims(ledger, [{"sqrt_d": 8, "final_mean": 80.0}, {"sqrt_d": 28, "final_mean": 78.0}],
+                                 {1: (80.0, 0.0), 3: (82.0, 0.0)}, profile)
     assert [r.verdict for r in ledger.rows[-2:]] == [rules.FAILS, rules.HOLDS]  # smaller d' better; deeper better
-    toy = {"lr": 0.05, "taus": [1, 5, 20], "rounds": 300}
-    assert parts.fednova_unbiased(ledger, {"FedNova": 0.1, "FedAvg": 2.0}, toy) == rules.HOLDS  # 1.0 between them
-    assert parts.fednova_unbiased(ledger, {"FedNova": 1.5, "FedAvg": 2.0}, toy) == rules.PARTLY
+    toy = Toy(lr=0.05, taus=(1, 5, 20), rounds=300)
+    assert claims.fednova_unbiased(ledger, {"FedNova": 0.1, "FedAvg": 2.0}, toy) == rules.HOLDS  # 1.0 between them
+    assert claims.fednova_unbiased(ledger, {"FedNova": 1.5, "FedAvg": 2.0}, toy) == rules.PARTLY
 
 
 def test_what_the_ladder_cannot_judge_is_a_row_each_with_its_reason():
@@ -143,19 +139,15 @@ def test_what_the_ladder_cannot_judge_is_a_row_each_with_its_reason():
 
 
 def test_notebook_07s_table1_claims_pair_seeds_against_the_best_averaging_method():
-    """parts.table1_claims: FedRD over FedDM and FedDM over the best averaging method per seed (FedNova on seed 2
+    """claims.table1_claims: FedRD over FedDM and FedDM over the best averaging method per seed (FedNova on seed 2
     here), FedRD ahead after round 1, and convergence within 5 rounds only when there are more than 5."""
-    from fedlib.papers.fedrd import parts
-
     curves = {"FedAvg": [[70, 80]] * 3, "FedProx": [[70, 81]] * 3, "FedNova": [[60, 79], [60, 79], [60, 90]],
               "FedDM": [[75, 85], [75, 86], [75, 84]], "FedRD": [[85, 88], [86, 89.5], [84, 87.2]]}
     fake = {lab: [Result({"config": {"method": "x", "n_clients": 10}, "rounds": {"acc_mean": [a / 100 for a in c]}})
                   for c in per_seed] for lab, per_seed in curves.items()}
-    p = {"table1": {("fashion_mnist", lab): lab for lab in curves}, "labels": list(curves), "rounds": 2,
-         "seeds": [0, 1, 2]}
     reported = {"fashion_mnist": {lab: (80.0, 1.0) for lab in curves}}
     ledger = _ledger()
-    parts.table1_claims(ledger, _Shipped(fake), p, reported)
+    claims.table1_claims(ledger, fake, _profile(rounds=2, seeds=(0, 1, 2)), reported)
     assert [r.verdict for r in ledger.rows] == [rules.HOLDS, rules.WITHIN, rules.HOLDS]
     assert ledger.rows[1].reference == [81, 81, 90]  # the best averaging method, seed by seed
     assert len(ledger.rows) == 3  # 2 rounds: no convergence row
@@ -166,32 +158,49 @@ def test_notebook_07s_paper_profile_draws_what_is_shipped_and_its_claims_say_not
     shipped, so notebook 07 stopped at Table I in the paper profile (FEDLIB_PROFILE=paper ./run_all.sh 07 failed)
     and never reached the ladder. Now each part draws what is there, names what is not with its command, and each
     of its claims says "not run"."""
-    from fedlib import experiments as ex, sweep
-    from fedlib.papers import fedrd
-    from fedlib.papers.fedrd import parts
+    from fedlib import experiments as ex, papers, sweep
+    from fedlib.papers.fedrd import figures, plans
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     monkeypatch.setattr(ex, "dataset_available", lambda d: d == "fashion_mnist")
     monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
+    plans._here.cache_clear()
     ran = []
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
-    p = parts.plan("paper", fedrd.SCALES, fedrd.SWEEPS, fedrd.METHODS, fedrd.notebook_run)
-    results = sweep.Runs(parts.configs(p), "paper", "scripts/paper_runs.py fedrd_table1")
-    assert ran == [] and p["dpcs"] and p["sides"] and p["depths"]  # the paper profile plans every part
-    table = parts.table1(results, p, fedrd.TABLE1, fedrd.SHOWN, fedrd.PAPER_NAME)
+    table1, init, dpcs, sides, depths = papers.read("paper", *plans.AT_PROFILE)
+    plans._here.cache_clear()
+    assert ran == [] and dpcs.keys() and sides.keys() and depths.keys()  # the paper profile plans every part
+    table = figures.table1(table1)
     assert "FashionMNIST" in set(table["dataset"]) and table["final_mean"].isna().all()  # named, not drawn
-    parts.curve_figures(results, p, fedrd.METHODS, fedrd.SHOWN, "paper")
-    assert parts.init_table(results, p, fedrd.TABLE3, fedrd.SHOWN) is None
-    numbers = dict(dpc_points=parts.dpc_part(results, p, "paper"), dims=parts.dim_rows(results, p),
-                   depth_acc=parts.depth_part(results, p, "paper"), toy_gap=parts.toy(fedrd.TOY, "paper"))
+    assert "MNIST (loose stand-in for SVHN)" in set(table["dataset"])  # its files missing here: named
+    figures.curves(table1)
+    assert figures.table3(init, table1) is None
+    numbers = dict(dpc_points=figures.dpc(dpcs), dims=figures.sizes(sides), depth_acc=figures.depths(depths),
+                   toy_gap=figures.toy("paper"))
     assert "compute them with scripts/paper_runs.py fedrd_table1" in capsys.readouterr().out
-    ledger = parts.record(results, p, numbers, "paper")
+    ledger = claims.record_parts("paper", table1, init, dpcs, numbers)
     verdicts = {(r.where, r.verdict) for r in ledger.rows if r.paper == "FedRD"}
     assert {w for w, _ in verdicts} == {"Table I", "Fig. 2", "Table III", "Fig. 4", "Table IV", "Fig. 5"}
     assert {v for _, v in verdicts} == {rules.MISSING}
-    assert all(r.note == parts.UNDECLARED for r in ledger.rows if r.where in ("Fig. 4", "Table IV", "Fig. 5"))
+    assert all(r.note == claims.UNDECLARED for r in ledger.rows if r.where in ("Fig. 4", "Table IV", "Fig. 5"))
     assert [r.verdict for r in ledger.rows if r.paper == "FedNova"] == [rules.HOLDS]  # the toy needs no runs
+
+
+class _Reading(dict):
+    """A part's reading (`part.Read`) of the ladder over made-up Results: key -> Results or None."""
+
+    @property
+    def settings(self):
+        from fedlib.papers.fedrd import LADDER
+
+        return LADDER
+
+    def keys(self):
+        return list(super().keys())
+
+    def each(self):
+        return dict(self)
 
 
 def _ladder_with(shipped_rungs):
@@ -199,8 +208,8 @@ def _ladder_with(shipped_rungs):
     rung of LADDER not shipped (None)."""
     from fedlib.papers.fedrd import LADDER
 
-    out = {(lab, None, None): BASE[lab] for lab in BASE}
-    for T in LADDER["steps"]:
+    out = _Reading({(lab, None, None): BASE[lab] for lab in BASE})
+    for T in LADDER.steps:
         for lab, at in (("FedDM", 84), ("FedRD", 86)):
             for init, drop in (("real", 0), ("random", 10)):
                 acc = at - drop + (T > 10)
@@ -211,13 +220,13 @@ def _ladder_with(shipped_rungs):
 def test_the_ladder_table_and_figure_show_what_is_shipped_and_name_the_rest(monkeypatch, capsys):
     import matplotlib.pyplot as plt
 
-    from fedlib.papers.fedrd import LADDER, parts
+    from fedlib.papers.fedrd import figures
 
     monkeypatch.setenv("FEDLIB_PROFILE", "quick")
     drawn = {}
-    original = parts.figures.ladder
-    monkeypatch.setattr(parts.figures, "ladder", lambda *a, **k: drawn.setdefault("fig", original(*a, **k)))
-    table = parts.ladder_part(_ladder_with({10, 30}), LADDER, "quick")
+    original = figures.ladder_figure
+    monkeypatch.setattr(figures, "ladder_figure", lambda *a, **k: drawn.setdefault("fig", original(*a, **k)))
+    table = figures.ladder_table(_ladder_with({10, 30}), "quick")
     rows = {(r.method, str(r.matching_steps), r.init): r for r in table.itertuples()}
     assert rows[("FedRD", "30", "real")].final_mean == pytest.approx(87) and rows[("FedRD", "30", "real")].shipped == "yes"
     assert rows[("FedRD", "30", "real")].final_se == pytest.approx(1 / 3 ** 0.5)  # 86, 87, 88 (SE of the mean)
@@ -237,11 +246,11 @@ def test_the_ladder_table_and_figure_show_what_is_shipped_and_name_the_rest(monk
 
 
 def test_an_unshipped_ladder_draws_nothing_and_says_so(monkeypatch, capsys):
-    from fedlib.papers.fedrd import LADDER, parts
+    from fedlib.papers.fedrd import figures
 
     monkeypatch.setenv("FEDLIB_PROFILE", "quick")
-    nothing = {k: None for k in _ladder_with(set())}
-    assert parts.ladder_part(nothing, LADDER, "quick") is None
+    nothing = _Reading({k: None for k in _ladder_with(set())})
+    assert figures.ladder_table(nothing, "quick") is None
     said = capsys.readouterr().out
     assert "19 of 19 run groups" in said and "FedAvg; FedProx; FedNova; FedDM T=10 real" in said  # no "T=- -"
 
@@ -263,8 +272,8 @@ def test_a_method_keeps_its_colour_whatever_else_is_shipped():
     from fedlib.papers.fedrd import figures
 
     one = {"p": ([10], [86.0], [1.0])}
-    alone = figures.ladder({("FedRD", "real"): one}, {}, ["p"], "t")
-    both = figures.ladder({("FedDM", "real"): one, ("FedRD", "real"): one}, {"FedAvg": {"p": (80.0, 1.0)}}, ["p"], "t")
+    alone = figures.ladder_figure({("FedRD", "real"): one}, {}, ["p"], "t")
+    both = figures.ladder_figure({("FedDM", "real"): one, ("FedRD", "real"): one}, {"FedAvg": {"p": (80.0, 1.0)}}, ["p"], "t")
     colour = lambda fig, label: next(h for h, t in zip(*fig.axes[0].get_legend_handles_labels())  # noqa: E731
                                      if t == label)[0].get_color()
     assert colour(alone, "FedRD, real initialisation") == colour(both, "FedRD, real initialisation")

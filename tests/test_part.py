@@ -62,13 +62,36 @@ def test_a_read_gives_each_key_or_none_and_names_what_is_missing_without_computi
     assert "Table 9: not drawn, 1 of 2" in said and "scripts/paper_runs.py small_set --seeds 0-1" in said
     unpacked = part.Part("unpacked", "99_made_up", PROFILES, lambda p, seeds: {"b": _plan(p, seeds)["fedproto"]},
                          packed=False)
-    assert "no run set declares them" in unpacked.read("paper").note()
+    assert "FEDLIB_PROFILE=paper ./run_all.sh 99 (no run set declares them)" in unpacked.read("paper").note()
     alone = part.Part("alone", "99_made_up", PROFILES,
                       lambda p, seeds: {"c": [_circle("fedproto", s + 10, p.rounds) for s in seeds]}, packed=False)
     two = part.read("paper", alone, SMALL)  # one sweep: each part's note names the command of its own runs only
     assert "small_set" not in two[0].note() and "scripts/paper_runs.py small_set" in two[1].note()
     assert part.first_whole(read, again) is again and part.first_whole(read) is None
     assert read.settings is PROFILES["paper"]
+
+
+def test_a_run_set_holds_the_keys_its_part_names_in_the_order_of_its_stages():
+    """FedRD's Table I part plans every dataset of a profile, while its run set holds FashionMNIST's only (`in_set`);
+    its ladder's set runs the cheap averaging baselines first, then rung by rung, each seed by seed (`stage`), the
+    order its pinned digest was taken in."""
+    def plan(profile, seeds):
+        return {(m, r): [_circle(m, s, r or 2) for s in seeds] for r in (None, 3, 1) for m in ("fedlog", "fedproto")}
+
+    staged = part.Part("staged", "99_made_up", PROFILES, plan, label=lambda k: f"{k[0]} {k[1]}",
+                       in_set=lambda k: k[1] != 1, stage=lambda k: k[1] or 0)
+    assert [lab for lab, _ in staged.runs()] == ["fedlog None", "fedproto None", "fedlog None", "fedproto None",
+                                                 "fedlog 3", "fedproto 3", "fedlog 3", "fedproto 3"]
+    assert [c.seed for _, c in staged.runs()] == [0, 0, 1, 1, 0, 0, 1, 1]
+    assert len(staged.plan("paper")) == 6  # the notebook still reads the keys no set holds
+
+
+def test_a_note_names_the_keys_asked_about(monkeypatch):
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    read = SMALL.read("paper")
+    note = read.note(["fedproto"], "Table 9 (fedproto)")
+    assert note.startswith("Table 9 (fedproto): not drawn, 1 of 1 of its settings")
+    assert read.each().keys() == {"fedlog", "fedproto"} and read.each()["fedproto"] is None
 
 
 def test_a_quick_read_computes_what_is_missing():

@@ -113,17 +113,17 @@ def test_fedcrs_sweep_and_seed_system_sets_are_the_runs_notebook_06_reads():
 def test_fedrds_table3_set_is_the_noise_initialised_runs_notebook_07_reads(monkeypatch):
     """Before, Table III had no paper-size set: claims.md showed its quick rows with no command and no cost."""
     from fedlib import experiments as ex
-    from fedlib.papers import fedrd
-    from fedlib.papers.fedrd import parts, plans
+    from fedlib.papers.fedrd import plans
 
     monkeypatch.setattr(ex, "dataset_available", lambda d: d == "fashion_mnist")  # the set is FashionMNIST's
+    plans._here.cache_clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        p = parts.plan("paper", plans.SCALES, plans.SWEEPS, fedrd.METHODS, plans.notebook_run)
-        planned = {c.key() for (d, lab, init), cs in p["inits"].items() if init == "random" for c in cs}
+        planned = {c.key() for cs in plans.INIT.plan("paper").values() for c in cs}
         assert {cfg.key() for _, cfg in RUN_SETS["fedrd_table3"].runs()} == planned and len(planned) == 6
-        assert {c.key() for cs in p["table1"].values() for c in cs} == \
+        assert {c.key() for cs in plans.TABLE1.plan("paper").values() for c in cs} == \
             {cfg.key() for _, cfg in RUN_SETS["fedrd_table1"].runs()}  # Fig. 2 reads their first rounds
+    plans._here.cache_clear()
 
 
 def test_the_dp_sets_name_how_many_records_their_stand_ins_hold():
@@ -199,3 +199,7 @@ def test_the_commands_for_missing_runs_name_the_fewest_sets_that_hold_them():
     assert commands_for([], "none") == "none"
     odd = dp[0].__class__(**{**dp[0].__dict__, "rounds": 3})
     assert commands_for([odd], "no set declares it") == "no set declares it"
+    # before, runs of a set and runs of none were named by the set's command alone (FedRD's part D: its dpc-10 points
+    # are Table I's, its other dpcs no set's), so the reader was not told how to make the rest
+    prof = RUN_SETS["fedprof_table3"]
+    assert commands_for([prof.runs([0])[0][1], odd], "no set declares it") == f"{prof.command()}; no set declares it"

@@ -169,14 +169,15 @@ def test_no_notebook_hands_its_paper_package_back_to_it_and_no_function_takes_it
                     assert "paper" not in names, f"{path.name}:{node.lineno} {node.name} takes its package"
 
 
-ON_PARTS = {"fedprof"}  # papers whose notebook parts are `part.Part` values (issue 70; FedRD, FedCR, FedLog next)
+ON_PARTS = {"fedprof", "fedrd"}  # papers whose notebook parts are `part.Part` values (issue 70; FedCR, FedLog next)
 
 
 def test_a_paper_on_parts_declares_each_part_once_with_typed_profiles_and_its_notebook_reads_only_through_them():
     """Issue 70: a notebook part is one typed value (`fedlib.papers.part.Part`) in its paper's plans: its runs at
     each profile, its run set (RUN_SETS is derived from the parts: the packed ones, the same objects), its command
     and its reading. Profiles are frozen dataclasses, not dict literals read by string keys; the notebook reads its
-    runs only through its parts (no `sweep.Runs` of its own). The papers not on parts yet are listed and shrink."""
+    runs only through its parts (no `sweep.Runs` of its own). Its package has the six roles and only them. The papers
+    not on parts yet are listed and shrink."""
     import dataclasses
     import importlib
 
@@ -197,6 +198,8 @@ def test_a_paper_on_parts_declares_each_part_once_with_typed_profiles_and_its_no
         notebook = next((FEDLIB.parent / "notebooks").glob(f"{plans.NOTEBOOK}.py")).read_text()
         assert "sweep.Runs" not in notebook and re.search(r"(papers|part)\.read\(profile|\.read\(profile\)", notebook)
         assert {p.notebook for p in plans.PARTS} == {plans.NOTEBOOK}
+        roles = {"__init__", "reported", "protocol", "plans", "analysis", "figures", "claims"}  # and only them
+        assert {f.stem for f in (FEDLIB / "papers" / paper).glob("*.py")} == roles, paper
 
 
 def test_no_paper_module_finds_a_run_set_by_its_name():

@@ -30,6 +30,10 @@ class Part:
     deviations: str = ""  # what differs from the paper's protocol at the paper profile
     packed: bool = True  # False: no paper-profile run set declares its runs (scripts/paper_runs.py does not list it)
     archive: str = ""  # its file under archive/, without .jsonl.gz (default: NAME_paper)
+    in_set: Callable[[Any], bool] = field(default=lambda key: True, compare=False, repr=False)  # the paper-profile
+    # keys its run set holds (default all; the others, e.g. a dataset the set leaves out, no set declares)
+    stage: Callable[[Any], Any] = field(default=lambda key: 0, compare=False, repr=False)  # the run set's order:
+    # stage by stage (the keys of a stage in plan order, e.g. a ladder's cheap rungs first), each seed by seed
 
     def settings(self, profile: str):
         """The paper's Profile called `profile`; an unknown name is refused with the choices."""
@@ -51,12 +55,16 @@ class Part:
         return tuple(self.settings("paper").seeds)
 
     def runs(self, seeds: Sequence[int] | None = None, only: list[str] | None = None) -> list[tuple[str, Config]]:
-        """(label, Config) of every paper-profile run for `seeds` (default: the paper profile's), seed by seed (a
-        stopped job leaves whole seeds); `only` keeps those labels (an unknown one is refused, with the choices)."""
-        plan = self.plan("paper", seeds)
+        """(label, Config) of every paper-profile run of its set (`in_set`) for `seeds` (default: the paper
+        profile's), stage by stage and in each seed by seed (a stopped job leaves whole seeds); `only` keeps those
+        labels (an unknown one is refused, with the choices)."""
+        plan = {k: cfgs for k, cfgs in self.plan("paper", seeds).items() if self.in_set(k)}
         n = len(next(iter(plan.values()), []))
-        return runset.pick(self.name, [(self.label(key), cfgs[i]) for i in range(n) for key, cfgs in plan.items()],
-                           only)
+        stages: dict = {}
+        for key in plan:
+            stages.setdefault(self.stage(key), []).append(key)
+        return runset.pick(self.name, [(self.label(key), plan[key][i]) for keys in stages.values() for i in range(n)
+                                       for key in keys], only)
 
     @property
     def archive_file(self) -> str:
@@ -102,11 +110,18 @@ class Read:
         """The keys with a seed that is neither cached nor shipped."""
         return [k for k, cfgs in self.plan.items() if not self.results.has(cfgs)]
 
-    def note(self) -> str:
-        """What a notebook says where it cannot draw the part: how much is missing and the command that computes it."""
-        what, missing = ", ".join(self.part.where) or self.part.name, self.missing()
+    def each(self) -> dict:
+        """Key -> Results, or None where any seed is missing."""
+        return {k: self[k] for k in self.plan}
+
+    def note(self, keys: list | None = None, what: str | None = None) -> str:
+        """What a notebook says where it cannot draw the part (or `what`, its `keys`): how much is missing and the
+        command that computes it."""
+        keys = list(self.plan) if keys is None else list(keys)
+        what = what or ", ".join(self.part.where) or self.part.name
+        missing = [k for k in keys if not self.results.has(self.plan[k])]
         absent = [c for k in missing for c in self.plan[k] if not self.results.has([c])]
-        return (f"{what}: not drawn, {len(missing)} of {len(self.plan)} of its settings have runs neither cached nor "
+        return (f"{what}: not drawn, {len(missing)} of {len(keys)} of its settings have runs neither cached nor "
                 f"shipped; compute them with {self.commands(absent)}")
 
     def all(self) -> dict | None:
@@ -124,11 +139,14 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
     from .. import sweep
 
     sets = [p for p in parts if p.packed] if sets is None else list(sets)
-    commands = lambda missing: runset.commands_for(missing, sets, runset.UNDECLARED)  # noqa: E731
+
+    def commands(p: Part):  # missing Configs -> the commands computing them (the notebook's own where none declares)
+        return lambda missing: runset.commands_for(missing, sets, runset.undeclared(p.notebook))
+
     plans = [p.plan(profile) for p in parts]
     every = [c for plan in plans for cfgs in plan.values() for c in cfgs]
-    results = sweep.Runs(every, profile, commands, shipped_prefixes=shipped_prefixes)
-    return tuple(Read(p, profile, plan, results, commands) for p, plan in zip(parts, plans))  # each names its own
+    results = sweep.Runs(every, profile, commands(parts[0]), shipped_prefixes=shipped_prefixes)
+    return tuple(Read(p, profile, plan, results, commands(p)) for p, plan in zip(parts, plans))  # each names its own
 
 
 def first_whole(*reads: Read) -> Read | None:

@@ -56,10 +56,15 @@ SCRIPT = "scripts/paper_runs.py"  # every command that computes a run set is bui
 UNDECLARED = "FEDLIB_COMPUTE=1 FEDLIB_PROFILE=paper ./run_all.sh NN (no run set declares them)"
 
 
+def undeclared(notebook: str) -> str:
+    """The command that computes a notebook's paper-profile runs that no run set declares."""
+    return UNDECLARED.replace(" NN ", f" {notebook[:2]} ")
+
+
 def commands_for(configs: list, sets, undeclared: str) -> str:
     """The commands that compute `configs`: the fewest sets of `sets` that hold them, each the one holding most of
     those left (a run two sets share, as the non-private runs of the DP sets and Table 1, is named once), their
-    commands `; ` between them; `undeclared` where no set holds any (a part whose paper-size runs no set declares).
+    commands `; ` between them, and `undeclared` for those no set holds (a part whose paper-size runs no set declares).
     Sets are matched by the runs' cache keys, never by name."""
     left = {c.key() for c in configs}
     if not left:  # nothing missing (every quick run, most redraws): no set's runs are built
@@ -72,4 +77,4 @@ def commands_for(configs: list, sets, undeclared: str) -> str:
             break
         named.append(best.command())
         left -= keys
-    return "; ".join(named) if named else undeclared
+    return "; ".join(named + ([undeclared] if left else []))

@@ -1,10 +1,20 @@
-"""What notebook 07 computes that is not a run: FedNova's objective-inconsistency toy (spec 2.5), FedAvg, FedProx
+"""What notebook 07 computes that is not a run: the quantities its tables and claims read from a run (the final
+accuracy, the accuracy after round one), and FedNova's objective-inconsistency toy (spec 2.5), FedAvg, FedProx
 and FedNova on quadratics in closed form. Numeric: `papers/*/analysis` is in the code fingerprint."""
 from __future__ import annotations
 
 import torch
 
 from ...algorithms.fednova import local_norm, normalized_average
+
+
+def final(result) -> float:
+    """The last round's accuracy, in percent (FedRD's protocol has no fine-tune)."""
+    return 100 * result.last()
+
+
+def after_round_one(result) -> float:
+    return 100 * result.curve()[0]
 
 
 def quadratic_toy(centers, taus, lr: float, rounds: int, normalize: bool, mu: float = 0.0) -> torch.Tensor:

@@ -1,9 +1,226 @@
-"""FedRD's notebook's own figure: FedNova's objective-inconsistency toy (spec 2.5). Returns the figure;
-`outputs.save_figure` writes it."""
+"""Notebook 07's tables and figures, each from the reading of its part (`part.Read`): Table I (part A), Figs. 2-3
+(B), Table III (C), the dpc, d' and depth sweeps (D-F, stand-ins for Fig. 4, Table IV and Fig. 5), the ladder (G)
+and FedNova's toy (H). Each saves what it draws under figures/ (`outputs`) and returns its table or numbers; a part
+whose runs are not all there is not drawn, and the notebook says which command computes them. Accuracies in
+percent."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+
+from ... import outputs, plots, stats
+from ...result import COMPARE_UNITS, MB, Result, compare
+from . import analysis
+from .analysis import after_round_one, final
+from .plans import LADDER_PART, REAL, TOY, Profile, Toy, datasets_here
+from .protocol import METHODS, PAPER_NAME, SHOWN
+from .reported import TABLE1, TABLE3
+
+CUT = "cut from the quick profile to fit its 10 minutes (a FedRD run costs about 4 minutes here); smoke and paper run it"
+
+
+def by_label(table1, dataset: str) -> dict | None:
+    """Part A's runs on `dataset`: label -> Results, or None when any is not there."""
+    got = {lab: table1[(dataset, lab)] for lab in METHODS}
+    return None if any(rs is None for rs in got.values()) else got
+
+
+def swept(results: list[Result], profile: Profile) -> list[Result]:
+    """Parts C-F read their runs' first `profile.swept` rounds (the real-initialised runs are part A's)."""
+    from ... import experiments as ex
+
+    return [ex.first_rounds(r, profile.swept) for r in results]
+
+
+def table1(table1):
+    """Part A: Table I, final accuracy (mean +- SE) beside the paper's mean +- std, the uplink per client and the
+    ledger's total; the datasets not here named; saved as fedrd_table1."""
+    from ... import experiments as ex
+
+    profile, rows, undrawn = table1.settings, [], []
+    here = datasets_here(profile)
+    for d in profile.datasets:
+        if d not in here:
+            ex.dataset_available(d)  # says why its files are missing
+    for d in here:
+        runs = by_label(table1, d)
+        if runs is None:
+            print(table1.note([k for k in table1.keys() if k[0] == d], f"Table I ({SHOWN[d]})"))
+            undrawn.append(d)
+            continue
+        for row in compare(runs, TABLE1.get(PAPER_NAME[d], {}), quantity=Result.last, keys=dict(dataset=SHOWN[d])):
+            rs = runs[row["method"]]
+            rows.append({**row, "uplink_MB_per_client": rs[0].uplink_mb()[-1],
+                         "ledger_MB_total": rs[0].total_bits() / MB})
+    missing = [d for d in profile.datasets if d not in here] + ["svhn"] + undrawn  # SVHN has no loader here
+    rows += [{**row, "uplink_MB_per_client": float("nan"), "ledger_MB_total": float("nan")} for row in
+             compare({}, {}, with_std=True, missing=[dict(dataset=SHOWN.get(d, d.upper())) for d in missing])]
+    return outputs.save_table(rows, "fedrd_table1", units=COMPARE_UNITS)
+
+
+def curves(table1) -> None:
+    """Part B: Fig. 2 (accuracy per round) and Fig. 3 (against the cumulative uplink per client)."""
+    profile = table1.settings
+    drawn = {d: runs for d in datasets_here(profile) if (runs := by_label(table1, d)) is not None}
+    if not drawn:
+        print("Figs. 2 and 3: not drawn, part A's runs are not all there (see Table I)")
+        return
+    by_round = {SHOWN[d]: {lab: {"method": METHODS[lab][0], "acc": np.array([r.curve() for r in rs]) * 100}
+                           for lab, rs in runs.items()} for d, runs in drawn.items()}
+    fig = plots.accuracy_curves(by_round, "FedRD's Fig. 2: mean client accuracy per round (mean ± SE over seeds)")
+    plots.caption(fig, table1.profile, len(profile.seeds), profile.rounds,
+                  note=f"ConvNet-{profile.width}, dpc {profile.dpc}")
+    outputs.save_figure(fig, "fedrd_curves_rounds")
+    by_mb = {name: {lab: dict(c, x=drawn[d][lab][0].uplink_mb()) for lab, c in panel.items()}
+             for (d, (name, panel)) in zip(drawn, by_round.items())}
+    fig = plots.accuracy_curves(by_mb, "FedRD's Fig. 3: accuracy against the uplink (MB per client, cumulative)",
+                                xlabel="uplink per client (MB, cumulative; log scale)", log=True)
+    plots.caption(fig, table1.profile, len(profile.seeds), profile.rounds,
+                  note="one marker per round; the ledger's up + down totals are in fedrd_table1")
+    outputs.save_figure(fig, "fedrd_curves_uplink")
+
+
+def initialisations(init, table1) -> dict:
+    """(dataset, label, init) -> the runs of Table III's two sides (real: part A's; random: part C's), None where
+    any seed is not there."""
+    return {(d, lab, side): (table1 if side == "real" else init)[(d, lab)] for d, lab in init.keys()
+            for side in ("real", "random")}
+
+
+def table3(init, table1):
+    """Part C: Table III, real against random initialisation; saved as fedrd_table3_init (None where cut)."""
+    profile, rows = init.settings, []
+    for (d, lab, side), results in initialisations(init, table1).items():
+        if results is None:
+            print((table1 if side == "real" else init).note([(d, lab)], f"Table III ({SHOWN[d]}, {lab}, {side} "
+                                                                           "initialisation)"))
+            continue
+        m, se = stats.mean_se([final(r) for r in swept(results, profile)])
+        paper_value = TABLE3[f"{lab}({side})"][0] if d == REAL else float("nan")
+        rows.append({"dataset": SHOWN[d], "method": lab, "init": side, "final_mean": m, "final_se": se,
+                     "paper_accuracy": paper_value, "seeds": len(results), "rounds": profile.swept})
+    return outputs.save_table(rows, "fedrd_table3_init", units=COMPARE_UNITS) if rows else None
+
+
+def dpc(dpcs) -> dict:
+    """Part D: accuracy against the uplink as dpc grows; (label, dpc) -> ((mean, se), uplink MB) (empty where cut)."""
+    profile = dpcs.settings
+    if not dpcs.keys():
+        print("part D is", CUT)
+        return {}
+    if not dpcs.whole():
+        print(dpcs.note(what="part D (Fig. 4 stand-in)"))
+        return {}
+    points = {(lab, k): (stats.mean_se([final(r) for r in swept(dpcs[(lab, k)], profile)]),
+                         swept(dpcs[(lab, k)], profile)[0].uplink_mb()[-1]) for lab, k in dpcs.keys()}
+    pts = {lab: sorted((up, m, se) for (ll, _), ((m, se), up) in points.items() if ll == lab) for lab, _ in points}
+    series = {lab: ([u for u, _, _ in q], [m for _, m, _ in q], [s for *_, s in q] if len(profile.seeds) > 1 else None)
+              for lab, q in pts.items()}
+    fig = plots.parameter_sweep({"FashionMNIST": series}, "uplink per client (MB, after the last round; log scale)",
+                                "FedRD's Fig. 4 stand-in: accuracy against uplink as dpc grows (labels: method)")
+    plots.caption(fig, dpcs.profile, len(profile.seeds), profile.swept,
+                  note="dpc " + ", ".join(f"{lab} {sorted(k for ll, k in points if ll == lab)}" for lab in series))
+    outputs.save_figure(fig, "fedrd_dpc")
+    outputs.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
+                       "seeds": len(profile.seeds), "rounds": profile.swept}
+                      for (lab, k), ((m, se), up) in points.items()], "fedrd_dpc", units=COMPARE_UNITS)
+    return points
+
+
+def sizes(sides) -> list[dict]:
+    """Part E: FedRD's accuracy against the representation size; saved as fedrd_table4_dims (empty where cut)."""
+    profile = sides.settings
+    if not sides.keys():
+        print("part E is", CUT)
+        return []
+    if not sides.whole():
+        print(sides.note(what="part E (Table IV stand-in)"))
+        return []
+    rows = [{"sqrt_d": side, "d": side * side,
+             **dict(zip(("final_mean", "final_se"),
+                        stats.mean_se([final(r) for r in swept(sides[side], profile)]))),
+             "uplink_MB_per_client": swept(sides[side], profile)[0].uplink_mb()[-1], "seeds": len(sides[side]),
+             "rounds": profile.swept} for side in sorted(sides.keys())]
+    outputs.save_table(rows, "fedrd_table4_dims", units=COMPARE_UNITS)
+    return rows
+
+
+def depths(depths) -> dict:
+    """Part F: FedRD's accuracy against the projection's depth; depth -> (mean, se) (empty where cut)."""
+    profile = depths.settings
+    if not depths.keys():
+        print("part F is", CUT)
+        return {}
+    if not depths.whole():
+        print(depths.note(what="part F (Fig. 5 stand-in)"))
+        return {}
+    acc = {L: stats.mean_se([final(r) for r in swept(depths[L], profile)]) for L in sorted(depths.keys())}
+    fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(acc), [v[0] for v in acc.values()],
+                                                           [v[1] for v in acc.values()] if len(profile.seeds) > 1
+                                                           else None)}},
+                                "projection depth (3 x 3 convolutions)", "FedRD's Fig. 5 stand-in: accuracy against the "
+                                "projection's depth", log=False)
+    plots.caption(fig, depths.profile, len(profile.seeds), profile.swept, note=f"dpc {profile.dpc}, d' = 784")
+    outputs.save_figure(fig, "fedrd_proj_depth")
+    return acc
+
+
+def toy(profile: str, settings: Toy = TOY) -> dict:
+    """Part H: FedNova's toy; method -> its distance from the true minimiser at the end."""
+    centers = np.array(settings.centers)
+    paths, fixed = analysis.fednova_toy(centers, list(settings.taus), settings.lr, settings.rounds)
+    gap = {lab: float(np.linalg.norm(path[-1] - centers.mean(0))) for lab, path in paths.items()}
+    print("distance from the true minimiser at the end:", {lab: round(g, 4) for lab, g in gap.items()})
+    fig = objective_inconsistency(paths, fixed, centers, "FedNova's claim: normalised averaging removes the bias of "
+                                  f"unequal local steps (tau = {list(settings.taus)}, lr {settings.lr})")
+    plots.caption(fig, profile, "none (deterministic)", settings.rounds, note="exact gradients")
+    outputs.save_figure(fig, "fednova_toy")
+    return gap
+
+
+LADDER_PANELS = {"after the last round": final, "after round 1": after_round_one}
+
+
+def ladder_table(ladder, profile: str):
+    """Part G's table and figure from the ladder's reading (`ladder[(label, T, init)]`: one Result per seed, None
+    where a seed is not shipped; the averaging baselines under (label, None, None)). The table (fedrd_ladder) has a
+    row per run group: accuracy after the last round and after round 1 (mean +- SE over seeds), or "not shipped";
+    the figure (fedrd_ladder) draws what is shipped against T. Returns the table, or None when nothing is shipped."""
+    settings, runs = ladder.settings, {key: ladder[key] for key in ladder.keys()}
+    seeds, rows = len(settings.seeds), []
+    for (lab, T, init), results in runs.items():
+        row = {"method": lab, "matching_steps": T if T else "-", "init": init or "-",
+               "rounds": settings.dd_rounds if T else settings.baseline_rounds, "seeds": seeds}
+        for name, f in (("final", final), ("round1", after_round_one)):
+            m, se = stats.mean_se([f(r) for r in results]) if results else (float("nan"), float("nan"))
+            row |= {f"{name}_mean": m, f"{name}_se": se}
+        rows.append(row | {"shipped": "yes" if results else "no"})
+    absent = [r for r in rows if r["shipped"] == "no"]
+    if absent:
+        names = [r["method"] + (f" T={r['matching_steps']} {r['init']}" if r["init"] != "-" else "") for r in absent]
+        print(f"the ladder: {len(absent)} of {len(rows)} run groups ({seeds} seeds each) not shipped yet: "
+              f"{'; '.join(names)} ({LADDER_PART.command()} makes them)")
+    if len(absent) == len(rows):
+        return None
+    table = outputs.save_table(rows, "fedrd_ladder", units={c: "%" for c in ("final_mean", "final_se", "round1_mean",
+                                                                             "round1_se")})
+    points = {}
+    for (lab, T, init), results in sorted(((k, v) for k, v in runs.items() if k[1] and v), key=lambda kv: kv[0][1]):
+        for panel, f in LADDER_PANELS.items():
+            m, se = stats.mean_se([f(r) for r in results])
+            for column, value in zip(points.setdefault((lab, init), {}).setdefault(panel, ([], [], [])), (T, m, se)):
+                column.append(value)
+    baselines = {lab: {panel: stats.mean_se([f(r) for r in results]) for panel, f in LADDER_PANELS.items()}
+                 for (lab, T, _), results in runs.items() if T is None and results}
+    fig = ladder_figure(dict(sorted(points.items())), baselines, list(LADDER_PANELS),
+                        "FedRD's ladder: FedDM and FedRD against the matching steps, the averaging baselines level "
+                        "(mean ± SE over seeds)")
+    plots.caption(fig, profile, seeds, f"{settings.dd_rounds} rounds (averaging: {settings.baseline_rounds})",
+                  note=f"a reduced scale: ConvNet-{settings.width}, {settings.train_fraction:.0%} of FashionMNIST, "
+                       f"{settings.real_batch} real images per class a step, {settings.server_epochs} server "
+                       f"epochs, dpc {settings.dpc}")
+    outputs.save_figure(fig, "fedrd_ladder")
+    return table
 
 
 def objective_inconsistency(paths: dict[str, np.ndarray], fixed_points: dict[str, np.ndarray], centers: np.ndarray,
@@ -33,7 +250,7 @@ def objective_inconsistency(paths: dict[str, np.ndarray], fixed_points: dict[str
     return fig
 
 
-def ladder(points: dict[tuple, dict], baselines: dict[str, dict], panels: list[str], title: str):
+def ladder_figure(points: dict[tuple, dict], baselines: dict[str, dict], panels: list[str], title: str):
     """FedRD's ladder: accuracy against the matching steps T (log scale), one panel per quantity in `panels` (e.g.
     "after the last round", "after round 1"). points[(method, init)][panel] = (Ts, means, SEs) for the rungs shipped
     (real initialisation solid, random dashed); baselines[label][panel] = (mean, SE), drawn as a level line with its
