@@ -12,7 +12,10 @@ It also times the training part of a FedAvg round (`run_round`: messages, local 
 of the clients against all of them, and the evaluation of all clients, which does not shrink.
 Every variant's rounds take turns (A B C A B C ...), and the script prints medians over the repeats and, for the
 ratios, the median of the ratios taken in the same turn: a slow spell of a shared machine then hits both sides.
-Usage: python benchmarks/bench_round.py [--repeats 5] [--device auto] [--no-loop]
+With `--clients N` the population is N clients of the same size (about 60 samples each: MNIST's training set is
+sampled in proportion, so at most 1,000), and the centralized equivalent trains one model on all their samples with
+batch N x 10.
+Usage: python benchmarks/bench_round.py [--repeats 5] [--device auto] [--no-loop] [--clients 50] [--threads T]
 """
 from __future__ import annotations
 
@@ -36,10 +39,18 @@ def sync(device):
         torch.cuda.synchronize()
 
 
+CLIENTS = 50  # the paper's population; --clients changes it
+
+
+def setting(method, device, **overrides):
+    """FedLog's MNIST paper setting for `method` with CLIENTS clients of the paper's size (about 60 samples each)."""
+    return fedlog.paper_config("mnist", method, device=str(device), n_clients=CLIENTS,
+                               train_fraction=0.05 * CLIENTS / 50, **overrides)
+
+
 def engine_round(method, device, participation=1.0, evaluate=True, **overrides):
     """one(rnd): a round of the batched engine (`run_round`, then every client evaluated on its test set)."""
-    ctx, alg = ex.setup(fedlog.paper_config("mnist", method, device=str(device), participation=participation,
-                                            **overrides))
+    ctx, alg = ex.setup(setting(method, device, participation=participation, **overrides))
     ledger = Ledger()
 
     def one(rnd):
@@ -51,15 +62,15 @@ def engine_round(method, device, participation=1.0, evaluate=True, **overrides):
 
 
 def evaluation_only(device):
-    ctx, alg = ex.setup(fedlog.paper_config("mnist", "fedavg", device=str(device)))
+    ctx, alg = ex.setup(setting("fedavg", device))
     return lambda rnd: engine.evaluate_population(alg.population, ctx.fed.test)
 
 
 def loop_round(method, device):
     """one(rnd): a round of the plain per-client loop."""
-    ctx, _ = ex.setup(fedlog.paper_config("mnist", "fedavg", device=str(device)))
+    ctx, _ = ex.setup(setting("fedavg", device))
     template = copy.deepcopy(models.build("cnn_mnist", (1, 28, 28), 10)).to(device)
-    clients = [copy.deepcopy(template) for _ in range(50)]
+    clients = [copy.deepcopy(template) for _ in range(CLIENTS)]
     train, test = ctx.fed.train, ctx.fed.test
     body_names = [k for k, _ in template.named_parameters() if k.startswith("body.")]
     eta = expfam.head_to_eta(template.head.weight.detach(), template.head.bias.detach())
@@ -108,11 +119,11 @@ def loop_round(method, device):
 
 def centralized_round(device):
     """one(rnd): the centralized equivalent's round."""
-    ctx, _ = ex.setup(fedlog.paper_config("mnist", "fedavg", device=str(device)))
+    ctx, _ = ex.setup(setting("fedavg", device))
     train, test = ctx.fed.train, ctx.fed.test
-    x = torch.cat([train.x[c, : int(train.counts[c])] for c in range(50)])
-    y = torch.cat([train.y[c, : int(train.counts[c])] for c in range(50)])
-    tx = torch.cat([test.x[c, : int(test.counts[c])] for c in range(50)])
+    x = torch.cat([train.x[c, : int(train.counts[c])] for c in range(CLIENTS)])
+    y = torch.cat([train.y[c, : int(train.counts[c])] for c in range(CLIENTS)])
+    tx = torch.cat([test.x[c, : int(test.counts[c])] for c in range(CLIENTS)])
     steps = int(((train.counts + 9) // 10 * 5).max())
     model = models.build("cnn_mnist", (1, 28, 28), 10).to(device)
     if device.type == "cpu":  # the fastest layout for one model too, so the floor is a real floor
@@ -124,7 +135,7 @@ def centralized_round(device):
         model.train()
         g = torch.Generator().manual_seed(rnd)
         for _ in range(steps):
-            sel = torch.randint(len(y), (500,), generator=g).to(device)
+            sel = torch.randint(len(y), (CLIENTS * 10,), generator=g).to(device)
             opt.zero_grad()
             F.cross_entropy(model(x[sel]), y[sel]).backward()
             opt.step()
@@ -157,20 +168,32 @@ def main():
     p.add_argument("--repeats", type=int, default=5, help="timed rounds of every variant (at least 3)")
     p.add_argument("--device", default="auto")
     p.add_argument("--no-loop", action="store_true", help="skip the per-client loop (slow)")
+    p.add_argument("--clients", type=int, default=50, help="the population (default the paper's 50; at most 1000)")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default torch's)")
+    p.add_argument("--ratios", action="store_true", help="only the centralized round and the engine's rounds "
+                   "(engine/centralized): no loop, training parts or evaluation alone")
     args = p.parse_args()
     if args.repeats < 3:
         p.error("--repeats must be at least 3: the benchmark prints medians")
+    if not 1 <= args.clients <= 1000:
+        p.error("--clients must be 1 to 1000: MNIST's 60,000 training samples give 1,000 clients of the paper's size")
+    global CLIENTS
+    CLIENTS = args.clients
+    if args.threads:
+        torch.set_num_threads(args.threads)
     device = engine.resolve_device(args.device)
     methods = {"FedAvg": "fedavg", "FedLog": "fedlog", "FedLog-C": "fedlog_c"}
     rounds = {"centralized": centralized_round(device)}
     rounds.update({label: engine_round(m, device) for label, m in methods.items()})
-    if not args.no_loop:
+    if not args.no_loop and not args.ratios:
         rounds.update({f"{label} loop": loop_round(m, device) for label, m in methods.items() if m != "fedlog_c"})
-    rounds.update({"FedAvg training, all": engine_round("fedavg", device, evaluate=False),
-                   "FedAvg training, all, captured": engine_round("fedavg", device, evaluate=False, capture_steps=True),
-                   "FedAvg training, 10%": engine_round("fedavg", device, participation=0.1, evaluate=False),
-                   "evaluation of all clients": evaluation_only(device)})
-    print(f"device {device}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
+    if not args.ratios:
+        rounds.update({
+            "FedAvg training, all": engine_round("fedavg", device, evaluate=False),
+            "FedAvg training, all, captured": engine_round("fedavg", device, evaluate=False, capture_steps=True),
+            "FedAvg training, 10%": engine_round("fedavg", device, participation=0.1, evaluate=False),
+            "evaluation of all clients": evaluation_only(device)})
+    print(f"device {device}, torch {torch.__version__}, {torch.get_num_threads()} threads, {CLIENTS} clients, "
           f"{args.repeats} interleaved repeats of one round each (medians)")
     times = interleaved(rounds, args.repeats, device)
     med = {name: statistics.median(ts) for name, ts in times.items()}
@@ -186,9 +209,11 @@ def main():
         if f"{label} loop" in times:
             line += f" | loop {med[label + ' loop']:.3f} s/round | loop/engine {paired(label + ' loop', label):.2f}x"
         print(line)
-    print(f"FedAvg training part of a round (no evaluation): all 50 clients {med['FedAvg training, all']:.3f} s | "
-          f"10% (5 clients) {med['FedAvg training, 10%']:.3f} s | 10% / all "
-          f"{paired('FedAvg training, 10%', 'FedAvg training, all'):.2f}x; evaluating all 50 clients "
+    if args.ratios:
+        return
+    print(f"FedAvg training part of a round (no evaluation): all {CLIENTS} clients {med['FedAvg training, all']:.3f} s | "
+          f"10% ({max(1, CLIENTS // 10)} clients) {med['FedAvg training, 10%']:.3f} s | 10% / all "
+          f"{paired('FedAvg training, 10%', 'FedAvg training, all'):.2f}x; evaluating all {CLIENTS} clients "
           f"{med['evaluation of all clients']:.3f} s")
     print(f"FedAvg training with its steps captured (Config.capture_steps; a CUDA graph on a GPU, the same step "
           f"eagerly elsewhere): {med['FedAvg training, all, captured']:.3f} s | captured / plain "

@@ -143,7 +143,7 @@ def time_dm_step(fast: bool) -> dict:
     data, o = ctx.fed.train, cfg.options
     g = torch.Generator().manual_seed(0)
     real, present = distill.real_init(data, ctx.fed.num_classes, o["dpc"], g)
-    task = models.build(f"convnet{fedrd.SCALES['paper']['width']}", ctx.fed.input_shape, ctx.fed.num_classes)
+    task = models.build(f"convnet{fedrd.PROFILES['paper'].width}", ctx.fed.input_shape, ctx.fed.num_classes)
     group = engine.functional_group(task.to("meta"), torch.arange(data.n_clients))
     group.fast_engine = fast
     seconds = []
@@ -154,7 +154,7 @@ def time_dm_step(fast: bool) -> dict:
         seconds.append(time.perf_counter() - t0)
     rows = distill.class_rows(data, ctx.fed.num_classes)
     real_images = sum(min(o["real_batch"], len(r)) for per in rows for r in per)
-    forward = 2 * sum(layer_macs(models.build(f"convnet{fedrd.SCALES['paper']['width']}", ctx.fed.input_shape,
+    forward = 2 * sum(layer_macs(models.build(f"convnet{fedrd.PROFILES['paper'].width}", ctx.fed.input_shape,
                                               ctx.fed.num_classes), ctx.fed.input_shape))
     flops = real_images * forward + int(present.sum()) * o["dpc"] * 2 * forward
     return {"seconds": statistics.median(seconds), "gflop": flops / 1e9, "real_images": real_images}
