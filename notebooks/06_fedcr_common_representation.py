@@ -52,12 +52,12 @@ from fedlib.papers import fedcr, fedlog
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-S = papers.settings(fedcr.PROFILES, profile)
+S = fedcr.PROFILES[profile]
 P = fedcr.parts  # this notebook's runs, tables, figures and claims (fedlib/papers/fedcr/parts.py)
 plots.style()
-print(profile, {k: v for k, v in S.items() if k != "columns"}, "columns:", S["columns"])
+print(profile, S)
 plan = P.plan(profile, S)
-print("columns run:", plan["columns"], "| missing here (no files):", plan["missing"])
+print("columns run:", plan.columns, "| missing here (no files):", plan.missing)
 
 # %% [markdown]
 # ## Runs
@@ -68,7 +68,7 @@ print("columns run:", plan["columns"], "| missing here (no files):", plan["missi
 
 
 # %%
-_ = sweep.Runs(plan["upfront"], profile, papers.commands_for)  # the parts below read them from the cache
+_ = sweep.Runs(plan.upfront, profile, papers.commands_for)  # the parts below read them from the cache
 
 # %% [markdown]
 # ## Ditto's lambda

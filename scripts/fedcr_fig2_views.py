@@ -25,9 +25,9 @@ def main() -> None:
     p.add_argument("--profile", default="paper", choices=sorted(fedcr.PROFILES))
     p.add_argument("--pack", action="store_true", help="copy the cached views into archive/ (computes nothing)")
     args = p.parse_args()
-    f2 = fedcr.PROFILES[args.profile]["fig2"]
+    f2 = fedcr.PROFILES[args.profile].fig2
     cases = parts.fig2_cases(partial(fedcr.run, args.profile), f2)
-    names = [f"{cfg.key()}_e{f2['epochs']}_n{f2['points']}.json" for _, cfg in cases]
+    names = [f"{cfg.key()}_e{f2.epochs}_n{f2.points}.json" for _, cfg in cases]
     if args.pack:
         have = [n for n in names if (results_dir() / analysis.VIEWS / n).exists()]
         (archive.folder() / analysis.VIEWS).mkdir(parents=True, exist_ok=True)
@@ -39,7 +39,7 @@ def main() -> None:
     torch.set_num_threads(1)
     for ((q, beta), cfg), name in zip(cases, names):
         t0 = time.perf_counter()
-        v = analysis.cached_view(cfg, f2["epochs"], f2["points"])
+        v = analysis.cached_view(cfg, f2.epochs, f2.points)
         print(f"Fig. 2 {q} beta={beta:g}: client {v['client']} ({v['classes']} classes), {len(v['y'])} points, "
               f"{time.perf_counter() - t0:.0f} s ({name})", flush=True)
 

@@ -283,8 +283,10 @@ def test_a_cached_fig_2_view_comes_back_bit_for_bit_and_the_paper_profile_draws_
     assert analysis.cached_view(_config(model="cnn_mnist_vib_v2", partition="dirichlet", seed=1), 1, 5,
                                 compute=False) is None
     # the paper profile: nothing computed; with the four views in archive/ it draws them
-    S = {**fedcr.PROFILES["smoke"], "fig2": {**fedcr.PROFILES["smoke"]["fig2"]}}
-    p = {"S": S, "profile": "paper", "run": lambda d, lab, q, sd, **kw: fedcr.run("smoke", d, lab, q, sd, **kw)}
+    S = fedcr.PROFILES["smoke"]
+    p = parts.Plan(profile="paper", S=S, run=lambda d, lab, q, sd, **kw: fedcr.run("smoke", d, lab, q, sd, **kw),
+                   get=None, columns=[], labels=[], dim_sets=[], beta_sets=[], nonagg_set=None, d0="", p0="",
+                   upfront=[], missing=[])
     monkeypatch.setattr(analysis, "fig2_view", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     assert not sweep.may_compute("paper") and parts.fig2(p) == {}
@@ -292,9 +294,9 @@ def test_a_cached_fig_2_view_comes_back_bit_for_bit_and_the_paper_profile_draws_
     monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "figures"))
     monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
-    f2 = S["fig2"]
-    for _, c in parts.fig2_cases(p["run"], f2):
-        analysis.cached_view(c, f2["epochs"], f2["points"])
+    f2 = S.fig2
+    for _, c in parts.fig2_cases(p.run, f2):
+        analysis.cached_view(c, f2.epochs, f2.points)
     (tmp_path / "archive" / analysis.VIEWS).mkdir(parents=True)
     for f in (tmp_path / "results" / analysis.VIEWS).glob("*.json"):
         (tmp_path / "archive" / analysis.VIEWS / f.name).write_bytes(f.read_bytes())

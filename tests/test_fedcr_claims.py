@@ -1,5 +1,7 @@
 """FedCR's claims (fedlib/papers/fedcr/parts.py) on made-up Results and numbers: holding, failing, within noise;
 the strongest baseline chosen by mean final accuracy; beta's best and too-large rows; the seed-systems rows."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -90,12 +92,12 @@ def test_the_paper_profiles_table2_is_drawn_from_its_run_set_alone(monkeypatch):
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: _runs([90.0] * len(cfgs)))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     p = parts.plan("paper", fedcr.PROFILES["paper"])
-    assert sorted(p["labels"]) == sorted(fedcr.TABLE2_LABELS)
+    assert sorted(p.labels) == sorted(fedcr.TABLE2_LABELS)
     table = parts.table2(p, None)
     assert table[("fashion_mnist", "n1")] is not None and table[("fashion_mnist", "n2")] is None
     ledger = _ledger()
     parts.beats_the_strongest_baseline(ledger, table[("fashion_mnist", "n1")], "n1",
-                                       [lab for lab in p["labels"] if lab != "FedCR"],
+                                       [lab for lab in p.labels if lab != "FedCR"],
                                        fedcr.TABLE2[("fashion_mnist", "n1")], 250)
     assert [r.verdict for r in ledger.rows] == [rules.WITHIN] * 2  # judged (all equal: no effect), not "not run"
 
@@ -127,7 +129,7 @@ def test_a_table2_set_shipped_in_part_judges_the_methods_whose_seeds_are_all_shi
     ledger = rules.ClaimsLedger("06_test", "paper")
     n1, reported = table[("fashion_mnist", "n1")], fedcr.TABLE2[("fashion_mnist", "n1")]
     parts.beats_the_strongest_baseline(ledger, n1, "n1", ["FedAvg", "Ditto", "FedRep"], reported, 250)
-    parts.reproduces_table2(ledger, n1, "n1", p["labels"], reported, fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")], 250)
+    parts.reproduces_table2(ledger, n1, "n1", p.labels, reported, fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")], 250)
     verdicts = lambda start: {r.verdict for r in ledger.rows if r.claim.startswith(start)}  # noqa: E731
     assert verdicts("FedCR is more accurate") == {rules.MISSING}  # than the strongest, FedAvg-FT, FedRep
     # equivalence within 0.5 points: FedAvg's paper SE (0.16 / sqrt 3) allows it; FedAvg-FT's and Ditto's (0.63 and
@@ -189,7 +191,7 @@ def test_fig3s_caption_names_the_papers_lambda_per_column_in_the_paper_profile(t
     from fedlib import paths
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    p = {"S": fedcr.PROFILES["paper"], "profile": "paper", "rounds": "250 (fashion_mnist)"}
+    p = SimpleNamespace(S=fedcr.PROFILES["paper"], profile="paper")
     table = {("fashion_mnist", "n1"): {lab: _runs([90.0, 91.0, 92.0]) for lab in fedcr.TABLE2_LABELS},
              ("fashion_mnist", "n2"): None}
     parts.curves_figure(table, p, None)
@@ -224,7 +226,7 @@ def test_dittos_cross_check_with_its_authors_code_is_judged_at_its_own_reduced_s
     curves, setting = parts.ditto_crosscheck(_crosscheck_files(tmp_path, shift, seeds))
     assert curves["fedlib"].shape == (seeds, 11) and setting["clients"] == 20
     assert (tmp_path / "fedcr_ditto_crosscheck.png").exists()
-    ledger = parts.record_crosscheck({"profile": "quick"}, (curves, setting))
+    ledger = parts.record_crosscheck(SimpleNamespace(profile="quick"), (curves, setting))
     row = ledger.rows[0]
     assert row.verdict == verdict and row.scale == "reduced" and "20 clients" in row.where
     assert not row.where.startswith("Table 2")  # not Table 2's scale, nor its run sets' deviations
@@ -235,7 +237,7 @@ def test_a_missing_cross_check_draws_and_records_nothing(tmp_path, monkeypatch, 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     assert parts.ditto_crosscheck(tmp_path / "absent.csv") == ({}, {})
     assert "run scripts/fedcr_crosscheck.py" in capsys.readouterr().out
-    assert parts.record_crosscheck({"profile": "quick"}, ({}, {})) is None
+    assert parts.record_crosscheck(SimpleNamespace(profile="quick"), ({}, {})) is None
 
 
 def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
@@ -251,7 +253,7 @@ def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
     monkeypatch.setattr(plots, "caption", lambda fig, profile, seeds, rounds, note="": captions.append(rounds))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     p = parts.plan("paper", fedcr.PROFILES["paper"])
-    assert ("mnist", "n1") in p["columns"]  # MNIST's columns are planned too (500 rounds)
+    assert ("mnist", "n1") in p.columns  # MNIST's columns are planned too (500 rounds)
     table = parts.table2(p, None)
     parts.curves_figure(table, p, None)
     assert captions == ["250 rounds (fashion_mnist)"]
@@ -281,12 +283,12 @@ def test_table2_shows_dittos_second_reading_beside_ours_and_says_which_the_paper
 
     paper_ditto = fedcr.TABLE2[("fashion_mnist", "n1")]["Ditto"]
     by_label = {"Ditto": _runs([paper_ditto - 3] * 3)}
-    p = {"profile": "paper", "get": lambda cfgs: _runs([paper_ditto - 0.5, paper_ditto, paper_ditto + 0.2])}
+    p = SimpleNamespace(profile="paper", get=lambda cfgs: _runs([paper_ditto - 0.5, paper_ditto, paper_ditto + 0.2]))
     rows = parts._ditto_second_reading(p, by_label)
     assert [r["method"] for r in rows] == [DITTO_AS_MAIN_FED] and rows[0]["paper_accuracy"] == paper_ditto
     assert rows[0]["seeds"] == 3
     said = capsys.readouterr().out
     assert f"the paper's number is nearer {DITTO_AS_MAIN_FED}" in said
-    p["get"] = lambda cfgs: None
+    p.get = lambda cfgs: None
     assert parts._ditto_second_reading(p, by_label) == []
     assert "scripts/paper_runs.py fedcr_ditto_main_fed" in capsys.readouterr().out

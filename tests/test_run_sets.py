@@ -104,7 +104,7 @@ def test_fedcrs_sweep_and_seed_system_sets_are_the_runs_notebook_06_reads():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        planned = {c.key() for c in parts.plan("paper", fedcr.PROFILES["paper"])["upfront"]}
+        planned = {c.key() for c in parts.plan("paper", fedcr.PROFILES["paper"]).upfront}
         for name in ("fedcr_table3", "fedcr_beta", "fedcr_seed_systems"):
             keys = [cfg.key() for _, cfg in RUN_SETS[name].runs()]
             assert keys and set(keys) <= planned, name

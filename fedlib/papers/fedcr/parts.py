@@ -4,6 +4,9 @@ made-up numbers in tests/test_fedcr_claims.py). Accuracies in percent. What the 
 notebook's plans come from their role modules (`reported`, `protocol`, `plans`), never the package passed in."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Callable
+
 import numpy as np
 
 from ... import outputs, plots, stats, sweep
@@ -11,6 +14,7 @@ from . import analysis, figures, plans, protocol
 from ... import claims as rules
 from ... import experiments as ex
 from ...result import COMPARE_UNITS, Result, compare
+from .plans import Profile
 from .reported import QUOTES, TABLE2, TABLE3, TABLE9, TABLE10_SPREAD, table10_cell
 
 NOTEBOOK = "06_fedcr_common_representation"
@@ -44,40 +48,59 @@ def final(result) -> float:
     return 100 * result.final()
 
 
-def plan(profile: str, S: dict) -> dict:
-    """What notebook 06 runs at `profile`: its columns (those whose data are here), the sweeps' datasets, the rounds'
-    label, and every run known before Ditto's lambda is chosen ("upfront")."""
+@dataclass
+class Plan:
+    """What notebook 06 runs at `profile`: its columns (those whose data are here), Table 2's methods, the sweeps'
+    datasets, the first column, the columns missing here, and every run known before Ditto's lambda is chosen
+    (`upfront`); `run` makes one of its Configs, `get` reads Results (`reader`)."""
+    profile: str
+    S: Profile
+    run: Callable = field(repr=False)
+    get: Callable = field(repr=False)
+    columns: list
+    labels: list
+    dim_sets: list
+    beta_sets: list
+    nonagg_set: str | None
+    d0: str
+    p0: str
+    upfront: list = field(repr=False)
+    missing: list
+
+
+def plan(profile: str, S: Profile) -> Plan:
+    """Notebook 06's Plan at `profile` (`S`: its Profile)."""
     run = lambda d, lab, p, sd, **change: plans.run(profile, d, lab, p, sd, **change)  # noqa: E731
-    columns = [(d, p) for d, p in S["columns"] if ex.dataset_available(d)]
+    columns = [(d, p) for d, p in S.columns if ex.dataset_available(d)]
     every = protocol.BASELINES + ["FedCR"]
-    labels = [lab for lab in every if lab in S.get("labels", every)]  # the paper profile: its run sets' (TABLE2_LABELS)
+    labels = [lab for lab in every if lab in (S.labels or every)]  # the paper profile: its run sets' (TABLE2_LABELS)
     dim_sets = [d for d, p in columns if p == "n1"][:None if profile == "paper" else 1]  # quick: FashionMNIST only
-    beta_sets = [d for d in S["beta_sets"] if (d, "n1") in columns]
+    beta_sets = [d for d in S.beta_sets if (d, "n1") in columns]
     nonagg_set = "fashion_mnist" if ex.dataset_available("fashion_mnist") else None
     d0, p0 = columns[0]
-    upfront = [run(d0, "Ditto", p0, S["seeds"][0], lam=lam) for lam in S["ditto_grid"]]
-    upfront += [run(d, lab, p, sd) for d, p in columns for lab in labels if lab != "Ditto" for sd in S["seeds"]]
-    upfront += [run(d, "FedCR", "n1", sd, dim=V) for d in dim_sets for V in S["dims"] for sd in S["seeds"]]
-    upfront += [run(d, "FedCR", "n1", sd, beta=b) for d in beta_sets for b in S["betas"] for sd in S["seeds"]]
+    upfront = [run(d0, "Ditto", p0, S.seeds[0], lam=lam) for lam in S.ditto_grid]
+    upfront += [run(d, lab, p, sd) for d, p in columns for lab in labels if lab != "Ditto" for sd in S.seeds]
+    upfront += [run(d, "FedCR", "n1", sd, dim=V) for d in dim_sets for V in S.dims for sd in S.seeds]
+    upfront += [run(d, "FedCR", "n1", sd, beta=b) for d in beta_sets for b in S.betas for sd in S.seeds]
     if nonagg_set:
-        upfront += [run(nonagg_set, lab, "n1", sd, classes=k, rounds=S["table9"]["rounds"])
-                    for k in S["table9"]["ks"] for lab in protocol.NONAGGREGATE for sd in S["seeds"]]
+        upfront += [run(nonagg_set, lab, "n1", sd, classes=k, rounds=S.table9.rounds)
+                    for k in S.table9.ks for lab in protocol.NONAGGREGATE for sd in S.seeds]
     if ex.dataset_available("mnist"):
-        upfront += [plans.table1_run(profile, m, sd) for m in ("fedcr", "fedcr_na") for sd in S["table1"]["seeds"]]
-    return dict(profile=profile, S=S, run=run, get=reader(profile), columns=columns, labels=labels, dim_sets=dim_sets,
-                beta_sets=beta_sets, nonagg_set=nonagg_set, d0=d0, p0=p0, upfront=upfront,
-                missing=[(d, p) for d, p in S["columns"] if (d, p) not in columns])
+        upfront += [plans.table1_run(profile, m, sd) for m in ("fedcr", "fedcr_na") for sd in S.table1.seeds]
+    return Plan(profile=profile, S=S, run=run, get=reader(profile), columns=columns, labels=labels,
+                dim_sets=dim_sets, beta_sets=beta_sets, nonagg_set=nonagg_set, d0=d0, p0=p0, upfront=upfront,
+                missing=[(d, p) for d, p in S.columns if (d, p) not in columns])
 
 
 def ditto_lambda(p: dict) -> tuple[float | None, str]:
     """The quick profile chooses Ditto's lambda on seed 0 of the first column from the paper's grid, by final
     accuracy; the paper profile takes the paper's per column (None). Returns it and what to print."""
-    S = p["S"]
-    grid = {lam: p["get"]([p["run"](p["d0"], "Ditto", p["p0"], S["seeds"][0], lam=lam)])
-            for lam in S["ditto_grid"]}
+    S = p.S
+    grid = {lam: p.get([p.run(p.d0, "Ditto", p.p0, S.seeds[0], lam=lam)])
+            for lam in S.ditto_grid}
     grid = {lam: rs[0] for lam, rs in grid.items() if rs is not None}
     if not grid:
-        return None, f"lambda per column, the paper's: {dict((f'{d} {q}', protocol.DITTO_LAM[(d, q)]) for d, q in p['columns'])}"
+        return None, f"lambda per column, the paper's: {dict((f'{d} {q}', protocol.DITTO_LAM[(d, q)]) for d, q in p.columns)}"
     lam = max(grid, key=lambda v: final(grid[v]))
     return lam, (f"lambda = {lam:g} for every Ditto run below; final accuracy by lambda: "
                  f"{ {v: round(final(r), 2) for v, r in grid.items()} }")
@@ -88,18 +111,18 @@ def table2(p: dict, lam) -> dict:
     as fedcr_table2. Returns (dataset, partition) -> label -> Results of the methods whose runs are all there (a run
     set shipped in part: those of its methods with every seed shipped), None for a column with none of them (the
     paper profile computes none); the methods left out are named, with the command that computes them."""
-    S, run = p["S"], p["run"]
-    if sweep.may_compute(p["profile"]):  # Ditto's runs with the lambda chosen, in one sweep with the rest
-        sweep.run_many([run(d, "Ditto", q, sd, lam=lam) for d, q in p["columns"] for sd in S["seeds"]])
+    S, run = p.S, p.run
+    if sweep.may_compute(p.profile):  # Ditto's runs with the lambda chosen, in one sweep with the rest
+        sweep.run_many([run(d, "Ditto", q, sd, lam=lam) for d, q in p.columns for sd in S.seeds])
     table, absent = {}, []
-    for d, q in p["columns"]:
-        by_label = {lab: p["get"]([run(d, lab, q, sd, lam=lam) for sd in S["seeds"]]) for lab in p["labels"]}
+    for d, q in p.columns:
+        by_label = {lab: p.get([run(d, lab, q, sd, lam=lam) for sd in S.seeds]) for lab in p.labels}
         table[(d, q)] = {lab: rs for lab, rs in by_label.items() if rs is not None} or None
         left = [lab for lab, rs in by_label.items() if rs is None]
         absent += [dict(dataset=protocol.SHOWN[d], partition=q, method=lab) for lab in left if table[(d, q)]]
         if left:
             _missing(f"Table 2 ({protocol.SHOWN[d]} {q}){': ' + ', '.join(left) if table[(d, q)] else ''}",
-                     [run(d, lab, q, sd, lam=lam) for lab in left for sd in S["seeds"]])
+                     [run(d, lab, q, sd, lam=lam) for lab in left for sd in S.seeds])
     rows = []
     for (d, q), by_label in table.items():
         if by_label is None:
@@ -111,9 +134,9 @@ def table2(p: dict, lam) -> dict:
         rows += compare({**({"FedAvg-FT": fedavg["FedAvg"]} if fedavg else {}),
                          **{lab: rs for lab, rs in by_label.items() if lab != "FedAvg"}},
                         reported, keys=keys, paper_name=name)
-    if p["profile"] == "paper" and table.get(("fashion_mnist", "n1")):
+    if p.profile == "paper" and table.get(("fashion_mnist", "n1")):
         rows += _ditto_second_reading(p, table[("fashion_mnist", "n1")])
-    rows += compare({}, {}, missing=[dict(dataset=protocol.SHOWN[d], partition=q) for d, q in p["missing"]
+    rows += compare({}, {}, missing=[dict(dataset=protocol.SHOWN[d], partition=q) for d, q in p.missing
                                      + [c for c, by_label in table.items() if by_label is None]] + absent)
     outputs.save_table(rows, "fedcr_table2", units=COMPARE_UNITS)
     return table
@@ -126,7 +149,7 @@ def _ditto_second_reading(p: dict, by_label: dict) -> list[dict]:
     from .plans import DITTO_AS_MAIN_FED
 
     second = plans.DITTO_MAIN_FED
-    results = p["get"]([c for _, c in second.runs()])
+    results = p.get([c for _, c in second.runs()])
     if results is None:
         _missing(f"Table 2 (FashionMNIST n1): {DITTO_AS_MAIN_FED}", [c for _, c in second.runs()])
         return []
@@ -145,7 +168,7 @@ def _ditto_second_reading(p: dict, by_label: dict) -> list[dict]:
 
 def curves_figure(table: dict, p: dict, lam) -> None:
     """Part B: Fig. 3(a-c), accuracy per round before the final fine-tune (the columns whose runs are there)."""
-    S = p["S"]
+    S = p.S
     panels = {f"{protocol.SHOWN[d]} {q}": {lab: {"method": protocol.METHODS[lab][0],
                                               "acc": np.array([r.curve() for r in rs]) * 100}
                                         for lab, rs in by_label.items()}
@@ -157,21 +180,21 @@ def curves_figure(table: dict, p: dict, lam) -> None:
     drawn = [(d, q) for (d, q), by_label in table.items() if by_label is not None]
     ditto = f"Ditto lambda {lam:g}" if lam is not None else "Ditto lambda the paper's per column: " + ", ".join(
         f"{protocol.SHOWN[d]} {q} {protocol.DITTO_LAM[(d, q)]:g}" for d, q in drawn)  # the paper profile: lam None
-    plots.caption(fig, p["profile"], len(S["seeds"]), plans.rounds_label(p["profile"], sorted({d for d, _ in drawn}),
-                  unit=True), note=f"width {S['model']['width']}, V = {S['model']['dim']}, {ditto}")
+    plots.caption(fig, p.profile, len(S.seeds), plans.rounds_label(p.profile, sorted({d for d, _ in drawn}),
+                  unit=True), note=f"width {S.width}, V = {S.dim}, {ditto}")
     outputs.save_figure(fig, "fedcr_curves")
 
 
 def sweeps(p: dict) -> dict:
     """Parts C and D: FedCR's final accuracy on n1, seed by seed, at each V and each beta: (name, dataset, value) ->
     [per seed], for the values whose runs are there (each one missing is named)."""
-    S, run = p["S"], p["run"]
+    S, run = p.S, p.run
     out = {}
-    for name, sets, values in (("dim", p["dim_sets"], S["dims"]), ("beta", p["beta_sets"], S["betas"])):
+    for name, sets, values in (("dim", p.dim_sets, S.dims), ("beta", p.beta_sets, S.betas)):
         for d in sets:
             for v in values:
-                cfgs = [run(d, "FedCR", "n1", sd, **{name: v}) for sd in S["seeds"]]
-                rs = p["get"](cfgs)
+                cfgs = [run(d, "FedCR", "n1", sd, **{name: v}) for sd in S.seeds]
+                rs = p.get(cfgs)
                 if rs is None:
                     _missing(f"FedCR at {name} = {v:g} ({d})", cfgs)
                 else:
@@ -186,11 +209,11 @@ def _series(table: dict, d: str):
 def dims_part(per_seed: dict, p: dict):
     """Part C: Table 3, FedCR's final accuracy against V (n1); saved as fedcr_table3_dims and fedcr_dims. Returns
     the table (None where no V was run)."""
-    S = p["S"]
+    S = p.S
     dims = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "dim"}
     rows = [{"dataset": protocol.SHOWN[d], "V": V, "final_mean": m, "final_se": se,
              "paper_accuracy": TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
-             "seeds": len(S["seeds"]), "rounds": plans.rounds_label(p["profile"], [d])} for (d, V), (m, se) in dims.items()]
+             "seeds": len(S.seeds), "rounds": plans.rounds_label(p.profile, [d])} for (d, V), (m, se) in dims.items()]
     if not rows:
         return None
     table = outputs.save_table(rows, "fedcr_table3_dims")
@@ -199,26 +222,26 @@ def dims_part(per_seed: dict, p: dict):
                           "paper": (list(TABLE3), [v[0 if d == "mnist" else 1] for v in TABLE3.values()],
                                     None)}
          for d in sorted({d for d, _ in dims})}, "Gaussian dimension V", "FedCR's Table 3: final accuracy against V (n1)")
-    plots.caption(fig, p["profile"], len(S["seeds"]), plans.rounds_label(p["profile"], sorted({d for d, _ in dims}),
-                  unit=True), note=f"width {S['model']['width']}")
+    plots.caption(fig, p.profile, len(S.seeds), plans.rounds_label(p.profile, sorted({d for d, _ in dims}),
+                  unit=True), note=f"width {S.width}")
     outputs.save_figure(fig, "fedcr_dims")
     return table
 
 
 def betas_part(per_seed: dict, p: dict):
     """Part D: Fig. 3(d), FedCR's final accuracy against beta (n1); saved as fedcr_beta. Returns the table."""
-    S = p["S"]
+    S = p.S
     betas = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
-    rows = [{"dataset": protocol.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S["seeds"]),
-             "rounds": plans.rounds_label(p["profile"], [d])} for (d, b), (m, se) in betas.items()]
+    rows = [{"dataset": protocol.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S.seeds),
+             "rounds": plans.rounds_label(p.profile, [d])} for (d, b), (m, se) in betas.items()]
     if not rows:
         return None
     table = outputs.save_table(rows, "fedcr_beta")
     fig = plots.parameter_sweep({protocol.SHOWN[d]: {"ours": _series(betas, d)} for d in sorted({d for d, _ in betas})},
                                 "beta (weight of the KL term)",
                                 "FedCR's Fig. 3(d): final accuracy against beta (n1; the paper gives no numbers)")
-    plots.caption(fig, p["profile"], len(S["seeds"]), plans.rounds_label(p["profile"], sorted({d for d, _ in betas}),
-                  unit=True), note=f"V = {S['model']['dim']}")
+    plots.caption(fig, p.profile, len(S.seeds), plans.rounds_label(p.profile, sorted({d for d, _ in betas}),
+                  unit=True), note=f"V = {S.dim}")
     outputs.save_figure(fig, "fedcr_beta")
     return table
 
@@ -226,26 +249,26 @@ def betas_part(per_seed: dict, p: dict):
 def fig2_cases(run, f2: dict) -> list[tuple]:
     """Part E's four runs: ((partition, beta), Config) for n1 and n2, beta 0 and 5e-4, V = 2, seed 0, at a
     profile's `run` (the plan's) and Fig. 2 settings `f2` (its PROFILES entry's "fig2")."""
-    return [((q, beta), run("mnist", "FedCR", q, 0, dim=2, beta=beta, rounds=f2["rounds"], **f2["over"]))
+    return [((q, beta), run("mnist", "FedCR", q, 0, dim=2, beta=beta, rounds=f2.rounds, **f2.over))
             for q in ("n1", "n2") for beta in (0.0, 5e-4)]
 
 
 def fig2(p: dict) -> dict:
     """Part E: the 2-D Gaussian means of one client's MNIST test images, beta = 0 against 5e-4, n1 and n2; returns
     (partition, beta) -> the silhouette of the means by class."""
-    f2 = p["S"]["fig2"]
+    f2 = p.S.fig2
     scatter, silhouettes = {}, {}
     if not ex.dataset_available("mnist"):
         return silhouettes
-    cases, cfgs = zip(*fig2_cases(p["run"], f2))
-    views = [analysis.cached_view(cfg, f2["epochs"], f2["points"], compute=False) for cfg in cfgs]
-    if None in views and not sweep.may_compute(p["profile"]):  # live runs (trained, then one client trains on)
-        print(f"Fig. 2: not drawn, its views are not cached or shipped and the {p['profile']} profile computes "
-              f"nothing; compute them with `scripts/fedcr_fig2_views.py --profile {p['profile']}`, then ship them "
+    cases, cfgs = zip(*fig2_cases(p.run, f2))
+    views = [analysis.cached_view(cfg, f2.epochs, f2.points, compute=False) for cfg in cfgs]
+    if None in views and not sweep.may_compute(p.profile):  # live runs (trained, then one client trains on)
+        print(f"Fig. 2: not drawn, its views are not cached or shipped and the {p.profile} profile computes "
+              f"nothing; compute them with `scripts/fedcr_fig2_views.py --profile {p.profile}`, then ship them "
               f"with `--pack`")
         return silhouettes
     todo = [i for i, v in enumerate(views) if v is None]  # computed in the workers, then cached
-    for i, v in zip(todo, sweep.call_many(analysis.cached_view, [(cfgs[i], f2["epochs"], f2["points"]) for i in todo])):
+    for i, v in zip(todo, sweep.call_many(analysis.cached_view, [(cfgs[i], f2.epochs, f2.points) for i in todo])):
         views[i] = v
     for (q, beta), v in zip(cases, views):
         silhouettes[(q, beta)] = stats.silhouette(v["mu"], v["y"])
@@ -253,7 +276,7 @@ def fig2(p: dict) -> dict:
             v["mu"], v["y"], silhouettes[(q, beta)])
         print(f"Fig. 2 {q} beta={beta:g}: silhouette {silhouettes[(q, beta)]:.3f} over {len(v['y'])} test images")
     fig = figures.feature_scatter(scatter, "FedCR's Fig. 2: Gaussian means (V = 2) of one client's MNIST test images")
-    plots.caption(fig, p["profile"], 1, f2["rounds"], note=f"then {f2['epochs']} local epochs at the client shown")
+    plots.caption(fig, p.profile, 1, f2.rounds, note=f"then {f2.epochs} local epochs at the client shown")
     outputs.save_figure(fig, "fedcr_fig2_features")
     return silhouettes
 
@@ -261,18 +284,18 @@ def fig2(p: dict) -> dict:
 def table9(p: dict) -> dict:
     """Part F: no model aggregation on FashionMNIST with k classes per client; (k, label) -> Results; saved as
     fedcr_table9_nonaggregate."""
-    S, t9 = p["S"], p["S"]["table9"]
-    if not p["nonagg_set"]:
+    S, t9 = p.S, p.S.table9
+    if not p.nonagg_set:
         return {}
-    cfgs = {(k, lab): [p["run"](p["nonagg_set"], lab, "n1", sd, classes=k, rounds=t9["rounds"]) for sd in S["seeds"]]
-            for k in t9["ks"] for lab in protocol.NONAGGREGATE}
-    table = {key: p["get"](cs) for key, cs in cfgs.items()}
+    cfgs = {(k, lab): [p.run(p.nonagg_set, lab, "n1", sd, classes=k, rounds=t9.rounds) for sd in S.seeds]
+            for k in t9.ks for lab in protocol.NONAGGREGATE}
+    table = {key: p.get(cs) for key, cs in cfgs.items()}
     if any(rs is None for rs in table.values()):
         _missing("Table 9", [c for key, cs in cfgs.items() if table[key] is None for c in cs])
     table = {key: rs for key, rs in table.items() if rs is not None}
     rows = [{"classes_per_client": k, "method": lab, **dict(zip(("final_mean", "final_se"),
                                                                 stats.mean_se([final(r) for r in rs]))),
-             "total_bits": rs[0].total_bits(), "seeds": len(S["seeds"]), "rounds": t9["rounds"]}
+             "total_bits": rs[0].total_bits(), "seeds": len(S.seeds), "rounds": t9.rounds}
             for (k, lab), rs in table.items()]
     if rows:
         outputs.save_table(rows, "fedcr_table9_nonaggregate",
@@ -283,24 +306,24 @@ def table9(p: dict) -> dict:
 def seed_systems_table1(p: dict, fedlog) -> dict:
     """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting beside FedAvg, FedPer, FedProto and FedLog-C
     (their shipped paper-setting runs, read for their first rounds); label -> Results; saved."""
-    g, t1, get = p["S"]["table1"], {}, p["get"]
+    g, t1, get = p.S.table1, {}, p.get
     if not ex.dataset_available("mnist"):
         return t1
     for lab in ["FedAvg", "FedPer", "FedProto", "FedLog-C"]:
-        if g["over"]:  # the smoke profile's own small setting
-            t1[lab] = get([fedlog.table1_config("mnist", lab, seed=sd, rounds=g["rounds"], **g["over"])
-                           for sd in g["seeds"]])
+        if g.over:  # the smoke profile's own small setting
+            t1[lab] = get([fedlog.table1_config("mnist", lab, seed=sd, rounds=g.rounds, **g.over)
+                           for sd in g.seeds])
         else:
-            full = get([fedlog.table1_config("mnist", lab, seed=sd) for sd in g["seeds"]])
-            t1[lab] = None if full is None else [ex.first_rounds(r, g["rounds"]) for r in full]
+            full = get([fedlog.table1_config("mnist", lab, seed=sd) for sd in g.seeds])
+            t1[lab] = None if full is None else [ex.first_rounds(r, g.rounds) for r in full]
     for lab, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]:
-        t1[lab] = get([plans.table1_run(p["profile"], method, sd) for sd in g["seeds"]])
+        t1[lab] = get([plans.table1_run(p.profile, method, sd) for sd in g.seeds])
     if any(rs is None for rs in t1.values()):
-        _missing("FedCR in FedLog's Table 1 setting", [plans.table1_run(p["profile"], method, sd)
+        _missing("FedCR in FedLog's Table 1 setting", [plans.table1_run(p.profile, method, sd)
                                                        for _, method in [("FedCR", "fedcr"), ("FedCR-NA", "fedcr_na")]
-                                                       for sd in g["seeds"]])
+                                                       for sd in g.seeds])
         return {}
-    rows = [{**r, "seeds": len(g["seeds"]), "rounds": g["rounds"]}
+    rows = [{**r, "seeds": len(g.seeds), "rounds": g.rounds}
             for r in stats.table_rows(t1, fedlog.THRESHOLD["mnist"], reference="FedLog-C")]
     outputs.save_table(rows, "table1_mnist_seed_systems_fedcr", units=stats.TABLE_UNITS)
     return t1
@@ -493,7 +516,7 @@ def record_crosscheck(p: dict, ditto_check: tuple[dict, dict]):
     curves, setting = ditto_check
     if not curves:
         return None
-    ledger = rules.ClaimsLedger(NOTEBOOK, p["profile"], scale="reduced")
+    ledger = rules.ClaimsLedger(NOTEBOOK, p.profile, scale="reduced")
     xc.record(ledger, "FedCR", f"Ditto against its authors' code (FashionMNIST n1, {setting['clients']} clients, "
               f"{setting['participation']:.0%} a round)", "Ditto", curves)
     ledger.save()
@@ -502,32 +525,32 @@ def record_crosscheck(p: dict, ditto_check: tuple[dict, dict]):
 
 def record(p: dict, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1: dict):
     """Notebook 06's claims, saved; returns the ledger."""
-    S = p["S"]
-    rounds = lambda d: plans.rounds_label(p["profile"], [d])  # noqa: E731  (the paper's differ by dataset)
-    ledger = rules.ClaimsLedger(NOTEBOOK, p["profile"])
+    S = p.S
+    rounds = lambda d: plans.rounds_label(p.profile, [d])  # noqa: E731  (the paper's differ by dataset)
+    ledger = rules.ClaimsLedger(NOTEBOOK, p.profile)
     for (d, q), by_label in table.items():
         if d == "fashion_mnist":
-            beats_the_strongest_baseline(ledger, by_label, q, [lab for lab in p["labels"] if lab != "FedCR"],
+            beats_the_strongest_baseline(ledger, by_label, q, [lab for lab in p.labels if lab != "FedCR"],
                                          TABLE2[("fashion_mnist", q)], rounds(d))
-            if p["profile"] == "paper":  # the other profiles' models, data and rounds are reduced
-                reproduces_table2(ledger, by_label, q, p["labels"], TABLE2[("fashion_mnist", q)],
+            if p.profile == "paper":  # the other profiles' models, data and rounds are reduced
+                reproduces_table2(ledger, by_label, q, p.labels, TABLE2[("fashion_mnist", q)],
                                   TABLE10_SPREAD[("fashion_mnist", q)], rounds(d))
                 if q == "n1":
                     second = plans.DITTO_MAIN_FED
-                    ditto_as_main_fed(ledger, p["get"]([c for _, c in second.runs()]), TABLE2[(d, q)],
+                    ditto_as_main_fed(ledger, p.get([c for _, c in second.runs()]), TABLE2[(d, q)],
                                       TABLE10_SPREAD[(d, q)], rounds(d))
-    if p["dim_sets"]:  # the first dataset's (runs missing: "not run")
-        d = p["dim_sets"][0]
-        drops_only_at_small_v(ledger, per_seed, d, protocol.SHOWN[d], S["dims"], TABLE3, rounds(d))
-    for d in p["beta_sets"]:
+    if p.dim_sets:  # the first dataset's (runs missing: "not run")
+        d = p.dim_sets[0]
+        drops_only_at_small_v(ledger, per_seed, d, protocol.SHOWN[d], S.dims, TABLE3, rounds(d))
+    for d in p.beta_sets:
         beta_claims(ledger, per_seed, d, protocol.SHOWN[d], rounds(d))
     if ex.dataset_available("mnist"):
         for q in ("n1", "n2"):
-            kl_separates(ledger, silhouettes, q, S["fig2"]["rounds"])
-    for k in S["table9"]["ks"] if p["nonagg_set"] else []:
-        na_beats_local(ledger, t9, k, TABLE9, S["table9"]["rounds"])
+            kl_separates(ledger, silhouettes, q, S.fig2.rounds)
+    for k in S.table9.ks if p.nonagg_set else []:
+        na_beats_local(ledger, t9, k, TABLE9, S.table9.rounds)
     if ex.dataset_available("mnist"):
         for other in ("FedCR", "FedCR-NA"):
-            fedlog_beats(ledger, t1, other, S["table1"]["rounds"])
+            fedlog_beats(ledger, t1, other, S.table1.rounds)
     ledger.save()
     return ledger

@@ -1,50 +1,101 @@
 """Notebook 06's profiles and each part's runs; RUN_SETS: what scripts/paper_runs.py computes and packs."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from .protocol import BETA, DITTO_LAM, ROUNDS, config
 
 
-TABLE2_LABELS = ["FedCR", "FedAvg", "Ditto", "FedRep"]  # FedRep: the strongest other baseline of the paper's
+TABLE2_LABELS = ("FedCR", "FedAvg", "Ditto", "FedRep")  # FedRep: the strongest other baseline of the paper's
 # FashionMNIST rows (89.78 n1, 88.90 n2); Ditto at the paper's lambda for the column (DITTO_LAM)
 
 
 TINY = dict(n_clients=10, participation=0.5, local_epochs=1, train_fraction=0.01)
+
+
+@dataclass(frozen=True)
+class Fig2:
+    """Part E's live runs: their rounds, then the local epochs of the client shown and the test images drawn."""
+    rounds: int
+    epochs: int
+    points: int
+    over: dict = field(default_factory=dict, hash=False)  # Config fields of the data's size
+
+
+@dataclass(frozen=True)
+class Table9:
+    """Part F: the classes per client and the rounds of the runs without model aggregation."""
+    ks: tuple[int, ...]
+    rounds: int
+
+
+@dataclass(frozen=True)
+class SeedSystems:
+    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting, their seeds, rounds and setting's changes."""
+    seeds: tuple[int, ...]
+    rounds: int
+    over: dict = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Notebook 06 at one profile: the model (width, Gaussian dimension V), FedCR's samples in training and
+    evaluation, the seeds, the rounds (one number, or Table 4's per dataset: `rounds_of`), the data's size, Table 2's
+    columns (and, at the paper profile, its methods), Ditto's lambda grid (none: the paper's per column), the sweeps
+    of Table 3 (V) and Fig. 3(d) (beta, and their datasets), and parts E-G."""
+    width: int
+    dim: int
+    samples: tuple[int, int]
+    seeds: tuple[int, ...]
+    rounds: int | dict = field(hash=False)
+    over: dict = field(hash=False)
+    columns: tuple[tuple[str, str], ...]
+    ditto_grid: tuple[float, ...]
+    dims: tuple[int, ...]
+    betas: tuple[float, ...]
+    beta_sets: tuple[str, ...]
+    fig2: Fig2
+    table9: Table9
+    table1: SeedSystems
+    labels: tuple[str, ...] | None = None  # Table 2's methods (None: every implemented one)
+
+    def rounds_of(self, dataset: str) -> int:
+        return self.rounds[dataset] if isinstance(self.rounds, dict) else self.rounds
+
+
 PROFILES = {  # notebook 06, per profile (its parts; see the notebook)
-    "smoke": dict(model=dict(width=64, dim=8), samples=(2, 2), seeds=[0], rounds=2, over=TINY,
-                  columns=[("fashion_mnist", "n1")], ditto_grid=[0.1],
-                  dims=[2, 8], betas=[0.0, 5e-4], beta_sets=["fashion_mnist"],
-                  fig2=dict(rounds=2, epochs=1, points=100, over=TINY),
-                  table9=dict(ks=[3], rounds=2), table1=dict(seeds=[0], rounds=2,
-                                                              over=dict(n_clients=10, train_fraction=0.02,
+    "smoke": Profile(width=64, dim=8, samples=(2, 2), seeds=(0,), rounds=2, over=TINY,
+                     columns=(("fashion_mnist", "n1"),), ditto_grid=(0.1,), dims=(2, 8), betas=(0.0, 5e-4),
+                     beta_sets=("fashion_mnist",), fig2=Fig2(rounds=2, epochs=1, points=100, over=TINY),
+                     table9=Table9(ks=(3,), rounds=2),
+                     table1=SeedSystems(seeds=(0,), rounds=2, over=dict(n_clients=10, train_fraction=0.02,
                                                                         local_epochs=1))),
-    "quick": dict(model=dict(width=256, dim=64), samples=(4, 8), seeds=[0], rounds=20,
-                  over=dict(train_fraction=0.1),  # 10% of the pool: 49 train / 21 test images per client
-                  columns=[("fashion_mnist", "n1"), ("fashion_mnist", "n2"), ("mnist", "n1"), ("mnist", "n2")],
-                  ditto_grid=[0.001, 0.01, 0.1, 1.0], dims=[2, 4, 16, 64], betas=[0.0, 5e-4, 5e-3],
-                  beta_sets=["fashion_mnist"],  # quick: FashionMNIST only (the paper profile adds MNIST)
-                  fig2=dict(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.2)),
-                  table9=dict(ks=[5, 7], rounds=20), table1=dict(seeds=[0], rounds=5, over={})),
-    "paper": dict(  # Ditto: the paper's lambda per column (DITTO_LAM), no grid; rounds per dataset (ROUNDS)
-        model=dict(width=1024, dim=512), samples=(18, 18), seeds=[0, 1, 2], rounds=ROUNDS, over={},
+    "quick": Profile(width=256, dim=64, samples=(4, 8), seeds=(0,), rounds=20,
+                     over=dict(train_fraction=0.1),  # 10% of the pool: 49 train / 21 test images per client
+                     columns=(("fashion_mnist", "n1"), ("fashion_mnist", "n2"), ("mnist", "n1"), ("mnist", "n2")),
+                     ditto_grid=(0.001, 0.01, 0.1, 1.0), dims=(2, 4, 16, 64), betas=(0.0, 5e-4, 5e-3),
+                     beta_sets=("fashion_mnist",),  # quick: FashionMNIST only (the paper profile adds MNIST)
+                     fig2=Fig2(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.2)),
+                     table9=Table9(ks=(5, 7), rounds=20), table1=SeedSystems(seeds=(0,), rounds=5)),
+    "paper": Profile(  # Ditto: the paper's lambda per column (DITTO_LAM), no grid; rounds per dataset (ROUNDS)
+        width=1024, dim=512, samples=(18, 18), seeds=(0, 1, 2), rounds=ROUNDS, over={},
         labels=TABLE2_LABELS,  # Table 2's methods: its run sets' (the other profiles run every implemented one)
-        columns=[(d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")],
-                  ditto_grid=[], dims=[2, 4, 8, 16, 32, 64, 128, 256, 512],
-                  betas=[0.0, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2], beta_sets=["fashion_mnist", "mnist"],
-                  fig2=dict(rounds=20, epochs=10, points=200, over={}),
-                  table9=dict(ks=[3, 5, 7], rounds=250), table1=dict(seeds=list(range(5)), rounds=100, over={})),
-}  # rounds: one number, or Table 4's per dataset (rounds_of)
+        columns=tuple((d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")),
+        ditto_grid=(), dims=(2, 4, 8, 16, 32, 64, 128, 256, 512), betas=(0.0, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2),
+        beta_sets=("fashion_mnist", "mnist"), fig2=Fig2(rounds=20, epochs=10, points=200),
+        table9=Table9(ks=(3, 5, 7), rounds=250), table1=SeedSystems(seeds=tuple(range(5)), rounds=100)),
+}
 
 
 def rounds_of(profile: str, dataset: str) -> int:
     """The rounds of `profile`'s runs on `dataset` (the paper profile: Table 4's, per dataset)."""
-    r = PROFILES[profile]["rounds"]
-    return r[dataset] if isinstance(r, dict) else r
+    return PROFILES[profile].rounds_of(dataset)
 
 
 def rounds_label(profile: str, datasets=None, unit: bool = False) -> str:
     """The rounds of `datasets` (default all): "20", or "250 (fashion_mnist), 500 (mnist)" where they differ; with
     `unit`, as a caption says them: "20 rounds", "250 rounds (fashion_mnist)"."""
-    r, word = PROFILES[profile]["rounds"], " rounds" if unit else ""
+    r, word = PROFILES[profile].rounds, " rounds" if unit else ""
     if not isinstance(r, dict):
         return f"{r}{word}"
     return ", ".join(f"{r[d]}{word} ({d})" for d in (datasets or r))
@@ -54,17 +105,16 @@ def run(profile: str, dataset: str, label: str, part: str, seed: int, dim: int |
         beta: float | None = None, lam: float | None = None, rounds: int | None = None, **over):
     """One run of notebook 06 (FedCR's protocol) at `profile`'s model size (PROFILES); `dim`, `beta` (FedCR)
     and `lam` (Ditto; default the paper's for the column, DITTO_LAM) override."""
-    S = PROFILES[profile]
+    at = PROFILES[profile]
     options = {}
     if label.startswith("FedCR"):
-        options = dict(train_samples=S["samples"][0], eval_samples=S["samples"][1])
+        options = dict(train_samples=at.samples[0], eval_samples=at.samples[1])
         if beta is not None or (dataset, part) in BETA:
             options["beta"] = BETA[(dataset, part)] if beta is None else beta
     if label == "Ditto":
         options["lam"] = DITTO_LAM[(dataset, part)] if lam is None else lam
-    m = S["model"]
-    return config(dataset, label, part, seed=seed, rounds=rounds or rounds_of(profile, dataset), width=m["width"],
-                  dim=dim or m["dim"], options=options, **{**S["over"], **over})
+    return config(dataset, label, part, seed=seed, rounds=rounds or rounds_of(profile, dataset), width=at.width,
+                  dim=dim or at.dim, options=options, **{**at.over, **over})
 
 
 def table1_run(profile: str, method: str, seed: int):
@@ -72,10 +122,9 @@ def table1_run(profile: str, method: str, seed: int):
     layer."""
     from ..fedlog import paper_config
 
-    S = PROFILES[profile]
-    g = S["table1"]
-    return paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=seed, rounds=g["rounds"],
-                        options=dict(train_samples=S["samples"][0], eval_samples=S["samples"][1]), **g["over"])
+    at = PROFILES[profile]
+    return paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=seed, rounds=at.table1.rounds,
+                        options=dict(train_samples=at.samples[0], eval_samples=at.samples[1]), **at.table1.over)
 
 
 def _table2_runs(part, seeds):
@@ -95,9 +144,9 @@ def _ditto_main_fed_runs(seeds):
 
 
 def _table9_runs(seeds):
-    t9 = PROFILES["paper"]["table9"]
-    return [(f"{lab} k={k}", run("paper", "fashion_mnist", lab, "n1", s, classes=k, rounds=t9["rounds"]))
-            for k in t9["ks"] for s in seeds for lab in ("FedCR-NA", "Local")]
+    t9 = PROFILES["paper"].table9
+    return [(f"{lab} k={k}", run("paper", "fashion_mnist", lab, "n1", s, classes=k, rounds=t9.rounds))
+            for k in t9.ks for s in seeds for lab in ("FedCR-NA", "Local")]
 
 
 SWEEP_SETS = ("fashion_mnist", "mnist")  # Table 3's and Fig. 3(d)'s datasets here: the paper profile's n1 columns
@@ -105,8 +154,8 @@ SWEEP_SETS = ("fashion_mnist", "mnist")  # Table 3's and Fig. 3(d)'s datasets he
 
 
 def _sweep_runs(name, seeds):  # Table 3 (name "dim") or Fig. 3(d) ("beta"): FedCR on n1 at each value
-    S = PROFILES["paper"]
-    values = S["dims"] if name == "dim" else S["betas"]
+    at = PROFILES["paper"]
+    values = at.dims if name == "dim" else at.betas
     return [(f"FedCR {name}={v:g} {d}", run("paper", d, "FedCR", "n1", s, **{name: v}))
             for s in seeds for d in SWEEP_SETS for v in values]
 
@@ -129,7 +178,7 @@ def _run_sets():
          RunSet("fedcr_table9", nb, _table9_runs, where=("Table 9",), deviations="FashionMNIST for CIFAR-10"),
          RunSet("fedcr_table3", nb, partial(_sweep_runs, "dim"), where=("Table 3",), deviations=sweeps),
          RunSet("fedcr_beta", nb, partial(_sweep_runs, "beta"), where=("Fig. 3(d)",), deviations=sweeps),
-         RunSet("fedcr_seed_systems", nb, _seed_systems_runs, seeds=tuple(PROFILES["paper"]["table1"]["seeds"]),
+         RunSet("fedcr_seed_systems", nb, _seed_systems_runs, seeds=PROFILES["paper"].table1.seeds,
                 where=("Table 1 (seed systems)",))]
 
 
