@@ -47,28 +47,26 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import papers, paths, plots, sweep
-from fedlib.papers import fedcr, fedlog
+from fedlib import papers, paths, plots
+from fedlib.papers import fedcr
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
-
-S = fedcr.PROFILES[profile]
-P = fedcr.parts  # this notebook's runs, tables, figures and claims (fedlib/papers/fedcr/parts.py)
 plots.style()
-print(profile, S)
-plan = P.plan(profile, S)
-print("columns run:", plan.columns, "| missing here (no files):", plan.missing)
+print(profile, fedcr.PROFILES[profile])
+print("columns run:", fedcr.plans.columns_here(fedcr.PROFILES[profile]),
+      "| missing here (no files):", fedcr.plans.columns_missing(fedcr.PROFILES[profile]))
 
 # %% [markdown]
 # ## Runs
-# Every run of parts A, C, D, F and G in one sweep, so that the worker processes (one per core) stay busy;
-# finished runs come from the cache. Ditto's runs wait for its lambda (next cell); part E's runs are live. The paper
+# Every run of parts C, D, F and G (and Ditto's lambda grid, and its second reading) in one sweep, so that the
+# worker processes (one per core) stay busy; finished runs come from the cache. Table 2's runs wait for Ditto's
+# lambda (next cells), FedLog's own runs of part G are read in its cell, and part E's runs are live. The paper
 # profile computes nothing: a part whose runs are not shipped is named with the command that computes them, is not
 # drawn, and its claims say "not run".
 
 
 # %%
-_ = sweep.Runs(plan.upfront, profile, papers.commands_for)  # the parts below read them from the cache
+grid, dims, betas, nonaggregate, systems, second = papers.read(profile, *fedcr.plans.UPFRONT)
 
 # %% [markdown]
 # ## Ditto's lambda
@@ -78,7 +76,7 @@ _ = sweep.Runs(plan.upfront, profile, papers.commands_for)  # the parts below re
 
 
 # %%
-LAM, said = P.ditto_lambda(plan)
+LAM, said = fedcr.analysis.ditto_lambda(grid)
 print(said)
 
 # %% [markdown]
@@ -90,22 +88,23 @@ print(said)
 
 
 # %%
-table2 = P.table2(plan, LAM)
+n1, n2 = papers.read(profile, *fedcr.plans.table2_at(LAM))
+table2 = fedcr.figures.table2(n1, n2, LAM, second)
 
 # %% [markdown]
 # ## B. Fig. 3(a-c): accuracy against rounds
 
 
 # %%
-P.curves_figure(table2, plan, LAM)
+fedcr.figures.curves(table2, profile, LAM)
 
 # %% [markdown]
 # ## C. Table 3: the dimension V of the Gaussian layer (n1)
 
 
 # %%
-per_seed = P.sweeps(plan)  # FedCR's final accuracy on n1, seed by seed, at each V and each beta
-table3 = P.dims_part(per_seed, plan)
+per_seed = fedcr.figures.sweeps(dims, betas)  # FedCR's final accuracy on n1, seed by seed, at each V and beta
+table3 = fedcr.figures.table3(per_seed, profile)
 
 # %% [markdown]
 # ## D. Fig. 3(d): the weight beta of the KL term (n1)
@@ -113,7 +112,7 @@ table3 = P.dims_part(per_seed, plan)
 
 
 # %%
-betas = P.betas_part(per_seed, plan)
+beta_table = fedcr.figures.betas(per_seed, profile)
 
 # %% [markdown]
 # ## E. Fig. 2: the 2-D Gaussian means of one client's test images
@@ -123,7 +122,7 @@ betas = P.betas_part(per_seed, plan)
 
 
 # %%
-silhouettes = P.fig2(plan)
+silhouettes = fedcr.figures.fig2(profile)
 
 # %% [markdown]
 # ## F. Table 9 stand-in: no model aggregation (FashionMNIST, k classes per client)
@@ -132,7 +131,7 @@ silhouettes = P.fig2(plan)
 
 
 # %%
-table9 = P.table9(plan)
+table9 = fedcr.figures.table9(nonaggregate)
 
 # %% [markdown]
 # ## G. FedCR and FedCR-NA in FedLog's MNIST Table 1 setting
@@ -143,7 +142,8 @@ table9 = P.table9(plan)
 
 
 # %%
-t1 = P.seed_systems_table1(plan, fedlog)
+(baselines,) = papers.read(profile, fedcr.plans.SEED_BASELINES)  # FedLog's own runs
+t1 = fedcr.figures.seed_systems(systems, baselines)
 
 # %% [markdown]
 # ## H. Ditto against its authors' code
@@ -158,7 +158,7 @@ t1 = P.seed_systems_table1(plan, fedlog)
 
 
 # %%
-ditto_check = P.ditto_crosscheck(paths.project_root() / "figures" / "fedcr_crosscheck.csv")
+ditto_check = fedcr.figures.ditto_crosscheck(paths.project_root() / "figures" / "fedcr_crosscheck.csv")
 
 # %% [markdown]
 # ## What the numbers say
@@ -169,5 +169,5 @@ ditto_check = P.ditto_crosscheck(paths.project_root() / "figures" / "fedcr_cross
 
 
 # %%
-ledger = P.record(plan, table2, per_seed, silhouettes, table9, t1)  # each claim a function in fedcr/parts.py
-crosscheck_ledger = P.record_crosscheck(plan, ditto_check)  # part H's rows, at their own (reduced) scale
+ledger = fedcr.claims.record(profile, table2, per_seed, silhouettes, table9, t1, second)  # fedcr/claims.py
+crosscheck_ledger = fedcr.claims.record_crosscheck(profile, ditto_check)  # part H's rows, at their own scale

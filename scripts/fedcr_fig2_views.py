@@ -16,7 +16,7 @@ import torch
 
 from fedlib import archive
 from fedlib.papers import fedcr
-from fedlib.papers.fedcr import analysis, parts
+from fedlib.papers.fedcr import analysis, plans
 from fedlib.paths import results_dir
 
 
@@ -26,7 +26,7 @@ def main() -> None:
     p.add_argument("--pack", action="store_true", help="copy the cached views into archive/ (computes nothing)")
     args = p.parse_args()
     f2 = fedcr.PROFILES[args.profile].fig2
-    cases = parts.fig2_cases(partial(fedcr.run, args.profile), f2)
+    cases = plans.fig2_cases(partial(fedcr.run, args.profile), f2)
     names = [f"{cfg.key()}_e{f2.epochs}_n{f2.points}.json" for _, cfg in cases]
     if args.pack:
         have = [n for n in names if (results_dir() / analysis.VIEWS / n).exists()]

@@ -270,7 +270,7 @@ def test_a_cached_fig_2_view_comes_back_bit_for_bit_and_the_paper_profile_draws_
 
     from fedlib import archive, sweep
     from fedlib.papers import fedcr
-    from fedlib.papers.fedcr import parts
+    from fedlib.papers.fedcr import figures, plans
 
     monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "figures"))
@@ -282,25 +282,24 @@ def test_a_cached_fig_2_view_comes_back_bit_for_bit_and_the_paper_profile_draws_
     assert np.array_equal(again["y"], fresh["y"]) and again["client"] == fresh["client"]
     assert analysis.cached_view(_config(model="cnn_mnist_vib_v2", partition="dirichlet", seed=1), 1, 5,
                                 compute=False) is None
-    # the paper profile: nothing computed; with the four views in archive/ it draws them
+    # the paper profile (at the smoke profile's size): nothing computed; with the four views in archive/ it draws them
     S = fedcr.PROFILES["smoke"]
-    p = parts.Plan(profile="paper", S=S, run=lambda d, lab, q, sd, **kw: fedcr.run("smoke", d, lab, q, sd, **kw),
-                   get=None, columns=[], labels=[], dim_sets=[], beta_sets=[], nonagg_set=None, d0="", p0="",
-                   upfront=[], missing=[])
+    monkeypatch.setitem(plans.PROFILES, "paper", S)
     monkeypatch.setattr(analysis, "fig2_view", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
-    assert not sweep.may_compute("paper") and parts.fig2(p) == {}
+    assert not sweep.may_compute("paper") and figures.fig2("paper") == {}
     monkeypatch.undo()  # compute the four smoke views for real, then ship them
     monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "figures"))
     monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    monkeypatch.setitem(plans.PROFILES, "paper", S)
     f2 = S.fig2
-    for _, c in parts.fig2_cases(p.run, f2):
+    for _, c in plans.fig2_cases(lambda *a, **kw: fedcr.run("smoke", *a, **kw), f2):
         analysis.cached_view(c, f2.epochs, f2.points)
     (tmp_path / "archive" / analysis.VIEWS).mkdir(parents=True)
     for f in (tmp_path / "results" / analysis.VIEWS).glob("*.json"):
         (tmp_path / "archive" / analysis.VIEWS / f.name).write_bytes(f.read_bytes())
     monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "empty"))  # only archive/ holds them now
     monkeypatch.setattr(analysis, "fig2_view", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
-    silhouettes = parts.fig2(p)
+    silhouettes = figures.fig2("paper")
     assert sorted(silhouettes) == [("n1", 0.0), ("n1", 5e-4), ("n2", 0.0), ("n2", 5e-4)]

@@ -1,4 +1,4 @@
-"""FedCR's claims (fedlib/papers/fedcr/parts.py) on made-up Results and numbers: holding, failing, within noise;
+"""FedCR's claims (fedlib/papers/fedcr/claims.py) on made-up Results and numbers: holding, failing, within noise;
 the strongest baseline chosen by mean final accuracy; beta's best and too-large rows; the seed-systems rows."""
 from types import SimpleNamespace
 
@@ -7,7 +7,7 @@ import pytest
 
 from fedlib import claims as rules
 from fedlib.papers import fedcr
-from fedlib.papers.fedcr import parts
+from fedlib.papers.fedcr import claims, figures, plans
 from fedlib.result import Result
 
 pytestmark = pytest.mark.usefixtures("cpu_keys")  # the CPU's keys, on a GPU machine too
@@ -17,6 +17,34 @@ def _runs(finals, best=None):
     """One made-up Result per seed with its final accuracy (%, after a fine-tune) and best round."""
     return [Result({"config": {"method": "x", "n_clients": 2}, "final": {"acc_mean": f / 100},
                     "rounds": {"acc_mean": [(best or f) / 100, f / 100]}}) for f in finals]
+
+
+class _Reading(dict):
+    """A part's reading (`part.Read`) over made-up Results: key -> Results or None, and the note naming `command`."""
+
+    def __init__(self, runs: dict, command: str = ""):
+        super().__init__(runs)
+        self.command = command
+
+    def keys(self):
+        return list(super().keys())
+
+    def note(self, keys=None, what=""):
+        return f"{what}: not drawn; compute them with {self.command}"
+
+
+class _NoSecond(_Reading):
+    def __init__(self):
+        super().__init__({plans.DITTO_AS_MAIN_FED: None})
+
+
+def _table2_at_paper() -> dict:
+    """figures.table2 at the paper profile, its parts read as the notebook reads them."""
+    from fedlib import papers
+
+    n1, n2 = papers.read("paper", *plans.table2_at(None))
+    (second,) = papers.read("paper", plans.DITTO_MAIN_FED)
+    return figures.table2(n1, n2, None, second)
 
 
 def _ledger():
@@ -29,7 +57,7 @@ def test_fedcr_against_the_strongest_baseline(ours, verdict):
     by_label = {"FedCR": _runs(ours), "FedAvg": _runs([80, 81, 79]), "FedRep": _runs([85, 84, 86]),
                 "Ditto": _runs([60, 61, 62])}
     ledger = _ledger()
-    found = parts.beats_the_strongest_baseline(ledger, by_label, "n1", ["FedAvg", "FedRep", "Ditto"],
+    found = claims.beats_the_strongest_baseline(ledger, by_label, "n1", ["FedAvg", "FedRep", "Ditto"],
                                                fedcr.TABLE2[("fashion_mnist", "n1")], 250)
     # n1: + FedAvg-FT; FedRep is the strongest, so its own row would be the same test on the same numbers
     assert found[0] == verdict and len(found) == 2 and "FedAvg-FT" in ledger.rows[1].claim
@@ -43,19 +71,19 @@ def test_v_and_beta_claims():
                 ("beta", "mnist", 0.0): [78.0, 77.0, 79.0], ("beta", "mnist", 5e-4): [82.0, 81.0, 83.0],
                 ("beta", "mnist", 1e-2): [70.0, 69.0, 71.0]}
     ledger = _ledger()
-    assert parts.drops_only_at_small_v(ledger, per_seed, "mnist", "MNIST", [2, 4, 8, 16], fedcr.TABLE3, 20) == \
+    assert claims.drops_only_at_small_v(ledger, per_seed, "mnist", "MNIST", [2, 4, 8, 16], fedcr.TABLE3, 20) == \
         rules.HOLDS and ledger.rows[-1].ours == [80.0, 80.0, 79.5]
-    assert parts.beta_claims(ledger, per_seed, "mnist", "MNIST", 20) == [rules.HOLDS, rules.HOLDS]
+    assert claims.beta_claims(ledger, per_seed, "mnist", "MNIST", 20) == [rules.HOLDS, rules.HOLDS]
     assert ledger.rows[-2].note == "the best beta > 0: 0.0005" and "against 0.01" in ledger.rows[-1].claim
 
 
 def test_table9_and_the_seed_systems_rows():
     ledger = _ledger()
     t9 = {(5, "FedCR-NA"): _runs([80, 81, 82]), (5, "Local"): _runs([70, 72, 71])}
-    assert parts.na_beats_local(ledger, t9, 5, fedcr.TABLE9, 30) == rules.HOLDS
+    assert claims.na_beats_local(ledger, t9, 5, fedcr.TABLE9, 30) == rules.HOLDS
     t1 = {"FedLog-C": _runs([98, 98, 98], best=98.4), "FedCR": _runs([97, 97, 97], best=97.0)}
-    assert parts.fedlog_beats(ledger, t1, "FedCR", 100) == rules.HOLDS
-    assert parts.kl_separates(ledger, {("n1", 0.0): 0.1, ("n1", 5e-4): 0.3}, "n1", 20).startswith("indicative")
+    assert claims.fedlog_beats(ledger, t1, "FedCR", 100) == rules.HOLDS
+    assert claims.kl_separates(ledger, {("n1", 0.0): 0.1, ("n1", 5e-4): 0.3}, "n1", 20).startswith("indicative")
 
 
 def test_in_the_paper_profile_missing_runs_are_not_computed_and_their_claims_say_not_run(monkeypatch):
@@ -68,16 +96,18 @@ def test_in_the_paper_profile_missing_runs_are_not_computed_and_their_claims_say
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), ["result"] * len(cfgs))[1])
     monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg == "shipped")
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
-    get = parts.reader("paper")
-    assert get(["shipped", "missing"]) is None and ran == []
-    assert get(["shipped"]) == ["result"] and ran == ["shipped"]  # read from the archive, not computed
-    assert parts.reader("quick")(["missing"]) == ["result"]  # other profiles compute
+    from fedlib import papers
+
+    (t9,) = papers.read("paper", plans.TABLE9)
+    assert t9.keys() and all(t9[k] is None for k in t9.keys()) and ran == []  # listed, not computed
+    (dims,) = papers.read("quick", plans.DIMS)
+    assert ran and all(dims[k] == ["result"] for k in dims.keys())  # other profiles compute
     ledger = _ledger()
-    got = parts.beats_the_strongest_baseline(ledger, None, "n1", ["FedAvg"], fedcr.TABLE2[("fashion_mnist", "n1")], 250)
-    got += [parts.drops_only_at_small_v(ledger, {}, "mnist", "MNIST", [2, 4, 8, 16], fedcr.TABLE3, 20)]
-    got += parts.beta_claims(ledger, {}, "mnist", "MNIST", 20)
-    got += [parts.kl_separates(ledger, {}, "n1", 20), parts.na_beats_local(ledger, {}, 5, fedcr.TABLE9, 30),
-            parts.fedlog_beats(ledger, {}, "FedCR", 100)]
+    got = claims.beats_the_strongest_baseline(ledger, None, "n1", ["FedAvg"], fedcr.TABLE2[("fashion_mnist", "n1")], 250)
+    got += [claims.drops_only_at_small_v(ledger, {}, "mnist", "MNIST", [2, 4, 8, 16], fedcr.TABLE3, 20)]
+    got += claims.beta_claims(ledger, {}, "mnist", "MNIST", 20)
+    got += [claims.kl_separates(ledger, {}, "n1", 20), claims.na_beats_local(ledger, {}, 5, fedcr.TABLE9, 30),
+            claims.fedlog_beats(ledger, {}, "FedCR", 100)]
     assert got == [rules.MISSING] * 7  # the strongest baseline unknown: its row and FedRep's, not FedAvg-FT twice
 
 
@@ -86,18 +116,18 @@ def test_the_paper_profiles_table2_is_drawn_from_its_run_set_alone(monkeypatch):
     the paper profile's FashionMNIST columns, whose run sets (fedcr_table2_n1/_n2) hold FedCR, FedAvg(-FT), Ditto and
     FedRep only, stayed "not run" even once shipped whole. Now the paper profile's columns are its run set's labels."""
     from fedlib import experiments as ex, sweep
-    n1_set = next(s for s in fedcr.RUN_SETS if s.name == "fedcr_table2_n1")
+    n1_set = plans.TABLE2_N1
     n1 = {cfg.key() for _, cfg in n1_set.runs([0, 1, 2])}
     monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg.key() in n1)  # the set shipped whole, nothing else
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: _runs([90.0] * len(cfgs)))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
-    p = parts.plan("paper", fedcr.PROFILES["paper"])
-    assert sorted(p.labels) == sorted(fedcr.TABLE2_LABELS)
-    table = parts.table2(p, None)
+    labels = plans.labels(fedcr.PROFILES["paper"])
+    assert sorted(labels) == sorted(fedcr.TABLE2_LABELS)
+    table = _table2_at_paper()
     assert table[("fashion_mnist", "n1")] is not None and table[("fashion_mnist", "n2")] is None
     ledger = _ledger()
-    parts.beats_the_strongest_baseline(ledger, table[("fashion_mnist", "n1")], "n1",
-                                       [lab for lab in p.labels if lab != "FedCR"],
+    claims.beats_the_strongest_baseline(ledger, table[("fashion_mnist", "n1")], "n1",
+                                        [lab for lab in labels if lab != "FedCR"],
                                        fedcr.TABLE2[("fashion_mnist", "n1")], 250)
     assert [r.verdict for r in ledger.rows] == [rules.WITHIN] * 2  # judged (all equal: no effect), not "not run"
 
@@ -109,7 +139,7 @@ def test_a_table2_set_shipped_in_part_judges_the_methods_whose_seeds_are_all_shi
     missing method stay "not run" (the strongest baseline is named only among them all), and the table says which
     methods are missing, never a number for them."""
     from fedlib import experiments as ex, outputs, sweep
-    n1_set = next(s for s in fedcr.RUN_SETS if s.name == "fedcr_table2_n1")
+    n1_set = plans.TABLE2_N1
     shipped = {cfg.key() for lab, cfg in n1_set.runs([0, 1, 2]) if lab in ("FedAvg", "Ditto")}
     shipped |= {cfg.key() for lab, cfg in n1_set.runs([0, 1]) if lab == "FedCR"}  # FedCR: 2 of 3 seeds
     monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg.key() in shipped)
@@ -120,16 +150,15 @@ def test_a_table2_set_shipped_in_part_judges_the_methods_whose_seeds_are_all_shi
     monkeypatch.setattr(outputs, "save_table", lambda rows, name, **kw: saved.extend(rows))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     saved = []
-    p = parts.plan("paper", fedcr.PROFILES["paper"])
-    table = parts.table2(p, None)
+    table = _table2_at_paper()
     assert sorted(table[("fashion_mnist", "n1")]) == ["Ditto", "FedAvg"] and table[("fashion_mnist", "n2")] is None
     n1_rows = {r["method"]: r for r in saved if r.get("partition") == "n1"}
     assert n1_rows["FedAvg"]["final_mean"] == pytest.approx(88.15) and n1_rows["Ditto"]["seeds"] == 3
     assert np.isnan(n1_rows["FedCR"]["final_mean"]) and n1_rows["FedRep"]["seeds"] == 0  # named, no number
     ledger = rules.ClaimsLedger("06_test", "paper")
     n1, reported = table[("fashion_mnist", "n1")], fedcr.TABLE2[("fashion_mnist", "n1")]
-    parts.beats_the_strongest_baseline(ledger, n1, "n1", ["FedAvg", "Ditto", "FedRep"], reported, 250)
-    parts.reproduces_table2(ledger, n1, "n1", p.labels, reported, fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")], 250)
+    claims.beats_the_strongest_baseline(ledger, n1, "n1", ["FedAvg", "Ditto", "FedRep"], reported, 250)
+    claims.reproduces_table2(ledger, n1, "n1", plans.labels(fedcr.PROFILES["paper"]), reported, fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")], 250)
     verdicts = lambda start: {r.verdict for r in ledger.rows if r.claim.startswith(start)}  # noqa: E731
     assert verdicts("FedCR is more accurate") == {rules.MISSING}  # than the strongest, FedAvg-FT, FedRep
     # equivalence within 0.5 points: FedAvg's paper SE (0.16 / sqrt 3) allows it; FedAvg-FT's and Ditto's (0.63 and
@@ -144,7 +173,7 @@ def test_table2_reproduction_rows_read_fedavg_before_and_after_its_fine_tune():
     fedavg = [Result({"config": {"method": "fedavg", "n_clients": 2}, "final": {"acc_mean": f / 100},
                       "finetuned": True, "rounds": {"acc_mean": [0.5, 0.88]}}) for f in (92.5, 92.8, 93.0)]
     by_label = {"FedAvg": fedavg, "FedCR": _runs([93.7, 93.9, 93.6]), "Ditto": _runs([87.0, 88.0, 87.5])}
-    got = parts.reproduces_table2(ledger, by_label, "n1", ["FedAvg", "FedCR", "Ditto"],
+    got = claims.reproduces_table2(ledger, by_label, "n1", ["FedAvg", "FedCR", "Ditto"],
                                   fedcr.TABLE2[("fashion_mnist", "n1")], fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")],
                                   250)
     assert len(got) == 4  # FedAvg, FedAvg-FT, FedCR, Ditto: one equivalence row each
@@ -156,7 +185,7 @@ def test_table2_reproduction_rows_read_fedavg_before_and_after_its_fine_tune():
     se = np.std([93.7, 93.9, 93.6], ddof=1) / 3 ** 0.5  # FedCR's: SE sqrt(se^2 + (0.55 / sqrt(3))^2)
     assert ledger.rows[2].se == pytest.approx((se ** 2 + 0.55 ** 2 / 3) ** 0.5)
     missing = _ledger()
-    assert parts.reproduces_table2(missing, None, "n2", ["FedCR"], fedcr.TABLE2[("fashion_mnist", "n2")],
+    assert claims.reproduces_table2(missing, None, "n2", ["FedCR"], fedcr.TABLE2[("fashion_mnist", "n2")],
                                    fedcr.TABLE10_SPREAD[("fashion_mnist", "n2")], 250) == [rules.MISSING]
 
 
@@ -191,10 +220,9 @@ def test_fig3s_caption_names_the_papers_lambda_per_column_in_the_paper_profile(t
     from fedlib import paths
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    p = SimpleNamespace(S=fedcr.PROFILES["paper"], profile="paper")
     table = {("fashion_mnist", "n1"): {lab: _runs([90.0, 91.0, 92.0]) for lab in fedcr.TABLE2_LABELS},
              ("fashion_mnist", "n2"): None}
-    parts.curves_figure(table, p, None)
+    figures.curves(table, "paper", None)
     saved = list(paths.figures_dir().glob("fedcr_curves*.png"))
     assert saved, "the figure was not saved"
 
@@ -223,10 +251,10 @@ def _crosscheck_files(folder, ours_minus_theirs: float, seeds: int = 5):
 def test_dittos_cross_check_with_its_authors_code_is_judged_at_its_own_reduced_scale(tmp_path, monkeypatch, shift,
                                                                                       seeds, verdict):
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    curves, setting = parts.ditto_crosscheck(_crosscheck_files(tmp_path, shift, seeds))
+    curves, setting = figures.ditto_crosscheck(_crosscheck_files(tmp_path, shift, seeds))
     assert curves["fedlib"].shape == (seeds, 11) and setting["clients"] == 20
     assert (tmp_path / "fedcr_ditto_crosscheck.png").exists()
-    ledger = parts.record_crosscheck(SimpleNamespace(profile="quick"), (curves, setting))
+    ledger = claims.record_crosscheck(SimpleNamespace(profile="quick"), (curves, setting))
     row = ledger.rows[0]
     assert row.verdict == verdict and row.scale == "reduced" and "20 clients" in row.where
     assert not row.where.startswith("Table 2")  # not Table 2's scale, nor its run sets' deviations
@@ -235,16 +263,16 @@ def test_dittos_cross_check_with_its_authors_code_is_judged_at_its_own_reduced_s
 
 def test_a_missing_cross_check_draws_and_records_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    assert parts.ditto_crosscheck(tmp_path / "absent.csv") == ({}, {})
+    assert figures.ditto_crosscheck(tmp_path / "absent.csv") == ({}, {})
     assert "run scripts/fedcr_crosscheck.py" in capsys.readouterr().out
-    assert parts.record_crosscheck(SimpleNamespace(profile="quick"), ({}, {})) is None
+    assert claims.record_crosscheck(SimpleNamespace(profile="quick"), ({}, {})) is None
 
 
 def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
     """Before, every Table 2 row on FashionMNIST and the curves' caption (drawing FashionMNIST alone) said
     "250 (fashion_mnist), 500 (mnist)": the rounds of every planned column, not of the runs judged or drawn."""
     from fedlib import experiments as ex, outputs, plots, sweep
-    n1_set = next(s for s in fedcr.RUN_SETS if s.name == "fedcr_table2_n1")
+    n1_set = plans.TABLE2_N1
     shipped = {cfg.key() for _, cfg in n1_set.runs([0, 1, 2])}
     monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg.key() in shipped)
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: _runs([90.0] * len(cfgs)))
@@ -252,12 +280,11 @@ def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
     captions = []
     monkeypatch.setattr(plots, "caption", lambda fig, profile, seeds, rounds, note="": captions.append(rounds))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
-    p = parts.plan("paper", fedcr.PROFILES["paper"])
-    assert ("mnist", "n1") in p.columns  # MNIST's columns are planned too (500 rounds)
-    table = parts.table2(p, None)
-    parts.curves_figure(table, p, None)
+    assert ("mnist", "FedCR") in plans.TABLE2_N1.plan("paper")  # MNIST's columns are planned too (500 rounds)
+    table = _table2_at_paper()
+    figures.curves(table, "paper", None)
     assert captions == ["250 rounds (fashion_mnist)"]
-    ledger = parts.record(p, table, {}, {}, {}, {})
+    ledger = claims.record("paper", table, {}, {}, {}, {}, _NoSecond())
     assert {r.rounds for r in ledger.rows if r.where.startswith("Table 2")} == {"250 (fashion_mnist)"}
 
 
@@ -268,11 +295,11 @@ def test_dittos_second_reading_is_a_reproduction_row_beside_ours():
                     "finetuned": True, "rounds": {"acc_mean": [0.5, 0.88]}}) for f in (92.1, 92.0, 91.9)]
     ledger = _ledger()
     reported, spread = fedcr.TABLE2[("fashion_mnist", "n1")], fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")]
-    assert parts.ditto_as_main_fed(ledger, runs, reported, spread, 250) == rules.IMPRECISE  # the paper's SE 0.36
+    assert claims.ditto_as_main_fed(ledger, runs, reported, spread, 250) == rules.IMPRECISE  # the paper's SE 0.36
     row = ledger.rows[-1]
     assert row.kind == "reproduction" and row.quote == "92.03±0.62" and row.run_set == "fedcr_ditto_main_fed"
     assert "main_fed.py" in row.claim and np.mean(row.ours) == pytest.approx(92.0)
-    assert parts.ditto_as_main_fed(_ledger(), None, reported, spread, 250) == rules.MISSING
+    assert claims.ditto_as_main_fed(_ledger(), None, reported, spread, 250) == rules.MISSING
 
 
 def test_table2_shows_dittos_second_reading_beside_ours_and_says_which_the_paper_is_nearer(capsys):
@@ -283,12 +310,13 @@ def test_table2_shows_dittos_second_reading_beside_ours_and_says_which_the_paper
 
     paper_ditto = fedcr.TABLE2[("fashion_mnist", "n1")]["Ditto"]
     by_label = {"Ditto": _runs([paper_ditto - 3] * 3)}
-    p = SimpleNamespace(profile="paper", get=lambda cfgs: _runs([paper_ditto - 0.5, paper_ditto, paper_ditto + 0.2]))
-    rows = parts._ditto_second_reading(p, by_label)
+    second = _Reading({DITTO_AS_MAIN_FED: _runs([paper_ditto - 0.5, paper_ditto, paper_ditto + 0.2])},
+                      "scripts/paper_runs.py fedcr_ditto_main_fed --seeds 0-2")
+    rows = figures.ditto_second_reading(second, by_label)
     assert [r["method"] for r in rows] == [DITTO_AS_MAIN_FED] and rows[0]["paper_accuracy"] == paper_ditto
     assert rows[0]["seeds"] == 3
     said = capsys.readouterr().out
     assert f"the paper's number is nearer {DITTO_AS_MAIN_FED}" in said
-    p.get = lambda cfgs: None
-    assert parts._ditto_second_reading(p, by_label) == []
+    second[DITTO_AS_MAIN_FED] = None
+    assert figures.ditto_second_reading(second, by_label) == []
     assert "scripts/paper_runs.py fedcr_ditto_main_fed" in capsys.readouterr().out

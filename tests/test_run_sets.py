@@ -99,12 +99,11 @@ def test_fedcrs_sweep_and_seed_system_sets_are_the_runs_notebook_06_reads():
     """Before, notebook 06's parts C, D and G named no run set ("no run set declares them yet"), so claims.md said
     "not run: missing data" of them with no command and no cost. Each set's keys are among the runs the notebook's
     paper profile plans."""
-    from fedlib.papers import fedcr
-    from fedlib.papers.fedcr import parts
+    from fedlib.papers.fedcr import plans
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        planned = {c.key() for c in parts.plan("paper", fedcr.PROFILES["paper"]).upfront}
+        planned = {c.key() for p in plans.UPFRONT for c in p.configs("paper")}
         for name in ("fedcr_table3", "fedcr_beta", "fedcr_seed_systems"):
             keys = [cfg.key() for _, cfg in RUN_SETS[name].runs()]
             assert keys and set(keys) <= planned, name

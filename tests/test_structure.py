@@ -169,7 +169,7 @@ def test_no_notebook_hands_its_paper_package_back_to_it_and_no_function_takes_it
                     assert "paper" not in names, f"{path.name}:{node.lineno} {node.name} takes its package"
 
 
-ON_PARTS = {"fedprof", "fedrd"}  # papers whose notebook parts are `part.Part` values (issue 70; FedCR, FedLog next)
+ON_PARTS = {"fedprof", "fedrd", "fedcr"}  # papers whose notebook parts are `part.Part` values (issue 70; FedLog next)
 
 
 def test_a_paper_on_parts_declares_each_part_once_with_typed_profiles_and_its_notebook_reads_only_through_them():

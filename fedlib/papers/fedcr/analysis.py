@@ -1,4 +1,5 @@
-"""What notebook 06 computes that is not a run: FedCR's Fig. 2 views (the Gaussian means of one client's test
+"""What notebook 06 computes that is not a run: Table 2's quantity (the accuracy after the fine-tune), Ditto's
+lambda chosen from its grid (the quick profile), and FedCR's Fig. 2 views (the Gaussian means of one client's test
 images after it trains on). Numeric: `papers/*/analysis` is in the code fingerprint."""
 from __future__ import annotations
 
@@ -7,6 +8,27 @@ import torch
 
 from ... import cache, engine, experiments as ex
 from ...paths import results_dir
+
+
+def final(result) -> float:
+    """After the fine-tune where the method has one (Table 2's quantity), in percent."""
+    return 100 * result.final()
+
+
+def ditto_lambda(grid) -> tuple[float | None, str]:
+    """The quick profile chooses Ditto's lambda on seed 0 of the first column from the paper's grid (the reading of
+    part `plans.DITTO_GRID`), by final accuracy; the paper profile takes the paper's per column (None). Returns it
+    and what to print."""
+    from .plans import columns_here
+    from .protocol import DITTO_LAM
+
+    there = {lam: rs[0] for lam in grid.keys() if (rs := grid[lam]) is not None}
+    if not there:
+        per_column = dict((f"{d} {q}", DITTO_LAM[(d, q)]) for d, q in columns_here(grid.settings))
+        return None, f"lambda per column, the paper's: {per_column}"
+    lam = max(there, key=lambda v: final(there[v]))
+    return lam, (f"lambda = {lam:g} for every Ditto run below; final accuracy by lambda: "
+                 f"{ {v: round(final(r), 2) for v, r in there.items()} }")
 
 
 def client_view(alg, client: int, epochs: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:

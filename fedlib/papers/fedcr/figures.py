@@ -1,9 +1,262 @@
-"""FedCR's own figure: Fig. 2's scatters of the Gaussian means (notebook 06). Returns the figure;
-`outputs.save_figure` writes it."""
+"""Notebook 06's tables and figures, each from the reading of its part (`part.Read`): Table 2 with Ditto's second
+reading (part A), Fig. 3(a-c) (B), Table 3 (C), Fig. 3(d) (D), Fig. 2 (E, from cached views: no runs), Table 9 (F),
+FedCR in FedLog's Table 1 setting (G) and Ditto against its authors' code (H). Each saves what it draws under
+figures/ (`outputs`) and returns its table or numbers; what is not there is named with the command that computes
+it. Accuracies in percent."""
 from __future__ import annotations
+
+from functools import partial
 
 import matplotlib.pyplot as plt
 import numpy as np
+
+from ... import experiments as ex
+from ... import outputs, plots, stats, sweep
+from ...result import COMPARE_UNITS, Result, compare
+from . import analysis, plans, protocol
+from .analysis import final
+from .plans import DITTO_AS_MAIN_FED, REAL
+from .reported import TABLE2, TABLE3
+
+
+def table2(n1, n2, lam, second) -> dict:
+    """Part A: Table 2 from the readings of its n1 and n2 parts (Ditto at `lam`; None: the paper's per column),
+    FedAvg before the fine-tune and FedAvg-FT (the same runs) after it, the paper beside, and (paper profile) Ditto's
+    second reading (`second`); saved as fedcr_table2. Returns (dataset, partition) -> label -> Results of the
+    methods whose runs are all there, None for a column with none of them; the methods left out are named, with the
+    command that computes them."""
+    S, table, absent = n1.settings, {}, []
+    for d, q in plans.columns_here(S):
+        read = n1 if q == "n1" else n2
+        by_label = {lab: read[(d, lab)] for lab in plans.labels(S)}
+        table[(d, q)] = {lab: rs for lab, rs in by_label.items() if rs is not None} or None
+        left = [lab for lab, rs in by_label.items() if rs is None]
+        absent += [dict(dataset=protocol.SHOWN[d], partition=q, method=lab) for lab in left if table[(d, q)]]
+        if left:
+            print(read.note([(d, lab) for lab in left], f"Table 2 ({protocol.SHOWN[d]} {q})"
+                            f"{': ' + ', '.join(left) if table[(d, q)] else ''}"))
+    rows = []
+    for (d, q), by_label in table.items():
+        if by_label is None:
+            continue
+        keys, reported = dict(dataset=protocol.SHOWN[d], partition=q), TABLE2.get((protocol.PAPER_NAME[d], q), {})
+        name = lambda lab: "FedBABU" if lab.startswith("FedBabu") else lab  # noqa: E731
+        fedavg = {"FedAvg": by_label["FedAvg"]} if "FedAvg" in by_label else {}
+        rows += compare(fedavg, reported, quantity=Result.last, keys=keys)
+        rows += compare({**({"FedAvg-FT": fedavg["FedAvg"]} if fedavg else {}),
+                         **{lab: rs for lab, rs in by_label.items() if lab != "FedAvg"}},
+                        reported, keys=keys, paper_name=name)
+    if second.keys() and table.get((REAL, "n1")):
+        rows += ditto_second_reading(second, table[(REAL, "n1")])
+    rows += compare({}, {}, missing=[dict(dataset=protocol.SHOWN[d], partition=q) for d, q in plans.columns_missing(S)
+                                     + [c for c, by_label in table.items() if by_label is None]] + absent)
+    outputs.save_table(rows, "fedcr_table2", units=COMPARE_UNITS)
+    return table
+
+
+def ditto_second_reading(second, by_label: dict) -> list[dict]:
+    """Table 2's FashionMNIST n1 row of Ditto as the authors' main_fed.py runs it (FedAvg-FT with weight decay 0.001,
+    `plans.DITTO_AS_MAIN_FED`), beside our Ditto (main_fed_ditto.py's) and the paper's number, and which of the two
+    the paper's is nearer. [] with a line naming the command while its runs are not all shipped."""
+    results = second[DITTO_AS_MAIN_FED]
+    if results is None:
+        print(second.note(what=f"Table 2 (FashionMNIST n1): {DITTO_AS_MAIN_FED}"))
+        return []
+    reported = TABLE2[(REAL, "n1")]
+    rows = compare({DITTO_AS_MAIN_FED: results}, reported, keys=dict(dataset=protocol.SHOWN[REAL], partition="n1"),
+                   paper_name=lambda _: "Ditto")
+    if "Ditto" in by_label:
+        ours = compare({"Ditto": by_label["Ditto"]}, reported)[0]["final_mean"]
+        second_mean, theirs = rows[0]["final_mean"], reported["Ditto"]
+        nearer = DITTO_AS_MAIN_FED if abs(second_mean - theirs) < abs(ours - theirs) else "Ditto (main_fed_ditto.py)"
+        print(f"The paper's Ditto on FashionMNIST n1, {theirs:.2f}: our Ditto (main_fed_ditto.py) {ours:.2f}, "
+              f"{DITTO_AS_MAIN_FED} {second_mean:.2f} over {len(results)} seeds; the paper's number is nearer {nearer} "
+              f"(by {abs(abs(second_mean - theirs) - abs(ours - theirs)):.2f} points)")
+    return rows
+
+
+def curves(table: dict, profile: str, lam) -> None:
+    """Part B: Fig. 3(a-c), accuracy per round before the final fine-tune (the columns whose runs are there)."""
+    S = plans.PROFILES[profile]
+    panels = {f"{protocol.SHOWN[d]} {q}": {lab: {"method": protocol.METHODS[lab][0],
+                                                 "acc": np.array([r.curve() for r in rs]) * 100}
+                                           for lab, rs in by_label.items()}
+              for (d, q), by_label in table.items() if by_label is not None}
+    if not panels:
+        print("Fig. 3(a-c): not drawn, Table 2's runs are not all there (see Table 2)")
+        return
+    fig = plots.accuracy_curves(panels, "FedCR's Fig. 3: mean client accuracy per round, before the final fine-tune "
+                                        "(mean ± SE over seeds)")
+    drawn = [(d, q) for (d, q), by_label in table.items() if by_label is not None]
+    ditto = f"Ditto lambda {lam:g}" if lam is not None else "Ditto lambda the paper's per column: " + ", ".join(
+        f"{protocol.SHOWN[d]} {q} {protocol.DITTO_LAM[(d, q)]:g}" for d, q in drawn)  # the paper profile: lam None
+    plots.caption(fig, profile, len(S.seeds), plans.rounds_label(profile, sorted({d for d, _ in drawn}), unit=True),
+                  note=f"width {S.width}, V = {S.dim}, {ditto}")
+    outputs.save_figure(fig, "fedcr_curves")
+
+
+def sweeps(dims, betas) -> dict:
+    """Parts C and D: FedCR's final accuracy on n1, seed by seed, at each V and each beta: (name, dataset, value) ->
+    [per seed], for the values whose runs are there (each one missing is named)."""
+    out = {}
+    for name, read in (("dim", dims), ("beta", betas)):
+        for d, v in read.keys():
+            rs = read[(d, v)]
+            if rs is None:
+                print(read.note([(d, v)], f"FedCR at {name} = {v:g} ({d})"))
+            else:
+                out[(name, d, v)] = [final(r) for r in rs]
+    return out
+
+
+def _series(table: dict, d: str):
+    return tuple(zip(*[(v, *table[(dd, v)]) for dd, v in table if dd == d]))
+
+
+def table3(per_seed: dict, profile: str):
+    """Part C: Table 3, FedCR's final accuracy against V (n1); saved as fedcr_table3_dims and fedcr_dims. Returns
+    the table (None where no V was run)."""
+    S = plans.PROFILES[profile]
+    dims = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "dim"}
+    rows = [{"dataset": protocol.SHOWN[d], "V": V, "final_mean": m, "final_se": se,
+             "paper_accuracy": TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
+             "seeds": len(S.seeds), "rounds": plans.rounds_label(profile, [d])} for (d, V), (m, se) in dims.items()]
+    if not rows:
+        return None
+    table = outputs.save_table(rows, "fedcr_table3_dims")
+    fig = plots.parameter_sweep(
+        {protocol.SHOWN[d]: {"ours": _series(dims, d),
+                             "paper": (list(TABLE3), [v[0 if d == "mnist" else 1] for v in TABLE3.values()], None)}
+         for d in sorted({d for d, _ in dims})}, "Gaussian dimension V", "FedCR's Table 3: final accuracy against V (n1)")
+    plots.caption(fig, profile, len(S.seeds), plans.rounds_label(profile, sorted({d for d, _ in dims}), unit=True),
+                  note=f"width {S.width}")
+    outputs.save_figure(fig, "fedcr_dims")
+    return table
+
+
+def betas(per_seed: dict, profile: str):
+    """Part D: Fig. 3(d), FedCR's final accuracy against beta (n1); saved as fedcr_beta. Returns the table."""
+    S = plans.PROFILES[profile]
+    by_beta = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
+    rows = [{"dataset": protocol.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S.seeds),
+             "rounds": plans.rounds_label(profile, [d])} for (d, b), (m, se) in by_beta.items()]
+    if not rows:
+        return None
+    table = outputs.save_table(rows, "fedcr_beta")
+    fig = plots.parameter_sweep({protocol.SHOWN[d]: {"ours": _series(by_beta, d)}
+                                 for d in sorted({d for d, _ in by_beta})}, "beta (weight of the KL term)",
+                                "FedCR's Fig. 3(d): final accuracy against beta (n1; the paper gives no numbers)")
+    plots.caption(fig, profile, len(S.seeds), plans.rounds_label(profile, sorted({d for d, _ in by_beta}), unit=True),
+                  note=f"V = {S.dim}")
+    outputs.save_figure(fig, "fedcr_beta")
+    return table
+
+
+def fig2(profile: str) -> dict:
+    """Part E: the 2-D Gaussian means of one client's MNIST test images, beta = 0 against 5e-4, n1 and n2; returns
+    (partition, beta) -> the silhouette of the means by class. Its runs are live (trained, then one client trains
+    on), so they are views cached by `analysis.cached_view`, not runs of a part."""
+    f2 = plans.PROFILES[profile].fig2
+    scatter, silhouettes = {}, {}
+    if not ex.dataset_available("mnist"):
+        return silhouettes
+    cases, cfgs = zip(*plans.fig2_cases(partial(plans.run, profile), f2))
+    views = [analysis.cached_view(cfg, f2.epochs, f2.points, compute=False) for cfg in cfgs]
+    if None in views and not sweep.may_compute(profile):
+        print(f"Fig. 2: not drawn, its views are not cached or shipped and the {profile} profile computes "
+              f"nothing; compute them with `scripts/fedcr_fig2_views.py --profile {profile}`, then ship them "
+              f"with `--pack`")
+        return silhouettes
+    todo = [i for i, v in enumerate(views) if v is None]  # computed in the workers, then cached
+    for i, v in zip(todo, sweep.call_many(analysis.cached_view, [(cfgs[i], f2.epochs, f2.points) for i in todo])):
+        views[i] = v
+    for (q, beta), v in zip(cases, views):
+        silhouettes[(q, beta)] = stats.silhouette(v["mu"], v["y"])
+        scatter[f"{q}, beta = {beta:g} (client {v['client']}, {v['classes']} classes)"] = (
+            v["mu"], v["y"], silhouettes[(q, beta)])
+        print(f"Fig. 2 {q} beta={beta:g}: silhouette {silhouettes[(q, beta)]:.3f} over {len(v['y'])} test images")
+    fig = feature_scatter(scatter, "FedCR's Fig. 2: Gaussian means (V = 2) of one client's MNIST test images")
+    plots.caption(fig, profile, 1, f2.rounds, note=f"then {f2.epochs} local epochs at the client shown")
+    outputs.save_figure(fig, "fedcr_fig2_features")
+    return silhouettes
+
+
+def table9(read) -> dict:
+    """Part F: no model aggregation on FashionMNIST with k classes per client; (k, label) -> Results; saved as
+    fedcr_table9_nonaggregate."""
+    S = read.settings
+    if not read.keys():
+        return {}
+    keys = [(k, lab) for k in S.table9.ks for lab in protocol.NONAGGREGATE]
+    table = {key: read[key] for key in keys}
+    if any(rs is None for rs in table.values()):
+        print(read.note([key for key in keys if table[key] is None], "Table 9"))
+    table = {key: rs for key, rs in table.items() if rs is not None}
+    rows = [{"classes_per_client": k, "method": lab, **dict(zip(("final_mean", "final_se"),
+                                                                stats.mean_se([final(r) for r in rs]))),
+             "total_bits": rs[0].total_bits(), "seeds": len(S.seeds), "rounds": S.table9.rounds}
+            for (k, lab), rs in table.items()]
+    if rows:
+        outputs.save_table(rows, "fedcr_table9_nonaggregate",
+                           units={"final_mean": "%", "final_se": "%", "total_bits": "bits"})
+    return table
+
+
+def seed_systems(systems, baselines) -> dict:
+    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting beside FedAvg, FedPer, FedProto and FedLog-C
+    (their shipped paper-setting runs, read for their first rounds); label -> Results; saved."""
+    from ..fedlog import THRESHOLD
+
+    g, t1 = systems.settings, {}
+    if not systems.keys():
+        return t1
+    for lab in plans.SEED_BASELINE_LABELS:
+        rs = baselines[lab]
+        t1[lab] = rs if g.over or rs is None else [ex.first_rounds(r, g.rounds) for r in rs]
+    for lab in ("FedCR", "FedCR-NA"):
+        t1[lab] = systems[lab]
+    if any(rs is None for rs in t1.values()):
+        for read, what in ((systems, ""), (baselines, ": FedLog's rows")):
+            if not read.whole():
+                print(read.note(what=f"FedCR in FedLog's Table 1 setting{what}"))
+        return {}
+    rows = [{**r, "seeds": len(g.seeds), "rounds": g.rounds}
+            for r in stats.table_rows(t1, THRESHOLD["mnist"], reference="FedLog-C")]
+    outputs.save_table(rows, "table1_mnist_seed_systems_fedcr", units=stats.TABLE_UNITS)
+    return t1
+
+
+def ditto_crosscheck(path) -> tuple[dict, dict]:
+    """Part H: our Ditto against the FedCR authors' `main_fed_ditto.py` on our clients (scripts/fedcr_crosscheck.py's
+    CSV at `path`, its settings beside it in .json): notebook 02's paired equivalence rule at every evaluation, the
+    gap over the whole curve with seeds as the unit (and their code against itself), and the curves, drawn.
+    Returns (the curves in points, the settings); both empty when the file is missing."""
+    import json
+
+    from ..fedlog.analysis import crosscheck as xc
+
+    curves_ = xc.curves(path, model="Ditto", metric="acc_mean")
+    if not curves_:
+        print(f"{path} is missing: run scripts/fedcr_crosscheck.py with a checkout of haozzh/FedCR")
+        return {}, {}
+    setting = json.loads(path.with_suffix(".json").read_text())["Ditto"]
+    print(f"the cross-check's federation: {setting['clients']} clients, {setting['participation']:.0%} of them a "
+          f"round, {setting['rounds']} rounds and the authors' final round (every client); the authors' commit "
+          f"{setting['authors_commit'][:7]}; ours: {setting['our_config']}")
+    eq = xc.agreement(curves_, bound=xc.bound_at(curves_))
+    for line in [xc.verdict_line(curves_, "Ditto"), *xc.gap_lines(curves_)]:
+        print(line)
+    names = {"fedlib": "Ditto, fedlib", "authors": "Ditto, the FedCR authors' code",
+             "authors_stream2": "Ditto, the authors' code, another random stream"}
+    panel = {names[side]: {"method": "ditto", "acc": acc, "x": np.arange(acc.shape[1])}
+             for side, acc in curves_.items() if side in names}
+    where = (f"FashionMNIST n1, {setting['clients']} clients, {setting['participation']:.0%} of them a round, "
+             f"width 1024")
+    fig = plots.accuracy_curves({where: panel}, "Ditto: our code against the FedCR authors' (personal models)",
+                                xlabel="evaluation (after this many rounds; the last after their final round)")
+    plots.caption(fig, "crosscheck", eq.seeds, setting["rounds"], note="lr 0.1, lambda 0.001, 10 local epochs")
+    outputs.save_figure(fig, "fedcr_ditto_crosscheck")
+    return curves_, setting
 
 
 def feature_scatter(panels: dict[str, tuple], title: str):

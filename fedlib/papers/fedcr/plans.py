@@ -1,9 +1,13 @@
 """Notebook 06's profiles and each part's runs; RUN_SETS: what scripts/paper_runs.py computes and packs."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cache, partial
 
-from .protocol import BETA, DITTO_LAM, ROUNDS, config
+from ..part import Part
+from .protocol import BASELINES, BETA, DITTO_LAM, NONAGGREGATE, ROUNDS, config
+
+NOTEBOOK = "06_fedcr_common_representation"
 
 
 TABLE2_LABELS = ("FedCR", "FedAvg", "Ditto", "FedRep")  # FedRep: the strongest other baseline of the paper's
@@ -31,7 +35,9 @@ class Table9:
 
 @dataclass(frozen=True)
 class SeedSystems:
-    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting, their seeds, rounds and setting's changes."""
+    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting, their seeds, rounds and setting's changes (and
+    the profile whose part G it is)."""
+    profile: str
     seeds: tuple[int, ...]
     rounds: int
     over: dict = field(default_factory=dict, hash=False)
@@ -43,6 +49,9 @@ class Profile:
     evaluation, the seeds, the rounds (one number, or Table 4's per dataset: `rounds_of`), the data's size, Table 2's
     columns (and, at the paper profile, its methods), Ditto's lambda grid (none: the paper's per column), the sweeps
     of Table 3 (V) and Fig. 3(d) (beta, and their datasets), and parts E-G."""
+    name: str  # smoke, quick or paper
+    paper: bool  # the paper's scale: its parts plan the columns the run sets hold, data here or not, and Ditto's
+    # second reading; other profiles plan what their data allow
     width: int
     dim: int
     samples: tuple[int, int]
@@ -64,26 +73,26 @@ class Profile:
 
 
 PROFILES = {  # notebook 06, per profile (its parts; see the notebook)
-    "smoke": Profile(width=64, dim=8, samples=(2, 2), seeds=(0,), rounds=2, over=TINY,
+    "smoke": Profile(name="smoke", paper=False, width=64, dim=8, samples=(2, 2), seeds=(0,), rounds=2, over=TINY,
                      columns=(("fashion_mnist", "n1"),), ditto_grid=(0.1,), dims=(2, 8), betas=(0.0, 5e-4),
                      beta_sets=("fashion_mnist",), fig2=Fig2(rounds=2, epochs=1, points=100, over=TINY),
                      table9=Table9(ks=(3,), rounds=2),
-                     table1=SeedSystems(seeds=(0,), rounds=2, over=dict(n_clients=10, train_fraction=0.02,
-                                                                        local_epochs=1))),
-    "quick": Profile(width=256, dim=64, samples=(4, 8), seeds=(0,), rounds=20,
+                     table1=SeedSystems("smoke", seeds=(0,), rounds=2,
+                                        over=dict(n_clients=10, train_fraction=0.02, local_epochs=1))),
+    "quick": Profile(name="quick", paper=False, width=256, dim=64, samples=(4, 8), seeds=(0,), rounds=20,
                      over=dict(train_fraction=0.1),  # 10% of the pool: 49 train / 21 test images per client
                      columns=(("fashion_mnist", "n1"), ("fashion_mnist", "n2"), ("mnist", "n1"), ("mnist", "n2")),
                      ditto_grid=(0.001, 0.01, 0.1, 1.0), dims=(2, 4, 16, 64), betas=(0.0, 5e-4, 5e-3),
                      beta_sets=("fashion_mnist",),  # quick: FashionMNIST only (the paper profile adds MNIST)
                      fig2=Fig2(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.2)),
-                     table9=Table9(ks=(5, 7), rounds=20), table1=SeedSystems(seeds=(0,), rounds=5)),
+                     table9=Table9(ks=(5, 7), rounds=20), table1=SeedSystems("quick", seeds=(0,), rounds=5)),
     "paper": Profile(  # Ditto: the paper's lambda per column (DITTO_LAM), no grid; rounds per dataset (ROUNDS)
-        width=1024, dim=512, samples=(18, 18), seeds=(0, 1, 2), rounds=ROUNDS, over={},
+        name="paper", paper=True, width=1024, dim=512, samples=(18, 18), seeds=(0, 1, 2), rounds=ROUNDS, over={},
         labels=TABLE2_LABELS,  # Table 2's methods: its run sets' (the other profiles run every implemented one)
         columns=tuple((d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")),
         ditto_grid=(), dims=(2, 4, 8, 16, 32, 64, 128, 256, 512), betas=(0.0, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2),
         beta_sets=("fashion_mnist", "mnist"), fig2=Fig2(rounds=20, epochs=10, points=200),
-        table9=Table9(ks=(3, 5, 7), rounds=250), table1=SeedSystems(seeds=tuple(range(5)), rounds=100)),
+        table9=Table9(ks=(3, 5, 7), rounds=250), table1=SeedSystems("paper", seeds=tuple(range(5)), rounds=100)),
 }
 
 
@@ -127,69 +136,162 @@ def table1_run(profile: str, method: str, seed: int):
                         options=dict(train_samples=at.samples[0], eval_samples=at.samples[1]), **at.table1.over)
 
 
-def _table2_runs(part, seeds):
-    return [(lab, run("paper", "fashion_mnist", lab, part, s)) for s in seeds for lab in TABLE2_LABELS]
-
-
 # Ditto's second reading (notebook 06, part A): the authors' main_fed.py takes `--method ditto` but, by a review's
 # reading of their code, never computes Ditto's proximal term on that path, so it trains one shared model by plain
 # cross-entropy with weight decay mu (their Ditto's lambda, 0.001 on FashionMNIST) and fine-tunes the head in the
 # last round: FedAvg-FT with weight decay. Run at FedAvg's screened rate (0.1, also Ditto's), on n1.
 DITTO_AS_MAIN_FED = "FedAvg-FT (weight decay 0.001: main_fed.py's Ditto)"
+SWEEP_SETS = ("fashion_mnist", "mnist")  # Table 3's and Fig. 3(d)'s datasets at the paper profile (MNIST standing
+# in for EMNIST-L)
+REAL = "fashion_mnist"  # the run sets of Table 2 and Table 9 hold its runs only
+SEED_BASELINE_LABELS = ("FedAvg", "FedPer", "FedProto", "FedLog-C")  # part G's rows of FedLog's own Table 1 runs
 
 
-def _ditto_main_fed_runs(seeds):
-    return [(DITTO_AS_MAIN_FED, run("paper", "fashion_mnist", "FedAvg", "n1", s,
-                                    weight_decay=DITTO_LAM[("fashion_mnist", "n1")])) for s in seeds]
+# ---------------------------------------------------------------------------------------------- notebook 06's parts
+@cache
+def here(dataset: str) -> bool:
+    """Whether `dataset`'s files are here, asked once a process and quietly (a plan is built wherever a run set's
+    command is; the notebook's first cell says which columns are missing)."""
+    import contextlib
+    import io
+
+    from ... import experiments as ex
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        return ex.dataset_available(dataset)
 
 
-def _table9_runs(seeds):
-    t9 = PROFILES["paper"].table9
-    return [(f"{lab} k={k}", run("paper", "fashion_mnist", lab, "n1", s, classes=k, rounds=t9.rounds))
-            for k in t9.ks for s in seeds for lab in ("FedCR-NA", "Local")]
+def columns_here(profile: Profile) -> list[tuple[str, str]]:
+    """Table 2's columns whose data are here."""
+    return [(d, q) for d, q in profile.columns if here(d)]
 
 
-SWEEP_SETS = ("fashion_mnist", "mnist")  # Table 3's and Fig. 3(d)'s datasets here: the paper profile's n1 columns
-# whose data are here (MNIST standing in for EMNIST-L), as notebook 06's plan() finds them
+def columns_missing(profile: Profile) -> list[tuple[str, str]]:
+    """Table 2's columns whose data are not here."""
+    return [(d, q) for d, q in profile.columns if not here(d)]
 
 
-def _sweep_runs(name, seeds):  # Table 3 (name "dim") or Fig. 3(d) ("beta"): FedCR on n1 at each value
-    at = PROFILES["paper"]
-    values = at.dims if name == "dim" else at.betas
-    return [(f"FedCR {name}={v:g} {d}", run("paper", d, "FedCR", "n1", s, **{name: v}))
-            for s in seeds for d in SWEEP_SETS for v in values]
+def fig2_cases(run, f2: Fig2) -> list[tuple]:
+    """Part E's four runs: ((partition, beta), Config) for n1 and n2, beta 0 and 5e-4, V = 2, seed 0, at a
+    profile's `run` (`partial(run, profile)`) and Fig. 2 settings `f2` (its Profile's `fig2`)."""
+    return [((q, beta), run("mnist", "FedCR", q, 0, dim=2, beta=beta, rounds=f2.rounds, **f2.over))
+            for q in ("n1", "n2") for beta in (0.0, 5e-4)]
 
 
-def _seed_systems_runs(seeds):  # part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting
-    return [(lab, table1_run("paper", method, s)) for s in seeds for lab, method in (("FedCR", "fedcr"),
-                                                                                      ("FedCR-NA", "fedcr_na"))]
+def _columns(profile: Profile) -> list[tuple[str, str]]:
+    """The columns a part plans: at the paper profile every one whose data are here and those its run sets hold
+    (FashionMNIST's and MNIST's: a set's runs never depend on the machine); elsewhere those whose data are here."""
+    return [(d, q) for d, q in profile.columns if here(d) or (profile.paper and d in SWEEP_SETS)]
 
 
-def _run_sets():
-    from functools import partial
-
-    from ..runset import RunSet
-
-    nb = "06_fedcr_common_representation"
-    sweeps = "MNIST for EMNIST-L; FedCR at width 1024"
-    return [RunSet(f"fedcr_table2_{part}", nb, partial(_table2_runs, part), where=(f"Table 2 ({part})",),
-                   deviations="FashionMNIST only; FedCR, FedAvg(-FT), Ditto and FedRep") for part in ("n1", "n2")] + \
-        [DITTO_MAIN_FED,
-         RunSet("fedcr_table9", nb, _table9_runs, where=("Table 9",), deviations="FashionMNIST for CIFAR-10"),
-         RunSet("fedcr_table3", nb, partial(_sweep_runs, "dim"), where=("Table 3",), deviations=sweeps),
-         RunSet("fedcr_beta", nb, partial(_sweep_runs, "beta"), where=("Fig. 3(d)",), deviations=sweeps),
-         RunSet("fedcr_seed_systems", nb, _seed_systems_runs, seeds=PROFILES["paper"].table1.seeds,
-                where=("Table 1 (seed systems)",))]
+def labels(profile: Profile) -> list[str]:
+    """Table 2's methods at `profile`, in the table's order (the paper profile: its run sets', TABLE2_LABELS)."""
+    every = BASELINES + ["FedCR"]
+    return [lab for lab in every if lab in (profile.labels or every)]
 
 
-def _ditto_main_fed_set():
-    from ..runset import RunSet
+def _ditto_grid_plan(profile: Profile, seeds) -> dict:
+    """Ditto's lambda grid on seed 0 of the first column (the quick profile chooses by it; the paper's has none)."""
+    columns = _columns(profile)
+    if not columns or not profile.ditto_grid:
+        return {}
+    d0, p0 = columns[0]
+    return {lam: [run(profile.name, d0, "Ditto", p0, seeds[0], lam=lam)] for lam in profile.ditto_grid}
 
-    return RunSet("fedcr_ditto_main_fed", "06_fedcr_common_representation", _ditto_main_fed_runs,
-                  where=("Table 2 (n1, Ditto's second reading)",),
-                  deviations="FashionMNIST only; Ditto read as the authors' main_fed.py runs it (FedAvg-FT with weight "
-                             "decay)")
+
+def _table2_plan(partition: str, lam, profile: Profile, seeds) -> dict:
+    """Table 2's columns of `partition`: (dataset, label) -> one Config per seed, Ditto at `lam` (None: the paper's
+    per column); the run sets' label order first (TABLE2_LABELS), as they were pinned."""
+    order = list(profile.labels or labels(profile))
+    return {(d, lab): [run(profile.name, d, lab, q, s, lam=lam) for s in seeds]
+            for d, q in _columns(profile) if q == partition for lab in order}
 
 
-DITTO_MAIN_FED = _ditto_main_fed_set()  # Table 2's Ditto as the authors' main_fed.py runs it: read by its name here
-RUN_SETS = _run_sets()
+def table2_at(lam) -> tuple[Part, Part]:
+    """Table 2's two parts with Ditto at `lam` (the quick profile's choice from its grid; None: the paper's)."""
+    return tuple(replace(p, build=partial(_table2_plan, q, lam)) for p, q in ((TABLE2_N1, "n1"), (TABLE2_N2, "n2")))
+
+
+def _ditto_main_fed_plan(profile: Profile, seeds) -> dict:
+    """Ditto's second reading, at the paper profile only (each run is as costly as Table 2's Ditto)."""
+    if not profile.paper:
+        return {}
+    return {DITTO_AS_MAIN_FED: [run("paper", REAL, "FedAvg", "n1", s, weight_decay=DITTO_LAM[(REAL, "n1")])
+                                for s in seeds]}
+
+
+def sweep_sets(profile: Profile, name: str) -> list[str]:
+    """Table 3's (name "dim") or Fig. 3(d)'s ("beta") datasets: the paper profile's SWEEP_SETS; elsewhere Table 3 on
+    the first n1 column here and Fig. 3(d) on the profile's beta_sets here."""
+    n1 = [d for d, q in _columns(profile) if q == "n1"]
+    if profile.paper:
+        return [d for d in SWEEP_SETS if d in (n1 if name == "dim" else profile.beta_sets)]
+    return n1[:1] if name == "dim" else [d for d in profile.beta_sets if d in n1]
+
+
+def _sweep_plan(name: str, profile: Profile, seeds) -> dict:
+    """Table 3 or Fig. 3(d): (dataset, value) -> FedCR's runs on n1 at each V or beta."""
+    values = profile.dims if name == "dim" else profile.betas
+    return {(d, v): [run(profile.name, d, "FedCR", "n1", s, **{name: v}) for s in seeds]
+            for d in sweep_sets(profile, name) for v in values}
+
+
+def _table9_plan(profile: Profile, seeds) -> dict:
+    """Table 9's stand-in: (k, label) -> runs without model aggregation on FashionMNIST (if here), FedCR-NA and local
+    training first (the run set's)."""
+    if not (here(REAL) or profile.paper):
+        return {}
+    order = ["FedCR-NA", "Local"] + [lab for lab in NONAGGREGATE if lab not in ("FedCR-NA", "Local")]
+    t9 = profile.table9
+    return {(k, lab): [run(profile.name, REAL, lab, "n1", s, classes=k, rounds=t9.rounds) for s in seeds]
+            for k in t9.ks for lab in order}
+
+
+def _seed_systems_plan(ss: SeedSystems, seeds) -> dict:
+    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting (if MNIST is here)."""
+    if not (here("mnist") or ss.profile == "paper"):
+        return {}
+    return {lab: [table1_run(ss.profile, method, s) for s in seeds] for lab, method in (("FedCR", "fedcr"),
+                                                                                        ("FedCR-NA", "fedcr_na"))}
+
+
+def _seed_baselines_plan(ss: SeedSystems, seeds) -> dict:
+    """Part G's other rows: FedLog's own Table 1 runs (its shipped paper-setting runs, read for their first rounds;
+    the smoke profile's own small setting)."""
+    from ..fedlog import table1_config
+
+    if not (here("mnist") or ss.profile == "paper"):
+        return {}
+    over = dict(rounds=ss.rounds, **ss.over) if ss.over else {}
+    return {lab: [table1_config("mnist", lab, seed=s, **over) for s in seeds] for lab in SEED_BASELINE_LABELS}
+
+
+_SWEEPS = "MNIST for EMNIST-L; FedCR at width 1024"
+_T2 = "FashionMNIST only; FedCR, FedAvg(-FT), Ditto and FedRep"
+_IN_REAL = lambda key: key[0] == REAL  # noqa: E731
+DITTO_GRID = Part("fedcr_ditto_grid", NOTEBOOK, PROFILES, _ditto_grid_plan, where=("Table 2 (Ditto's lambda)",),
+                  packed=False)
+TABLE2_N1 = Part("fedcr_table2_n1", NOTEBOOK, PROFILES, partial(_table2_plan, "n1", None), label=lambda k: k[1],
+                 where=("Table 2 (n1)",), deviations=_T2, in_set=_IN_REAL)
+TABLE2_N2 = Part("fedcr_table2_n2", NOTEBOOK, PROFILES, partial(_table2_plan, "n2", None), label=lambda k: k[1],
+                 where=("Table 2 (n2)",), deviations=_T2, in_set=_IN_REAL)
+DITTO_MAIN_FED = Part("fedcr_ditto_main_fed", NOTEBOOK, PROFILES, _ditto_main_fed_plan,
+                      where=("Table 2 (n1, Ditto's second reading)",),
+                      deviations="FashionMNIST only; Ditto read as the authors' main_fed.py runs it (FedAvg-FT with "
+                                 "weight decay)")
+TABLE9 = Part("fedcr_table9", NOTEBOOK, PROFILES, _table9_plan, label=lambda k: f"{k[1]} k={k[0]}",
+              where=("Table 9",), deviations="FashionMNIST for CIFAR-10", in_set=lambda k: k[1] in ("FedCR-NA", "Local"),
+              stage=lambda k: k[0])
+DIMS = Part("fedcr_table3", NOTEBOOK, PROFILES, partial(_sweep_plan, "dim"),
+            label=lambda k: f"FedCR dim={k[1]:g} {k[0]}", where=("Table 3",), deviations=_SWEEPS)
+BETAS = Part("fedcr_beta", NOTEBOOK, PROFILES, partial(_sweep_plan, "beta"),
+             label=lambda k: f"FedCR beta={k[1]:g} {k[0]}", where=("Fig. 3(d)",), deviations=_SWEEPS)
+_SEED_PROFILES = {name: p.table1 for name, p in PROFILES.items()}
+SEED_SYSTEMS = Part("fedcr_seed_systems", NOTEBOOK, _SEED_PROFILES, _seed_systems_plan,
+                    where=("Table 1 (seed systems)",))
+SEED_BASELINES = Part("fedcr_seed_baselines", NOTEBOOK, _SEED_PROFILES, _seed_baselines_plan,
+                      where=("Table 1 (seed systems): FedLog's rows",), packed=False)
+UPFRONT = (DITTO_GRID, DIMS, BETAS, TABLE9, SEED_SYSTEMS, DITTO_MAIN_FED)  # read before Ditto's lambda is chosen
+# SEED_BASELINES (FedLog's own runs) are read in part G's cell, so the tables before it name only this notebook's runs
+PARTS = (*UPFRONT, TABLE2_N1, TABLE2_N2, SEED_BASELINES)
+RUN_SETS = [p for p in PARTS if p.packed]  # what scripts/paper_runs.py computes and packs: derived, never listed
