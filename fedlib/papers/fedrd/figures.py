@@ -102,14 +102,19 @@ def table3(init, table1):
     return outputs.save_table(rows, "fedrd_table3_init", units=COMPARE_UNITS) if rows else None
 
 
+def _drawable(read, part: str, what: str) -> bool:
+    """Whether a sweep part (D-F) is planned at this profile and all there; if not, says which."""
+    if not read.keys():
+        print(part, "is", CUT)
+    elif not read.whole():
+        print(read.note(what=what))
+    return bool(read.keys()) and read.whole()
+
+
 def dpc(dpcs) -> dict:
     """Part D: accuracy against the uplink as dpc grows; (label, dpc) -> ((mean, se), uplink MB) (empty where cut)."""
     profile = dpcs.settings
-    if not dpcs.keys():
-        print("part D is", CUT)
-        return {}
-    if not dpcs.whole():
-        print(dpcs.note(what="part D (Fig. 4 stand-in)"))
+    if not _drawable(dpcs, "part D", "part D (Fig. 4 stand-in)"):
         return {}
     points = {(lab, k): (stats.mean_se([final(r) for r in swept(dpcs[(lab, k)], profile)]),
                          swept(dpcs[(lab, k)], profile)[0].uplink_mb()[-1]) for lab, k in dpcs.keys()}
@@ -130,11 +135,7 @@ def dpc(dpcs) -> dict:
 def sizes(sides) -> list[dict]:
     """Part E: FedRD's accuracy against the representation size; saved as fedrd_table4_dims (empty where cut)."""
     profile = sides.settings
-    if not sides.keys():
-        print("part E is", CUT)
-        return []
-    if not sides.whole():
-        print(sides.note(what="part E (Table IV stand-in)"))
+    if not _drawable(sides, "part E", "part E (Table IV stand-in)"):
         return []
     rows = [{"sqrt_d": side, "d": side * side,
              **dict(zip(("final_mean", "final_se"),
@@ -148,11 +149,7 @@ def sizes(sides) -> list[dict]:
 def depths(depths) -> dict:
     """Part F: FedRD's accuracy against the projection's depth; depth -> (mean, se) (empty where cut)."""
     profile = depths.settings
-    if not depths.keys():
-        print("part F is", CUT)
-        return {}
-    if not depths.whole():
-        print(depths.note(what="part F (Fig. 5 stand-in)"))
+    if not _drawable(depths, "part F", "part F (Fig. 5 stand-in)"):
         return {}
     acc = {L: stats.mean_se([final(r) for r in swept(depths[L], profile)]) for L in sorted(depths.keys())}
     fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(acc), [v[0] for v in acc.values()],
