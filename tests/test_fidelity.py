@@ -262,7 +262,7 @@ def test_ditto_takes_the_papers_lambda_per_column_and_the_quick_grid_holds_0_001
     assert fedcr.run("paper", "mnist", "Ditto", "n1", 0).options["lam"] == 0.1  # MNIST stands in for EMNIST-L
     assert fedcr.run("paper", "cifar100", "Ditto", "n2", 0).options["lam"] == 0.01
     assert fedcr.run("paper", "mnist", "Ditto", "n1", 0, lam=1.0).options["lam"] == 1.0
-    assert {0.001, 0.01} <= set(fedcr.PROFILES["quick"]["ditto_grid"])
+    assert {0.001, 0.01} <= set(fedcr.PROFILES["quick"].ditto_grid)
 
 
 def test_fedcr_rounds_follow_table_4_per_dataset():
@@ -278,7 +278,7 @@ def test_every_column_of_fedcrs_paper_profile_configures_without_raising():
     """A machine with the CIFAR files runs them: CIFAR-100 with 15 classes (n1), Dirichlet 0.3 and beta 0.001 (n2)."""
     from fedlib.papers import fedcr
 
-    for d, p in fedcr.PROFILES["paper"]["columns"]:
+    for d, p in fedcr.PROFILES["paper"].columns:
         for label in fedcr.BASELINES + ["FedCR"]:
             cfg = fedcr.run("paper", d, label, p, 0)
             assert cfg.dataset == d

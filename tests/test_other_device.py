@@ -10,7 +10,7 @@ from fedlib import claims as rules
 from fedlib import experiments as ex
 from fedlib.__main__ import where_it_came_from
 from fedlib.papers import accounting, fedcr, fedlog
-from fedlib.papers.fedcr import parts
+from fedlib.papers.fedcr import claims as fedcr_claims
 from fedlib.result import Result
 
 pytestmark = pytest.mark.usefixtures("cpu_keys")  # this machine is the CPU, on a GPU machine too
@@ -98,13 +98,13 @@ def test_a_paired_verdict_over_runs_of_two_device_types_says_so():
     by_label = {"FedCR": runs([90, 91, 92], "cpu"), "FedAvg": runs([80, 81, 79], "cpu"),
                 "FedRep": runs([85, 84], "cuda") + runs([86], "cpu")}
     ledger = rules.ClaimsLedger("06_test", "quick")
-    parts.beats_the_strongest_baseline(ledger, by_label, "n1", ["FedAvg", "FedRep"],
-                                       fedcr.TABLE2[("fashion_mnist", "n1")], 250)
+    fedcr_claims.beats_the_strongest_baseline(ledger, by_label, "n1", ["FedAvg", "FedRep"],
+                                              fedcr.TABLE2[("fashion_mnist", "n1")], 250)
     mixed = "runs on different devices: FedCR on cpu, FedRep on cpu and cuda"
     # FedRep is the strongest: FedAvg-FT's row follows, FedRep's own would repeat the first
     assert [r.note for r in ledger.rows] == [f"the strongest baseline: FedRep; {mixed}", ""]
-    parts.reproduces_table2(ledger, by_label, "n1", ["FedRep", "FedCR"], fedcr.TABLE2[("fashion_mnist", "n1")],
-                            fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")], 250)
+    fedcr_claims.reproduces_table2(ledger, by_label, "n1", ["FedRep", "FedCR"], fedcr.TABLE2[("fashion_mnist", "n1")],
+                                   fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")], 250)
     notes = [r.note for r in ledger.rows[2:]]  # one equivalence row each: FedRep (its rate's note first), FedCR
     assert notes[0].endswith("; runs on different devices: FedRep on cpu and cuda") and notes[1] == ""
 

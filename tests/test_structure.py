@@ -100,7 +100,7 @@ def test_no_paper_code_at_the_top_level_and_no_paper_figure_or_file_writing_in_p
 
 def test_a_paper_package_has_the_roles_and_its_notebook_reads_draws_and_says():
     """Every paper's package has the roles' modules (FedLog's and FedCR's claims live in their notebooks' modules,
-    `fedlog.table1`, `fedcr.parts`...); every notebook defines nothing and stays short (at most 100 code
+    `fedlog.table1`, `fedcr.figures`...); every notebook defines nothing and stays short (at most 100 code
     lines, its claims one call): what is not reading, drawing or saying lives in its paper's package."""
     import re
 
