@@ -5,6 +5,9 @@ same numbers. Sweeps of many configs: `fedlib.sweep.run_many`.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import math
 import time
 import warnings
@@ -268,6 +271,14 @@ def dataset_available(name: str) -> bool:
         return False
 
 
+@functools.cache
+def data_here(name: str) -> bool:
+    """`dataset_available`, asked once a process and quietly: for the papers' plans, which are built wherever a run
+    set's command is (a notebook says why a dataset is missing where it draws)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return dataset_available(name)
+
+
 is_cached = store.is_cached
 
-__all__ = ["Config", "Result", "run", "replay", "setup", "is_cached", "dataset_available", "DivergenceError"]
+__all__ = ["Config", "Result", "run", "replay", "setup", "is_cached", "dataset_available", "data_here", "DivergenceError"]

@@ -165,11 +165,11 @@ def test_notebook_07s_paper_profile_draws_what_is_shipped_and_its_claims_say_not
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     monkeypatch.setattr(ex, "dataset_available", lambda d: d == "fashion_mnist")
     monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
-    plans._here.cache_clear()
+    ex.data_here.cache_clear()
     ran = []
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
     table1, init, dpcs, sides, depths = papers.read("paper", *plans.AT_PROFILE)
-    plans._here.cache_clear()
+    ex.data_here.cache_clear()
     assert ran == [] and dpcs.keys() and sides.keys() and depths.keys()  # the paper profile plans every part
     table = figures.table1(table1)
     assert "FashionMNIST" in set(table["dataset"]) and table["final_mean"].isna().all()  # named, not drawn

@@ -115,14 +115,14 @@ def test_fedrds_table3_set_is_the_noise_initialised_runs_notebook_07_reads(monke
     from fedlib.papers.fedrd import plans
 
     monkeypatch.setattr(ex, "dataset_available", lambda d: d == "fashion_mnist")  # the set is FashionMNIST's
-    plans._here.cache_clear()
+    ex.data_here.cache_clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         planned = {c.key() for cs in plans.INIT.plan("paper").values() for c in cs}
         assert {cfg.key() for _, cfg in RUN_SETS["fedrd_table3"].runs()} == planned and len(planned) == 6
         assert {c.key() for cs in plans.TABLE1.plan("paper").values() for c in cs} == \
             {cfg.key() for _, cfg in RUN_SETS["fedrd_table1"].runs()}  # Fig. 2 reads their first rounds
-    plans._here.cache_clear()
+    ex.data_here.cache_clear()
 
 
 def test_the_dp_sets_name_how_many_records_their_stand_ins_hold():

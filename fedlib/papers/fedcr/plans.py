@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cache, partial
+from functools import partial
 
 from ..part import Part
 from .protocol import BASELINES, BETA, DITTO_LAM, NONAGGREGATE, ROUNDS, config
@@ -148,17 +148,11 @@ SEED_BASELINE_LABELS = ("FedAvg", "FedPer", "FedProto", "FedLog-C")  # part G's 
 
 
 # ---------------------------------------------------------------------------------------------- notebook 06's parts
-@cache
 def here(dataset: str) -> bool:
-    """Whether `dataset`'s files are here, asked once a process and quietly (a plan is built wherever a run set's
-    command is; the notebook's first cell says which columns are missing)."""
-    import contextlib
-    import io
-
+    """Whether `dataset`'s files are here (`experiments.data_here`: once a process, quietly)."""
     from ... import experiments as ex
 
-    with contextlib.redirect_stdout(io.StringIO()):
-        return ex.dataset_available(dataset)
+    return ex.data_here(dataset)
 
 
 def columns_here(profile: Profile) -> list[tuple[str, str]]:

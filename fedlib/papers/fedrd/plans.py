@@ -4,7 +4,6 @@ the packed ones (RUN_SETS, derived) and claims.md counts what of them is shipped
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 
 from ..part import Part
 from .protocol import DPC_RGB, GRID, METHODS, MU_GRID, RGB_DATASETS, config
@@ -193,23 +192,12 @@ def ladder_runs(seeds=None) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- notebook 07's parts
-@cache
-def _here(dataset: str) -> bool:
-    """Whether `dataset`'s files are here (asked once a process: loading them is not free), saying nothing: a plan is
-    built wherever a run set's command is (figures.table1 says why a dataset is missing)."""
-    import contextlib
-    import io
-
-    from ... import experiments as ex
-
-    with contextlib.redirect_stdout(io.StringIO()):
-        return ex.dataset_available(dataset)
-
-
 def datasets_here(profile: Profile) -> list[str]:
     """The profile's datasets whose files are here; FashionMNIST always (the run sets' runs never depend on the
     machine)."""
-    return [d for d in profile.datasets if d == REAL or _here(d)]
+    from ... import experiments as ex
+
+    return [d for d in profile.datasets if d == REAL or ex.data_here(d)]
 
 
 def _table1_plan(profile: Profile, seeds) -> dict:
