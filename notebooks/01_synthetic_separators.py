@@ -32,15 +32,15 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import outputs, papers, paths, plots
+from fedlib import outputs, paths, plots
 from fedlib.data import circle_federation
 from fedlib.papers import fedlog
 from fedlib.papers.fedlog.analysis import synthetic
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-SETTINGS = papers.settings(fedlog.SYNTHETIC_PROFILES, profile)
-METHODS = fedlog.fig1.METHODS
+SETTINGS = fedlog.SYNTHETIC_PROFILES[profile]
+METHODS = fedlog.FIG1_METHODS
 plots.style()
 print(profile, SETTINGS)
 
@@ -53,21 +53,21 @@ print(profile, SETTINGS)
 
 # %%
 fed = circle_federation(seed=0)
-E = SETTINGS["shown_iters"]
+E = SETTINGS.shown_iters
 snapshots = {m: synthetic.one_round(m, E, seed=0) for m in METHODS}
-acc = synthetic.accuracy_vs_iterations(METHODS, SETTINGS["iters"], SETTINGS["seeds"])
+acc = synthetic.accuracy_vs_iterations(METHODS, SETTINGS.iters, SETTINGS.seeds)
 data = [(fed.train.x[c, :int(fed.train.counts[c])].numpy(), fed.train.y[c, :int(fed.train.counts[c])].numpy())
         for c in range(2)]
 panels = [(snapshots["fedlog"][0], "random initialisation (FedLog)", True),
           (snapshots["fedlog"][1], f"FedLog after 1 round, {E} local iterations", True),
           (snapshots["lg_fedavg"][1], f"LG-FedAvg after 1 round, {E} local iterations", True),
           (snapshots["fedproto"][1], f"FedProto after 1 round, {E} local iterations", False)]
-fig = fedlog.figures.fig1(data, 26 / 7, panels, acc, SETTINGS["iters"])
-plots.caption(fig, profile, len(SETTINGS["seeds"]), 1, note=f"{len(SETTINGS['iters'])} local-iteration counts")
+fig = fedlog.figures.fig1(data, 26 / 7, panels, acc, SETTINGS.iters)
+plots.caption(fig, profile, len(SETTINGS.seeds), 1, note=f"{len(SETTINGS.iters)} local-iteration counts")
 saved = outputs.save_figure(fig, "fig1_synthetic")  # its .png and .pdf under figures/
 
 # %%
-table = fedlog.fig1.table(acc, SETTINGS["iters"])  # shown as saved
+table = fedlog.figures.fig1_table(acc, SETTINGS.iters)  # shown as saved
 
 # %% [markdown]
 # ## What the numbers say
@@ -75,5 +75,5 @@ table = fedlog.fig1.table(acc, SETTINGS["iters"])  # shown as saved
 # (ii) it overfits less (small train-test gap). The cell below states what our runs show.
 
 # %%
-print(fedlog.fig1.summary(acc, SETTINGS["iters"]))
-ledger = fedlog.fig1.record(acc, SETTINGS["iters"], profile)  # each claim a function in fedlib/papers/fedlog/fig1.py
+print(fedlog.claims.fig1_summary(acc, SETTINGS.iters))
+ledger = fedlog.claims.record_fig1(acc, SETTINGS.iters, profile)  # each claim a function in fedlog/claims.py

@@ -44,36 +44,37 @@ profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, 
 # %%
 from fedlib import papers, paths, plots
 from fedlib.papers import fedlog
+from fedlib.papers.fedlog.analysis import dp
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-SETTINGS = papers.settings(fedlog.DP_PROFILES, profile)
 B, DELTA = fedlog.DP_B, fedlog.DP_DELTA
 plots.style()
-runs = fedlog.dp.runnable(SETTINGS)
-M = fedlog.dp.statistic_sizes(SETTINGS)  # the released statistic's size: 51 on MNIST, 101 on CIFAR
-print(profile, {k: {kk: v[kk] for kk in ("eps", "seeds", "rounds")} for k, v in runs.items()})
+parts = dp.parts_here(profile)  # dataset -> its part (`fedlog.DP_PARTS`), for the datasets whose files are here
+runs = {d: p.settings(profile) for d, p in parts.items()}
+print(profile, {d: (s.eps, s.seeds, s.rounds) for d, s in runs.items()})
 
 # %% [markdown]
 # ## How much noise: Thm. 7 against the tighter accountant
 
 # %%
-print(fedlog.dp.noise_figure(runs, M, profile, B, DELTA))
+print(fedlog.figures.dp_noise(runs, dp.statistic_size("mnist"), profile, B, DELTA))  # m = 51 on MNIST, 101 on CIFAR
 
 # %% [markdown]
 # ## Accuracy vs epsilon
 
 # %%
-print("\n".join(fedlog.dp.formal_spend(runs, DELTA, fedlog.paper_config)))
-# (dataset, mode, accountant, epsilon) -> each seed's accuracy; `drawn`: the datasets whose runs are all there
-final, drawn = fedlog.dp.finals(runs, fedlog.dp_configs, profile)
+print("\n".join(filter(None, (dp.formal_spend(d, s, DELTA) for d, s in runs.items()))))
+# every dataset's runs in one sweep; (dataset, mode, accountant, epsilon) -> each seed's final accuracy, and `drawn`:
+# the datasets whose runs are all there
+final, drawn = dp.finals(dict(zip(parts, papers.read(profile, *parts.values()))))
 
 # %%
-at_papers_noise = fedlog.dp.matched(drawn, M, B, DELTA, fedlog.paper_config)  # see "What the numbers say"
-fig = fedlog.dp.accuracy_figure(drawn, final, profile, B, DELTA, at_papers_noise)
+at_papers_noise = dp.matched(drawn, B, DELTA)  # see "What the numbers say"
+fig = fedlog.figures.dp_figure(drawn, final, profile, B, DELTA, at_papers_noise)
 
 # %%
-sigmas = fedlog.dp.table(drawn, final, M, B, DELTA)
+sigmas = fedlog.figures.dp_table(drawn, final, {d: dp.statistic_size(d) for d in drawn}, B, DELTA)
 
 # %% [markdown]
 # ## What the numbers say
@@ -81,14 +82,13 @@ sigmas = fedlog.dp.table(drawn, final, M, B, DELTA)
 # local DP needs $\epsilon \geq 5$. Below, "recovers from x" means every $\epsilon \geq x$ of the grid is within 1 point
 # of the non-private accuracy on the seeds' mean (`stats.recovers_from`). The ledger tests the claim seed by seed: per
 # seed, the worst grid $\epsilon$ at or above the claim's, minus the same seed's non-private accuracy, against
-# $-1$ point by a one-sided paired t-test (`fedlog.dp.back_at_the_optimum`). A release sums a client's records and its noise does not
+# $-1$ point by a one-sided paired t-test (`fedlog.claims.back_at_the_optimum`). A release sums a client's records and its noise does not
 # shrink with fewer of them, so on our stand-ins (3,000 MNIST records in Table 1's setting, 60,000 FashionMNIST,
 # against CIFAR-10's 50,000) the paper's $\epsilon$ buys another noise per record. A second row per mode reads the
 # claim at the paper's noise per record: from the $\epsilon$ whose $\sigma$ / records equals the paper's
-# (`fedlog.dp.matched_epsilon`; its value per dataset is in the row's margin note, and a dotted line in the figure).
+# (`fedlog.analysis.dp.matched_epsilon`; its value per dataset is in the row's margin note, and a dotted line in the figure).
 
 # %%
-_, said = fedlog.dp.recovery(drawn, final)
+_, said = dp.recovery(drawn, final)
 print("\n".join(said))
-ledger = fedlog.dp.record(final, runs, drawn, M, B, fedlog.paper_config, profile,  # claims: fedlib/papers/fedlog/dp.py
-                          at_papers_noise)
+ledger = fedlog.claims.record_dp(final, runs, drawn, B, profile, at_papers_noise)  # fedlib/papers/fedlog/claims.py

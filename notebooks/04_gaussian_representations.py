@@ -28,14 +28,13 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import papers, paths, plots
+from fedlib import paths, plots
 from fedlib.papers import fedlog
-from fedlib.papers.fedlog.analysis import synthetic
+from fedlib.papers.fedlog.analysis import representations, synthetic
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-SETTINGS = papers.settings(fedlog.GAUSSIAN_PROFILES, profile)
-G = fedlog.gaussian  # this notebook's checks, figures, tables and claims (fedlib/papers/fedlog/gaussian.py)
+SETTINGS = fedlog.GAUSSIAN_PROFILES[profile]
 plots.style()
 print(profile, SETTINGS)
 
@@ -46,8 +45,8 @@ print(profile, SETTINGS)
 
 
 # %%
-eq9_error = G.eq9_table()
-print(f"largest relative error: {eq9_error:.1e}")
+eq9 = representations.eq9_rows()
+table = fedlog.figures.eq9_table(eq9)  # shown as saved
 
 # %% [markdown]
 # ## 2. Thm. 2: the summed statistic is all the server needs
@@ -57,7 +56,7 @@ print(f"largest relative error: {eq9_error:.1e}")
 
 
 # %%
-twin_gap, said = G.thm2_check()
+twin_gap, said = representations.thm2_check()
 print("\n".join(said))
 
 # %% [markdown]
@@ -70,10 +69,11 @@ print("\n".join(said))
 
 
 # %%
-normality, examples = G.normality_study(SETTINGS)
+normality, examples = representations.normality_study(SETTINGS)
+table = fedlog.figures.normality_table(normality)
 
 # %%
-fig = G.qq_figure(examples, SETTINGS, profile)
+fig = fedlog.figures.qq_figure(examples, SETTINGS, profile)
 
 # %% [markdown]
 # ## 4. Fig. A.1 and A.2: FedLog-C's auxiliary loss and the Henze-Zirkler test
@@ -83,18 +83,18 @@ fig = G.qq_figure(examples, SETTINGS, profile)
 
 
 # %%
-alphas = SETTINGS["alphas"]
-abl = synthetic.compactness_ablation(alphas, SETTINGS["seeds"], rounds=SETTINGS["rounds"])
-fig = G.figure_a1(abl, alphas, SETTINGS["rounds"], profile)
-rows, per_client = G.figure_a2(abl, alphas, len(SETTINGS["seeds"]), SETTINGS["rounds"], profile)
+alphas = SETTINGS.alphas
+abl = synthetic.compactness_ablation(alphas, SETTINGS.seeds, rounds=SETTINGS.rounds)
+fig = fedlog.figures.figure_a1(abl, alphas, SETTINGS.rounds, profile)
+rows, per_client = fedlog.figures.figure_a2(abl, alphas, len(SETTINGS.seeds), SETTINGS.rounds, profile)
 
 # %% [markdown]
 # ## What the numbers say
 
 
 # %%
-print("\n".join(G.summary(rows, normality)))
-ledger = G.record(eq9_error, twin_gap, normality, rows, per_client, SETTINGS["rounds"], profile)  # claims: gaussian.py
+print("\n".join(fedlog.claims.gaussian_summary(rows, normality)))
+ledger = fedlog.claims.record_gaussian(eq9, twin_gap, normality, rows, per_client, SETTINGS.rounds, profile)  # claims.py
 
 # %% [markdown]
 # Fig. A.1 shows the clusters tightening as alpha grows but lying almost on one line, along the direction
@@ -103,4 +103,4 @@ ledger = G.record(eq9_error, twin_gap, normality, rows, per_client, SETTINGS["ro
 
 
 # %%
-print("\n".join(G.elongation(abl, alphas)))
+print("\n".join(representations.elongation(abl, alphas)))

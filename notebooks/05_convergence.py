@@ -39,14 +39,14 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import experiments as ex, outputs, papers, paths, plots, sweep
+from fedlib import outputs, papers, paths, plots, sweep
 from fedlib.papers import fedlog
+from fedlib.papers.fedlog.analysis import convergence
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
 METHODS = fedlog.CONVERGENCE_METHODS
-SETTINGS = papers.settings(fedlog.CONVERGENCE_PROFILES, profile)
-C = fedlog.convergence  # this notebook's curves, figures, tables and claims (fedlib/papers/fedlog/convergence.py)
+SETTINGS = fedlog.CONVERGENCE_PROFILES[profile]
 plots.style()
 print(profile, SETTINGS)
 
@@ -54,31 +54,26 @@ print(profile, SETTINGS)
 # ## Fig. 2: each client trained to its local optimum before every aggregation
 
 # %%
-leaf_sets = [d for d in ("celeba", "sent140") if ex.dataset_available(d)]
-fig2_sets = leaf_sets or ["mnist", "fashion_mnist"]
-fig3_sets = [d for d in ("cifar100", "mnist", "fashion_mnist") if d in ("mnist", "fashion_mnist") or ex.dataset_available(d)]
-plan = {("fig2", d): fedlog.fig2_configs(d, SETTINGS["fig2"]) for d in fig2_sets}
-plan.update({("fig3", d): fedlog.fig3_configs(d, SETTINGS["fig3"]) for d in fig3_sets})
+fig2_parts, fig3_parts = fedlog.convergence_parts()  # Fig. 2 on CelebA/Sent140 where here, else MNIST, FashionMNIST
 # every run of both figures in one sweep (the workers stay busy to the end); the paper profile computes none
-fig2, fig3, missing = C.read(plan, profile)
-speed = {d: C.faster(f"Fig. 2, {d}", by_label) for d, by_label in fig2.items()}
-print("\n".join(line for *_, lines in speed.values() for line in lines))
-speed = {d: (ours, theirs) for d, (ours, theirs, _) in speed.items()}
-verdict = "FedLog and FedLog-C converge faster (mean accuracy over rounds above LG-FedAvg 1's and FedProto's): " + \
-    ", ".join(f"{d} {'yes' if ours > theirs else 'no'} ({ours:.1f}% vs {theirs:.1f}%)" for d, (ours, theirs) in speed.items())
-C.draw(fig2, METHODS, "fig2_local_optimum", "Fig. 2: local optimum before each aggregation (mean ± std over seeds)",
-       "std", profile, verdict, fedlog.PAPER_DATA["fig2"])
+reads = papers.read(profile, *fig2_parts, *fig3_parts)
+fig2, missing2 = convergence.by_dataset(*reads[:len(fig2_parts)])  # dataset -> label -> Results (one per seed)
+fig3, missing3 = convergence.by_dataset(*reads[len(fig2_parts):])
+speed, lines, verdict = convergence.speeds(fig2)
+print("\n".join(lines))
+fedlog.figures.convergence_figure(fig2, METHODS, "fig2_local_optimum", "Fig. 2: local optimum before each aggregation "
+                                  "(mean ± std over seeds)", "std", profile, verdict, fedlog.PAPER_DATA["fig2"])
 
 # %% [markdown]
 # ## Fig. 3 (left): flexible architectures
 
 # %%
-C.draw(fig3, METHODS, "fig3_left_flexible", "Fig. 3 (left): half the clients with a smaller body (mean ± SE over seeds)",
-       "se", profile, paper_data=fedlog.PAPER_DATA["fig3_left"])
-print("\n".join(line for d, by_label in fig3.items() for line in C.faster(f"Fig. 3 left, {d}", by_label)[2]))
-print("\n".join(C.fig3_order(fig3, fedlog.FIG3_LEFT_CIFAR100)))
-summary = outputs.save_table(C.summary_rows(fig2, "fig2_local_optimum") + C.summary_rows(fig3, "fig3_left_flexible"),
-                 "convergence_summary")
+fedlog.figures.convergence_figure(fig3, METHODS, "fig3_left_flexible", "Fig. 3 (left): half the clients with a smaller "
+                                  "body (mean ± SE over seeds)", "se", profile, paper_data=fedlog.PAPER_DATA["fig3_left"])
+print("\n".join(line for d, by_label in fig3.items() for line in convergence.faster(f"Fig. 3 left, {d}", by_label)[2]))
+print("\n".join(convergence.fig3_order(fig3, fedlog.FIG3_LEFT_CIFAR100)))
+summary = outputs.save_table(convergence.summary_rows(fig2, "fig2_local_optimum")
+                             + convergence.summary_rows(fig3, "fig3_left_flexible"), "convergence_summary")
 
 # %% [markdown]
 # ## Thms. 3-5: local losses and gradients under plain SGD
@@ -89,13 +84,14 @@ summary = outputs.save_table(C.summary_rows(fig2, "fig2_local_optimum") + C.summ
 # the claim reads them all.
 
 # %%
-s = SETTINGS["thm"]
-base = fedlog.paper_config("mnist", "fedlog", rounds=s["rounds"], **s["over"])
-studies = C.step_size_studies(base, s, compute=sweep.may_compute(profile))  # seed -> step size -> trace; paper: read
-rows = C.step_size_part(studies, s, profile)
+s = SETTINGS.thm
+base = fedlog.paper_config("mnist", "fedlog", rounds=s.rounds, **s.over)
+studies = convergence.step_size_studies(base, s, compute=sweep.may_compute(profile))  # seed -> step -> trace
+rows = fedlog.figures.step_size_part(studies, s, profile)
 
 # %% [markdown]
 # ## What the numbers say
 
 # %%
-ledger = C.record(fig2, fig3, speed, rows, SETTINGS, profile, missing)  # each claim a function in fedlog/convergence.py
+ledger = fedlog.claims.record_convergence(fig2, fig3, speed, rows, SETTINGS, profile,  # fedlib/papers/fedlog/claims.py
+                                          {"fig2": missing2, "fig3": missing3})

@@ -1,10 +1,13 @@
-"""FedLog's Fig. 1 claims (fedlib/papers/fedlog/fig1.py) on made-up accuracy arrays: holding, failing, within
+"""FedLog's claims (fedlib/papers/fedlog/claims.py), Fig. 1's first, on made-up accuracy arrays: holding, failing, within
 noise, and with zero spread; the rival is the stronger other method, seed by seed."""
+import dataclasses
+
 import numpy as np
 import pytest
 
 from fedlib import claims as rules
-from fedlib.papers.fedlog import fig1
+from fedlib.papers.fedlog import claims as fig1
+from fedlib.papers.fedlog.plans import DpRuns
 
 ITERS = [1, 5, 10]
 
@@ -38,7 +41,7 @@ def test_overfits_least_with_zero_spread_is_said():
 
 def test_the_summary_names_the_highest():
     acc = _acc({"fedlog": [0.95] * 3, "lg_fedavg": [0.9] * 3, "fedproto": [0.9] * 3})
-    assert fig1.summary(acc, ITERS).splitlines()[-1].endswith("FedLog")
+    assert fig1.fig1_summary(acc, ITERS).splitlines()[-1].endswith("FedLog")
 
 
 # ----------------------------------------------------------------------------------------------- notebook 03 (DP)
@@ -51,7 +54,7 @@ def _final(no_dp, central, local, spread=(0.0, 0.0005, -0.0005), d="fashion_mnis
     for mode, accs in (("central", central), ("local", local)):
         for e, a in zip(eps, accs):
             out[(d, mode, "thm7", e)] = [a + x for x in spread]
-    runs = {d: {"eps": eps, "seeds": [0, 1, 2], "rounds": 5}}
+    runs = {d: DpRuns(eps=tuple(eps), seeds=(0, 1, 2), rounds=5, tight=False)}
     return out, runs
 
 
@@ -59,7 +62,7 @@ F = "fashion_mnist"
 
 
 def test_dp_recovery_is_the_first_epsilon_from_which_every_larger_one_is_back():
-    from fedlib.papers.fedlog import dp
+    from fedlib.papers.fedlog.analysis import dp
 
     final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
     recovered, said = dp.recovery(runs, final)
@@ -71,34 +74,34 @@ def test_dp_recovery_is_the_first_epsilon_from_which_every_larger_one_is_back():
 def test_dp_back_at_the_optimum_is_a_paired_test_at_the_worst_epsilon_from_the_claims_on():
     """Before, the row compared the seeds' mean recovery epsilon with the paper's, with no test and no p. Now each
     seed's worst grid point from the claim's epsilon on is tested against -1 point by a paired t-test."""
-    from fedlib.papers.fedlog import dp
+    from fedlib.papers.fedlog import claims
 
     final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
     ledger = rules.ClaimsLedger("03_test", "quick")
-    assert dp.recovers_like_the_paper(ledger, final, runs, runs, F, "central") == rules.HOLDS
+    assert claims.recovers_like_the_paper(ledger, final, runs, runs, F, "central") == rules.HOLDS
     row = ledger.rows[-1]
     assert row.ours == pytest.approx([-0.5, -0.4, -0.6]) and row.reference == -1.0  # eps 0.5 is each seed's worst
     assert row.p < 0.025 and "fashion_mnist stands in for the paper's CIFAR-10" in row.claim and row.seeds == 3
     # local DP: "the accuracy is still acceptable" has no number, so ours is reported with no verdict (0.9 at 5)
-    assert dp.recovers_like_the_paper(ledger, final, runs, runs, F, "local") == rules.REPORTED
+    assert claims.recovers_like_the_paper(ledger, final, runs, runs, F, "local") == rules.REPORTED
     assert ledger.rows[-1].ours == pytest.approx([-7.0, -6.9, -7.1]) and ledger.rows[-1].p == ""
     # a seed mean within 1 point but too spread over seeds to tell: not decided (the old rule said "holds")
     wide, _ = _final(0.97, central=[0.962, 0.97, 0.97], local=[0.1] * 3, spread=(0.0, 0.02, -0.02))
-    assert dp.recovers_like_the_paper(rules.ClaimsLedger("03_test", "quick"), wide, runs, runs, F, "central") \
+    assert claims.recovers_like_the_paper(rules.ClaimsLedger("03_test", "quick"), wide, runs, runs, F, "central") \
         == rules.WITHIN
     # a larger epsilon that falls back counts: the claim is "from 0.5 on"
     dip, _ = _final(0.97, central=[0.97, 0.9, 0.97], local=[0.1] * 3)
-    assert dp.recovers_like_the_paper(rules.ClaimsLedger("03_test", "quick"), dip, runs, runs, F, "central") \
+    assert claims.recovers_like_the_paper(rules.ClaimsLedger("03_test", "quick"), dip, runs, runs, F, "central") \
         == rules.FAILS
     # runs not all there: not run, and said why
     missing = rules.ClaimsLedger("03_test", "quick")
-    assert dp.recovers_like_the_paper(missing, final, runs, {}, F, "central") == rules.MISSING
+    assert claims.recovers_like_the_paper(missing, final, runs, {}, F, "central") == rules.MISSING
     assert "not all cached or shipped" in missing.rows[-1].note
 
 
 def test_the_matched_epsilon_gives_our_records_the_papers_noise_per_record():
     from fedlib import privacy
-    from fedlib.papers.fedlog import dp
+    from fedlib.papers.fedlog.analysis import dp
 
     paper = {"n": 50_000, "m": 101, "k": 100}
     assert abs(dp.matched_epsilon(0.5, paper, dict(paper), 0.01, 2.0) - 0.5) < 1e-9  # the same setting: the same
@@ -110,42 +113,42 @@ def test_the_matched_epsilon_gives_our_records_the_papers_noise_per_record():
 
 
 def test_dp_recovery_at_the_papers_noise_is_judged_at_the_first_grid_point_above_the_matched_epsilon():
-    from fedlib.papers.fedlog import dp
+    from fedlib.papers.fedlog import claims
 
     final, runs = _final(0.97, central=[0.5, 0.9, 0.97], local=[0.1, 0.1, 0.1])  # eps 0.5, 5, 50
     ledger = rules.ClaimsLedger("03_test", "quick")
-    assert dp.recovers_like_the_paper(ledger, final, runs, runs, F, "central") == rules.FAILS  # back at 50 only
-    assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "central", 7.6) == rules.HOLDS
+    assert claims.recovers_like_the_paper(ledger, final, runs, runs, F, "central") == rules.FAILS  # back at 50 only
+    assert claims.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "central", 7.6) == rules.HOLDS
     assert ledger.rows[-1].ours == pytest.approx([0.0, 0.1, -0.1]) and "matched epsilon 7.6" in ledger.rows[-1].note
     assert "from grid epsilon 50" in ledger.rows[-1].note  # 50 is the grid's first point at or above 7.6
-    assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "central", 4.0) == rules.FAILS
-    assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "central", 0.5) == rules.FAILS
+    assert claims.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "central", 4.0) == rules.FAILS
+    assert claims.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "central", 0.5) == rules.FAILS
     assert "from grid epsilon 0.5" in ledger.rows[-1].note  # a grid point equal to the matched epsilon is its own
-    assert dp.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "local", 33.7) == rules.REPORTED
+    assert claims.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "local", 33.7) == rules.REPORTED
     beyond = rules.ClaimsLedger("03_test", "quick")  # the grid stops below the matched epsilon: not run, said why
-    assert dp.recovers_at_the_papers_noise(beyond, final, runs, runs, F, "local", 80.0) == rules.MISSING
+    assert claims.recovers_at_the_papers_noise(beyond, final, runs, runs, F, "local", 80.0) == rules.MISSING
     assert "the grid stops at epsilon = 50" in beyond.rows[-1].note
 
 
 def test_dp_on_mnist_at_the_papers_epsilon_is_not_judged_the_stand_in_cannot_test_it():
     """MNIST's 3,000 records carry 17 times CIFAR-10's noise per record at the paper's epsilon: its central row at
     0.5 says so instead of "does not hold" (the matched-noise row still reads it)."""
-    from fedlib.papers.fedlog import dp
+    from fedlib.papers.fedlog import claims
 
     final, runs = _final(0.97, central=[0.10, 0.9, 0.97], local=[0.1] * 3, d="mnist")
     ledger = rules.ClaimsLedger("03_test", "paper")
     for mode in ("central", "local"):
-        assert dp.recovers_like_the_paper(ledger, final, runs, runs, "mnist", mode) == rules.MISSING
+        assert claims.recovers_like_the_paper(ledger, final, runs, runs, "mnist", mode) == rules.MISSING
         assert ledger.rows[-1].note.startswith(rules.NOT_JUDGED) and "17 times" in ledger.rows[-1].note
     assert ledger.rows[-1].scale == "stand-in" and ledger.rows[-1].quote
 
 
 def test_thm7s_sensitivity_fails_once_the_body_is_trained_on_the_records():
-    from fedlib.papers.fedlog import dp
+    from fedlib.papers.fedlog import claims
 
     ledger = rules.ClaimsLedger("03_test", "quick")
-    assert dp.sensitivity_holds(ledger, m=51, b=2.0, n_max=1) == rules.HOLDS  # a fixed body: Thm. 7's bound
-    assert dp.sensitivity_holds(ledger, m=51, b=2.0, n_max=600) == rules.FAILS
+    assert claims.sensitivity_holds(ledger, m=51, b=2.0, n_max=1) == rules.HOLDS  # a fixed body: Thm. 7's bound
+    assert claims.sensitivity_holds(ledger, m=51, b=2.0, n_max=600) == rules.FAILS
 
 
 # ----------------------------------------------------------------------------------------------- notebook 05
@@ -158,7 +161,7 @@ def _curves(per_seed):
 
 
 def test_converges_faster_pairs_the_lower_of_ours_with_the_higher_of_theirs():
-    from fedlib.papers.fedlog import convergence as conv
+    from fedlib.papers.fedlog import claims as conv
 
     fast, slow = [[0.8, 0.9], [0.82, 0.9], [0.79, 0.91]], [[0.5, 0.8], [0.52, 0.8], [0.49, 0.82]]
     by_label = {"FedLog": _curves(fast), "FedLog-C": _curves(fast), "LG-FedAvg 1": _curves(slow),
@@ -171,7 +174,7 @@ def test_converges_faster_pairs_the_lower_of_ours_with_the_higher_of_theirs():
 
 
 def test_the_flexible_order_is_two_rows_and_thm4_takes_the_lowest_inside_the_bound():
-    from fedlib.papers.fedlog import convergence as conv
+    from fedlib.papers.fedlog import claims as conv
 
     by_label = {"FedLog-C": _curves([[0.9, 0.97]] * 3), "FedProto": _curves([[0.9, 0.95], [0.9, 0.955], [0.9, 0.945]]),
                 "LG-FedAvg 1": _curves([[0.9, 0.95], [0.9, 0.94], [0.9, 0.96]])}
@@ -192,7 +195,7 @@ def test_thm4_reads_every_seeds_study_and_counts_the_seeds_inside_the_bound():
     """Before, Thm. 4's row read seed 0's traces only and said 1 seed; the paper profile now studies 5 seeds. One
     client-round whose loss rose on any seed refutes it; the seeds counted are those with a step size inside the
     bound."""
-    from fedlib.papers.fedlog import convergence as conv
+    from fedlib.papers.fedlog import claims as conv
 
     ledger = rules.ClaimsLedger("05_test", "quick")
     rows = [{"seed": 0, "inside_bound": 1.0, "loss_decreased": 1.0}, {"seed": 1, "inside_bound": 1.0,
@@ -207,7 +210,7 @@ def test_thm4_reads_every_seeds_study_and_counts_the_seeds_inside_the_bound():
 
 # ----------------------------------------------------------------------------------------------- notebook 04
 def test_gaussian_claims_on_made_up_numbers():
-    from fedlib.papers.fedlog import gaussian as g
+    from fedlib.papers.fedlog import claims as g
 
     ledger = rules.ClaimsLedger("04_test", "quick")
     assert g.eq9_exact(ledger, 5e-14) == rules.HOLDS and g.eq9_exact(ledger, 1e-3) == rules.FAILS
@@ -457,19 +460,23 @@ def test_notebook_03_computes_nothing_in_the_paper_profile_and_its_claims_say_no
     the command that computes them, left out of the figure, and its recovery rows say "not run"."""
     from fedlib import experiments as ex, sweep
     from fedlib.papers import fedlog
-    from fedlib.papers.fedlog import dp
+    from fedlib.papers.fedlog import claims
+    from fedlib.papers.fedlog.analysis import dp
 
     ran = []
     monkeypatch.setattr(ex, "run", lambda cfg, **kw: ran.append(cfg))
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
     monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
-    settings = {"mnist": {**fedlog.DP_PROFILES["paper"]["runs"]["mnist"], "seeds": [0]}}
-    final, drawn = dp.finals(settings, fedlog.dp_configs, "paper")
+    from fedlib.papers import read
+
+    settings = {"mnist": fedlog.DP_PARTS["mnist"].settings("paper")}
+    final, drawn = dp.finals({"mnist": read("paper", fedlog.DP_PARTS["mnist"])[0]})
     assert ran == [] and final == {} and drawn == {}
-    assert "compute them with scripts/paper_runs.py dp" in capsys.readouterr().out
-    assert dp.accuracy_figure(drawn, final, "paper", 2.0, 0.01) is None and dp.table(drawn, final, {}, 2.0, 0.01) is None
+    assert "compute them with scripts/paper_runs.py dp --seeds 0-4" in capsys.readouterr().out
+    assert fedlog.figures.dp_figure(drawn, final, "paper", 2.0, 0.01) is None
+    assert fedlog.figures.dp_table(drawn, final, {}, 2.0, 0.01) is None
     ledger = rules.ClaimsLedger("03_test", "paper")
-    assert dp.recovers_at_the_papers_noise(ledger, final, settings, drawn, "mnist", "central", 7.6) == rules.MISSING
+    assert claims.recovers_at_the_papers_noise(ledger, final, settings, drawn, "mnist", "central", 7.6) == rules.MISSING
     assert "not all cached or shipped" in ledger.rows[0].note
 
 
@@ -481,7 +488,8 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
 
     from fedlib import archive, experiments as ex, sweep
     from fedlib.papers import fedlog
-    from fedlib.papers.fedlog import convergence as C
+    from fedlib.papers import read
+    from fedlib.papers.fedlog import claims, figures
     from fedlib.papers.fedlog.analysis import convergence
 
     ran = []
@@ -490,28 +498,30 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
     monkeypatch.setattr(convergence, "trace", lambda cfg: ran.append(cfg))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     S = fedlog.CONVERGENCE_PROFILES["paper"]
-    plan = {("fig2", "mnist"): fedlog.fig2_configs("mnist", {**S["fig2"], "seeds": [0]}),
-            ("fig3", "mnist"): fedlog.fig3_configs("mnist", {**S["fig3"], "seeds": [0]})}
-    fig2, fig3, missing = C.read(plan, "paper")
-    assert ran == [] and fig2 == fig3 == {} and missing == {"fig2": ["mnist"], "fig3": ["mnist"]}
+    reads = read("paper", fedlog.FIG2, fedlog.FIG3_LEFT["mnist"])
+    fig2, missing2 = convergence.by_dataset(reads[0])
+    fig3, missing3 = convergence.by_dataset(reads[1])
+    missing = {"fig2": missing2, "fig3": missing3}
+    assert ran == [] and fig2 == fig3 == {} and missing == {"fig2": ["mnist", "fashion_mnist"], "fig3": ["mnist"]}
     said = capsys.readouterr().out  # the commands of the sets that hold the runs missing, built by runset.py
-    assert "compute them with scripts/paper_runs.py fig3_left --seeds 0-9; scripts/paper_runs.py fig2 --seeds 0-9" in said
-    assert C.draw(fig2, fedlog.CONVERGENCE_METHODS, "x", "Fig. 2: x", "std", "paper") is None
-    base = fedlog.paper_config("mnist", "fedlog", rounds=2, **S["thm"]["over"])
+    assert "Fig. 2 (mnist): not drawn" in said and "compute them with scripts/paper_runs.py fig2 --seeds 0-9" in said
+    assert "Fig. 3 left (mnist): not drawn" in said and "scripts/paper_runs.py fig3_left --seeds 0-9" in said
+    assert figures.convergence_figure(fig2, fedlog.CONVERGENCE_METHODS, "x", "Fig. 2: x", "std", "paper") is None
+    base = fedlog.paper_config("mnist", "fedlog", rounds=2, **S.thm.over)
     assert not sweep.may_compute("paper")
     assert convergence.step_size_study(base, [0.01, 0.1], compute=False) == {} and ran == []
-    assert C.step_size_part({}, S["thm"], "paper") == []
+    assert figures.step_size_part({}, S.thm, "paper") == []
     monkeypatch.setattr(archive, "folder", lambda: tmp_path)  # a trace shipped in archive/ is read, not computed
     shipped = convergence.replace(base, optimizer="sgd", lr=0.1)
     (tmp_path / convergence.TRACES).mkdir()
     (tmp_path / convergence.TRACES / f"{shipped.key()}.json").write_text(json.dumps({"loss_after": [1.0]}))
     assert convergence.step_size_study(base, [0.01, 0.1], compute=False) == {0.1: {"loss_after": [1.0]}}
-    both = {**S["thm"], "steps": [0.01, 0.1], "seeds": [0, 1]}  # seed 1 has no trace: left out, nothing computed
-    assert C.step_size_studies(base, both, compute=False) == {0: {0.1: {"loss_after": [1.0]}}} and ran == []
-    assert S["thm"]["seeds"] == list(range(5))  # the paper profile's Thm. 4 reads 5 seeds (it read seed 0's)
+    both = dataclasses.replace(S.thm, steps=(0.01, 0.1), seeds=(0, 1))  # seed 1 has no trace: left out, none computed
+    assert convergence.step_size_studies(base, both, compute=False) == {0: {0.1: {"loss_after": [1.0]}}} and ran == []
+    assert S.thm.seeds == tuple(range(5))  # the paper profile's Thm. 4 reads 5 seeds (it read seed 0's)
     monkeypatch.setattr(rules.ClaimsLedger, "save", lambda self: None)
-    ledger = C.record({}, {}, {}, [], S, "paper", missing)
-    assert [r.verdict for r in ledger.rows] == [rules.MISSING] * 4  # Fig. 2, Fig. 3's two steps, Thm. 4
+    ledger = claims.record_convergence({}, {}, {}, [], S, "paper", missing)
+    assert [r.verdict for r in ledger.rows] == [rules.MISSING] * 5  # Fig. 2 per dataset, Fig. 3 two steps, Thm. 4
 
 
 def test_the_dp_and_convergence_figures_name_the_data_standing_in_for_the_papers(tmp_path, monkeypatch):
@@ -520,7 +530,7 @@ def test_the_dp_and_convergence_figures_name_the_data_standing_in_for_the_papers
     import matplotlib.pyplot as plt
 
     from fedlib.papers import fedlog
-    from fedlib.papers.fedlog import convergence as C, figures
+    from fedlib.papers.fedlog import figures
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     from fedlib.result import Result
@@ -531,8 +541,8 @@ def test_the_dp_and_convergence_figures_name_the_data_standing_in_for_the_papers
     run = Result({"config": {"method": "fedlog", "n_clients": 2},
                   "rounds": {"acc_mean": [0.5, 0.6], "up_bits": [1, 1], "down_bits": [1, 1]}})
     by_dataset = {"mnist": {lab: [run, run] for lab in fedlog.CONVERGENCE_METHODS}}
-    fig = C.draw(by_dataset, fedlog.CONVERGENCE_METHODS, "x", "Fig. 3 (left): x", "se", "smoke",
-                 paper_data=fedlog.PAPER_DATA["fig3_left"])
+    fig = figures.convergence_figure(by_dataset, fedlog.CONVERGENCE_METHODS, "x", "Fig. 3 (left): x", "se", "smoke",
+                                     paper_data=fedlog.PAPER_DATA["fig3_left"])
     assert any("mnist stands in for the paper's CIFAR-100" in t.get_text() for t in fig.texts)
     plt.close(fig)
 
@@ -590,13 +600,13 @@ def test_notebook_02_saves_its_claims_unless_some_methods_were_chosen():
 def test_the_recovery_claims_words_do_not_depend_on_the_grid_epsilon_they_start_from():
     """Before, the matched-noise row's claim named its starting grid epsilon (2 in the quick profile, 10 in the
     paper's, from their record counts), so claims.md could not read the quick verdict beside the paper's row."""
-    from fedlib.papers.fedlog import dp
+    from fedlib.papers.fedlog import claims
 
     final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
     rows = []
     for matched in (0.5, 5.0):
         ledger = rules.ClaimsLedger("03_test", "quick")
-        dp.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "central", matched)
+        claims.recovers_at_the_papers_noise(ledger, final, runs, runs, F, "central", matched)
         rows.append(ledger.rows[-1])
     assert rows[0].claim == rows[1].claim and "grid epsilon from there on" in rows[0].claim
     assert "from grid epsilon 0.5" in rows[0].note and "from grid epsilon 5" in rows[1].note

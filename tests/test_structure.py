@@ -202,6 +202,35 @@ def test_a_paper_on_parts_declares_each_part_once_with_typed_profiles_and_its_no
         assert {f.stem for f in (FEDLIB / "papers" / paper).glob("*.py")} == roles, paper
 
 
+FEDLOG_NOT_SPLIT = {"table1", "tables"}  # notebook 02's modules, not split by role yet (issue 70): it shrinks
+
+
+def test_fedlogs_notebooks_on_parts_read_typed_profiles_and_its_package_holds_the_roles():
+    """Issue 70, FedLog step by step: notebooks 01 and 03-05 read typed profiles (frozen dataclasses, never
+    `papers.settings` of a dict), 03 and 05 read their runs only through their parts (no `sweep.Runs` of their own,
+    which named run sets by text), and every run set of theirs is a `Part`. FedLog's package holds the six roles and,
+    until notebook 02 is split, its two modules: before, it also held fig1, dp, gaussian and convergence."""
+    import dataclasses
+
+    from fedlib.papers import fedlog, part
+
+    stems = {f.stem for f in (FEDLIB / "papers" / "fedlog").glob("*.py")}
+    assert stems == {"__init__", "reported", "protocol", "plans", "figures", "claims"} | FEDLOG_NOT_SPLIT, stems
+    assert (FEDLIB / "papers" / "fedlog" / "analysis" / "__init__.py").exists()
+    for table in (fedlog.SYNTHETIC_PROFILES, fedlog.GAUSSIAN_PROFILES, fedlog.CONVERGENCE_PROFILES):
+        assert all(dataclasses.is_dataclass(v) and v.__dataclass_params__.frozen for v in table.values())
+    assert all(dataclasses.is_dataclass(v) and v.__dataclass_params__.frozen for by in fedlog.DP_PROFILES.values()
+               for v in by.values())
+    for name in ("01_synthetic_separators", "03_differential_privacy", "04_gaussian_representations", "05_convergence"):
+        text = (FEDLIB.parent / "notebooks" / f"{name}.py").read_text()
+        assert "papers.settings" not in text and "sweep.Runs" not in text and "SETTINGS[" not in text, name
+    for name in ("03_differential_privacy", "05_convergence"):
+        assert "papers.read(profile" in (FEDLIB.parent / "notebooks" / f"{name}.py").read_text()
+    sets = {s.name: s for s in fedlog.RUN_SETS}
+    assert all(isinstance(sets[n], part.Part) for n in ("dp", "dp_fashion_mnist", "fig2", "fig3_left",
+                                                         "fig3_left_fashion_mnist"))
+
+
 def test_no_paper_module_finds_a_run_set_by_its_name():
     """Issue 70: FedCR's parts found the run set of Ditto's second reading, and FedRD's the ladder's, by matching
     their names in RUN_SETS (`next(s for s in RUN_SETS if s.name == "...")`); each is now a named value of its

@@ -59,12 +59,12 @@ class Part:
         profile's), stage by stage and in each seed by seed (a stopped job leaves whole seeds); `only` keeps those
         labels (an unknown one is refused, with the choices)."""
         plan = {k: cfgs for k, cfgs in self.plan("paper", seeds).items() if self.in_set(k)}
-        n = len(next(iter(plan.values()), []))
         stages: dict = {}
         for key in plan:
             stages.setdefault(self.stage(key), []).append(key)
-        return runset.pick(self.name, [(self.label(key), plan[key][i]) for keys in stages.values() for i in range(n)
-                                       for key in keys], only)
+        return runset.pick(self.name, [(self.label(key), plan[key][i]) for keys in stages.values()
+                                       for i in range(max(len(plan[k]) for k in keys)) for key in keys
+                                       if i < len(plan[key])], only)  # a key with fewer seeds stops early
 
     @property
     def archive_file(self) -> str:
@@ -138,6 +138,8 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
     declared set, as a run two sets share may be shipped in either; default: the packed ones of `parts`)."""
     from .. import sweep
 
+    if not parts:  # nothing to read (e.g. no dataset of the notebook's is here)
+        return ()
     sets = [p for p in parts if p.packed] if sets is None else list(sets)
 
     def commands(p: Part):  # missing Configs -> the commands computing them (the notebook's own where none declares)

@@ -35,7 +35,6 @@ def default_papers_dir() -> Path:
 def code_quotes() -> list[tuple[str, str]]:
     """(paper, quote) of every quote the papers' modules hold (their QUOTES and the tables' cells)."""
     from . import fedcr, fedlog, fedprof, fedrd
-    from .fedlog import gaussian
 
     out = [("FedLog", q) for q in fedlog.QUOTES.values()]
     out += [("FedLog", cell) for by in fedlog.TABLE1_CELLS.values() for cells in by.values() for cell in cells]
@@ -45,7 +44,7 @@ def code_quotes() -> list[tuple[str, str]]:
             for m in fedcr.TABLE10_SPREAD[("fashion_mnist", p)]]  # the column run here (Table 10 prints others'
     # numbers apart from Table 2's in two cells: CIFAR-100 FedPer 39.5, CIFAR-10 n2 FedAvg 76.26 against 76.34)
     out += [("FedRD", q) for q in fedrd.reported.QUOTES.values()]
-    out += [("FedProf", q) for q in fedprof.reported.QUOTES.values()] + [("FedProf", gaussian.PROP1)]
+    out += [("FedProf", q) for q in fedprof.reported.QUOTES.values()]
     return out
 
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ... import outputs, plots, privacy, stats
 from ...plots import LABELS, PALETTE, count, log_x, mean_band, method_styles
+from .analysis import convergence
+from .reported import PAPER_DATA
 
 
 def accuracy_vs_bits(curves: dict[str, dict], threshold: float, title: str, zoom: tuple[float, float] = (90, 100)):
@@ -251,3 +254,209 @@ def stand_in(datasets, paper_data: dict[str, str]) -> str:
         return ""
     return f"{' and '.join(others)} stand{'s' if len(others) == 1 else ''} in for the paper's " + \
         " and ".join(paper_data.values())
+
+
+# Notebook 03: FedLog with differential privacy (Fig. 3 right, Thm. 7). `runs`: dataset -> its DpRuns (`plans`);
+# `final`: (dataset, mode, accountant, epsilon) -> each seed's final accuracy (`analysis.dp.finals`), a fraction.
+def dp_noise(runs: dict, m: int, profile: str, b: float, delta: float) -> str:
+    """The noise sigma each accountant calibrates against epsilon (Thm. 7's, the Renyi-DP accountant's) for a
+    statistic of size `m`; saved as dp_sigma; returns the range of their ratio."""
+    eps_grid = np.logspace(-1, np.log10(50), 12)
+    k = next(iter(runs.values())).rounds if runs else 10
+    thm7 = [privacy.sigma_thm7(e, delta, m, b, k) for e in eps_grid]
+    tight = [privacy.sigma_tight(e, delta, m, b, k) for e in eps_grid]
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ax.loglog(eps_grid, thm7, label="Thm. 7 (Kairouz et al. composition)")
+    ax.loglog(eps_grid, tight, label="Rényi-DP accountant")
+    ax.set_xlabel("privacy budget ε")
+    ax.set_ylabel("noise standard deviation σ")
+    ax.legend(fontsize=8)
+    ax.set_title(f"noise for m={m}, b={b}, delta={delta}, k={k} rounds", fontsize=9)
+    plots.caption(fig, profile, "no runs", f"k = {k} rounds", note="the noise each accountant calibrates")
+    outputs.save_figure(fig, "dp_sigma")
+    ratio = np.divide(tight, thm7)
+    return f"sigma_tight / sigma_thm7 from {min(ratio):.2f} to {max(ratio):.2f}"
+
+
+def dp_figure(runs: dict, final: dict, profile: str, b: float, delta: float, at_papers_noise: dict | None = None):
+    """Fig. 3 right: accuracy against epsilon per dataset of `runs` (those whose runs are all there), central and
+    local DP with each accountant and the formal variant, in percent, with (`at_papers_noise`: mode -> dataset ->
+    epsilon, `analysis.dp.matched`) the epsilons at the paper's noise per record marked; saved as fig3_right_dp
+    (None, and nothing saved, when no dataset's runs are there)."""
+    if not runs:
+        print("Fig. 3 right: not drawn, no dataset's runs are all there")
+        return None
+    panels = {}
+    for name, s in runs.items():
+        series = {}
+        for mode, color in (("central", "tab:red"), ("local", "tab:blue")):
+            for acct, ls, marker in (("thm7", "-", "o"), ("rdp", "--", "^")):
+                if (name, mode, acct, s.eps[0]) in final:
+                    ms = [stats.mean_se(final[(name, mode, acct, e)]) for e in s.eps]
+                    series[f"{mode} DP, {'Thm. 7' if acct == 'thm7' else 'RDP accountant'}"] = dict(
+                        eps=list(s.eps), mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms],
+                        seeds=len(s.seeds), color=color, ls=ls, marker=marker)
+        if s.formal:
+            f = s.formal
+            ms = [stats.mean_se(final[(name, "formal", "rdp-sgd", e)]) for e in f.eps]
+            series[f"formal: DP-SGD (z={f.z}, C={f.clip}) + local DP"] = dict(
+                eps=list(f.eps), mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms], seeds=len(f.seeds),
+                color="tab:green", ls="-.", marker="s")
+        marks = {f"{mode} DP at the paper's noise per record (ε = {by[name]:.3g})": (by[name], color)
+                 for (mode, by), color in zip((at_papers_noise or {}).items(), ("tab:red", "tab:blue")) if name in by}
+        panels[f"{name}, {plots.count(s.rounds, 'round')}, {plots.count(len(s.seeds), 'seed')}"] = dict(
+            no_dp=100 * float(np.mean(final[(name, "none", "-", np.inf)])), series=series, marks=marks)
+    fig = dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
+    plots.caption(fig, profile, " / ".join(plots.count(len(s.seeds), "seed") for s in runs.values()),
+                  " / ".join(plots.count(s.rounds, "round") for s in runs.values()),
+                  note="; ".join(filter(None, [f"δ = {delta}, b = {b}", stand_in(runs, PAPER_DATA["fig3_right"])])))
+    outputs.save_figure(fig, "fig3_right_dp")
+    return fig
+
+
+def dp_table(runs: dict, final: dict, sizes: dict, b: float, delta: float):
+    """Per dataset of `runs` and epsilon: both sigmas and every variant's mean final accuracy (%); saved as dp_sigma
+    (None, and nothing saved, when no dataset's runs are there). `sizes`: dataset -> the statistic's size m."""
+    if not runs:
+        return None
+    rows = []
+    for name, s in runs.items():
+        k = s.rounds
+        for e in s.eps:
+            row = {"dataset": name, "epsilon": e, "delta": delta, "m": sizes[name], "b": b, "k": k,
+                   "sigma_thm7": privacy.sigma_thm7(e, delta, sizes[name], b, k),
+                   "sigma_tight": privacy.sigma_tight(e, delta, sizes[name], b, k),
+                   "acc_no_dp": 100 * float(np.mean(final[(name, "none", "-", np.inf)]))}
+            for mode in ("central", "local"):
+                for acct in ("thm7", "rdp"):
+                    vals = final.get((name, mode, acct, e))
+                    row[f"acc_{mode}_{acct}"] = 100 * float(np.mean(vals)) if vals else float("nan")
+            vals = final.get((name, "formal", "rdp-sgd", e))
+            row["acc_formal"] = 100 * float(np.mean(vals)) if vals else float("nan")
+            rows.append(row)
+    return outputs.save_table(rows, "dp_sigma")
+
+
+# Notebook 05: Fig. 2, Fig. 3 left (dataset -> label -> Results, one per seed) and Thms. 3-5's step sizes.
+def convergence_figure(by_dataset: dict, methods: dict, name: str, title: str, spread: str, profile: str,
+                       verdict: str = "", paper_data: dict | None = None):
+    """Accuracy against rounds and against bits, per dataset; saved as `name` (None, and nothing saved, without
+    runs). `methods`: label -> (method, options); `paper_data` (the paper's datasets, `PAPER_DATA`): the caption names
+    those ours stand in for."""
+    if not by_dataset:
+        print(f"{title.split(':')[0]}: not drawn, no dataset's runs are all there")
+        return None
+    shown = {d: {lab: {"method": methods[lab][0], "acc": convergence.curves(rs),
+                       "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down)} for lab, rs in by_label.items()}
+             for d, by_label in by_dataset.items()}
+    fig = rounds_and_bits(shown, title, spread, verdict)
+    any_runs = next(iter(next(iter(by_dataset.values())).values()))
+    plots.caption(fig, profile, len(any_runs), any_runs[0].n_rounds, note=stand_in(by_dataset, paper_data or {}))
+    outputs.save_figure(fig, name)
+    return fig
+
+
+def step_size_part(studies: dict, s, profile: str) -> list[dict]:
+    """Thms. 3-5: the step-size studies' rows (`analysis.convergence.step_size_studies`, one per seed; `s` their
+    `plans.StepSizes`), printed and saved (thm4_step_sizes), and the first seed's figure (thm3_5_convergence); the
+    rows. Without traces (the paper profile computes none) it says how to make them."""
+    if not studies:
+        print(f"Thms. 3-5: not drawn, no trace of the {len(s.steps)} step sizes is cached or shipped; compute "
+              f"them with FEDLIB_COMPUTE=1 FEDLIB_PROFILE={profile} ./run_all.sh 05, then copy "
+              f"results/{convergence.TRACES}/ into archive/{convergence.TRACES}/")
+        return []
+    rows = [row for sd, study in studies.items() for row in convergence.step_size_rows(study, sd)]
+    first = next(iter(studies))
+    print(f"seed {first}:\n" + "\n".join(convergence.step_size_lines([r for r in rows if r["seed"] == first])))
+    outputs.save_table(rows, "thm4_step_sizes")
+    fig = step_sizes(studies[first], "Thms. 3-5 measured: FedLog on MNIST, plain SGD on the bodies at step size ζ")
+    plots.caption(fig, profile, 1, s.rounds, note=f"{s.over.get('n_clients', 50)} clients, seed {first} of "
+                  f"{len(studies)} (the claim reads them all)")
+    outputs.save_figure(fig, "thm3_5_convergence")
+    return rows
+
+
+# Notebook 01: Fig. 1's accuracy arrays ({method: {"train", "test": [seeds, local-iteration counts]}}).
+def fig1_table(acc: dict, iters) -> object:
+    """Train and test accuracy (mean and std over seeds) per method and local-iteration count; saved as fig1_accuracy."""
+    rows = [{"method": plots.LABELS[m], "local_iterations": e,
+             "train_mean": float(acc[m]["train"][:, j].mean()), "train_std": float(acc[m]["train"][:, j].std()),
+             "test_mean": float(acc[m]["test"][:, j].mean()), "test_std": float(acc[m]["test"][:, j].std())}
+            for m in acc for j, e in enumerate(iters)]
+    return outputs.save_table(rows, "fig1_accuracy")
+
+
+# Notebook 04: the Gaussian representations (Eq. 9, FedProf Props. 1-2, Fig. A.1/A.2; `analysis.representations`).
+def eq9_table(rows: list[dict]):
+    """Eq. 9's closed form against numerical integration (`analysis.representations.eq9_rows`), saved as
+    eq9_log_partition, with the largest relative error printed."""
+    print(f"largest relative error: {max(r['relative_error'] for r in rows):.1e}")
+    return outputs.save_table(rows, "eq9_log_partition")
+
+
+def normality_table(rows: list[dict]):
+    """FedProf Props. 1-2's shares of dimensions passing K^2 (`analysis.representations.normality_study`), saved as
+    fedprof_normality."""
+    return outputs.save_table(rows, "fedprof_normality")
+
+
+def qq_figure(examples: dict, settings, profile: str):
+    """QQ-plots of two dimensions of each layer against the normal, untrained and trained, on the first dataset of
+    `settings` (`plans.Gaussian`); saved as fedprof_qq."""
+    from scipy import stats as sps
+
+    name = settings.datasets[0]
+    fig, axes = plt.subplots(2, 4, figsize=(13, 6))
+    for row, state in enumerate(("untrained", "trained")):
+        for col, (layer, dim) in enumerate([("dense fc1 (pre-activation)", 0), ("dense fc1 (pre-activation)", 1),
+                                            ("conv2 (channel-fused)", 0), ("conv2 (channel-fused)", 1)]):
+            z = examples[(name, state, layer)][:, dim]
+            sps.probplot((z - z.mean()) / (z.std() + 1e-12), dist="norm", plot=axes[row, col])
+            axes[row, col].set_title(f"{state}: {layer.split(' ')[0]} dim {dim}", fontsize=9)
+            axes[row, col].get_lines()[0].set_markersize(2)
+    fig.suptitle(f"QQ-plots against the normal distribution ({name}, {settings.test_samples} test images)")
+    fig.tight_layout()
+    plots.caption(fig, profile, 1, "centrally trained", note=f"{settings.epochs} epochs on {settings.train_samples} images")
+    outputs.save_figure(fig, "fedprof_qq")
+    return fig
+
+
+def figure_a1(abl: dict, alphas, rounds: int, profile: str):
+    """Fig. A.1: each client's representations after FedLog-C at each alpha (seed 0); saved."""
+    fig, axes = plt.subplots(1, len(alphas), figsize=(2.6 * len(alphas), 2.8))
+    for ax, a in zip(axes, alphas):
+        shot = abl["snapshots"][a]
+        for c, marker in enumerate(["o", "^"]):
+            f, yy = shot.features[c].numpy(), shot.labels[c].numpy()
+            ax.scatter(f[:, 0], f[:, 1], c=np.array(["tab:blue", "tab:green"])[yy], marker=marker, s=10,
+                       edgecolors="k", linewidths=0.2)
+        ax.set(title=f"α = {a}", xlabel="φ₁", ylabel="φ₂")
+    fig.suptitle("Fig. A.1: local representations after FedLog-C (seed 0; colour: class, o / ^: client 0 / 1)")
+    fig.tight_layout()
+    plots.caption(fig, profile, 1, rounds)
+    outputs.save_figure(fig, "figA1_fedlogc_representations")
+    return fig
+
+
+def figure_a2(abl: dict, alphas, seeds: int, rounds: int, profile: str) -> tuple[list[dict], np.ndarray]:
+    """Fig. A.2: the Henze-Zirkler p-values (pooled and per client, mean +- SE over seeds) against alpha, and its
+    table (figA2_hz_pvalues, accuracy in %). Returns the rows and the per-client p-values [seeds, alphas]."""
+    x_pos = np.arange(len(alphas))
+    fig, ax = plt.subplots(figsize=(5.5, 3.5))
+    pooled = abl["p"].mean(axis=2)  # [seeds, alphas]
+    per_client = abl["p_client"].mean(axis=(2, 3))
+    plots.mean_band(ax, x_pos, pooled, "classes, clients pooled", spread="se")
+    plots.mean_band(ax, x_pos, per_client, "classes, per client", spread="se")
+    ax.axhline(0.05, color="k", ls=":", lw=1, label="5%")
+    ax.set_xticks(x_pos, [str(a) for a in alphas])
+    ax.set_xlabel("auxiliary-loss weight α")
+    ax.set_ylabel("HZ p-value")
+    ax.legend(fontsize=8)
+    ax.set_title("Fig. A.2: Henze-Zirkler p-values (mean ± SE)", fontsize=9)
+    fig.tight_layout()
+    plots.caption(fig, profile, seeds, rounds)
+    outputs.save_figure(fig, "figA2_hz_pvalues")
+    rows = [{"alpha": a, "p_pooled_mean": float(pooled[:, j].mean()), "p_per_client_mean": float(per_client[:, j].mean()),
+             "test_accuracy_mean": 100 * float(abl["test_acc"][:, j].mean())} for j, a in enumerate(alphas)]  # in %
+    outputs.save_table(rows, "figA2_hz_pvalues")
+    return rows, per_client

@@ -2,17 +2,30 @@
 packs."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..part import Part
 from .protocol import (
     DP_B, DP_DELTA, EXTRA_METHODS, FEDDBE_KAPPA_GRID, PAPER_SETTINGS, TABLE1_METHODS, TABLE_A1_METHODS,
     paper_config, table1_config)
 
 
-# Each notebook's settings per profile (smoke / quick / paper); `papers.settings(TABLE, profile)` hands a notebook
-# its own copy. Notebook 01: Fig. 1's seeds and local-iteration counts.
+# Each notebook's settings per profile (smoke / quick / paper). Notebook 01: Fig. 1's seeds and local-iteration counts.
+@dataclass(frozen=True)
+class Synthetic:
+    """Fig. 1 on the circle data: the seeds, the local-iteration counts of the accuracy panels and the count the
+    representation panels show."""
+    seeds: tuple[int, ...]
+    iters: tuple[int, ...]
+    shown_iters: int
+
+
+FIG1_METHODS = ("fedlog", "lg_fedavg", "fedproto")  # FedLog first: the claims read it against the stronger other
 SYNTHETIC_PROFILES = {
-    "smoke": dict(seeds=[0, 1], iters=[1, 5, 10], shown_iters=10),
-    "quick": dict(seeds=list(range(6)), iters=list(range(1, 31)), shown_iters=10),
-    "paper": dict(seeds=list(range(6)), iters=list(range(1, 31)), shown_iters=10),
+    "smoke": Synthetic(seeds=(0, 1), iters=(1, 5, 10), shown_iters=10),
+    "quick": Synthetic(seeds=tuple(range(6)), iters=tuple(range(1, 31)), shown_iters=10),
+    "paper": Synthetic(seeds=tuple(range(6)), iters=tuple(range(1, 31)), shown_iters=10),
 }
 
 # Notebook 02: Table 1, Table A.1 and two ablations (augmentation, FedLog-C's beta).
@@ -119,97 +132,176 @@ def table1_settings(profile: str, env=None) -> dict:
 STATED = {"augment": True}
 AUGMENTED_DATASETS = ("fashion_mnist",)  # Fig. 3 left's datasets run with augmentation (MNIST's was shipped without)
 
-# Notebook 03: DP. formal: the formal variant's epsilon grid, DP-SGD noise multiplier z and clip norm C.
+# Notebook 03: DP, one `DpRuns` per dataset and profile (its parts below: DP_PARTS).
+@dataclass(frozen=True)
+class Formal:
+    """The formal variant's runs: its epsilon grid, DP-SGD's noise multiplier z and clip norm, and its seeds."""
+    eps: tuple[float, ...]
+    z: float
+    clip: float
+    seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DpRuns:
+    """One dataset's DP runs at one profile: the epsilon grid, seeds and rounds, whether the tighter (Renyi-DP)
+    accountant runs beside Thm. 7's, the client setting's overrides, and the formal variant (None: not run)."""
+    eps: tuple[float, ...]
+    seeds: tuple[int, ...]
+    rounds: int
+    tight: bool
+    over: Mapping[str, Any] = field(default_factory=dict)
+    formal: Formal | None = None
+
+
 _DP_SMALL = dict(n_clients=10, train_fraction=0.01, local_epochs=1)
-DP_PROFILES = {
-    "smoke": dict(runs={"mnist": dict(eps=[1.0, 50.0], seeds=[0], rounds=2, tight=True, over=_DP_SMALL,
-                                      formal=dict(eps=[50.0], z=2.0, clip=1.0, seeds=[0]))}),
-    "quick": dict(runs={"mnist": dict(eps=[0.5, 2.0, 5.0, 20.0, 50.0], seeds=[0], rounds=5, tight=True, over={},
-                                      formal=dict(eps=[20.0, 50.0], z=2.0, clip=1.0, seeds=[0])),
-                        "fashion_mnist": dict(eps=[0.5, 5.0, 50.0], seeds=[0], rounds=2, tight=False, over=STATED)}),
-    "paper": dict(runs={"mnist": dict(eps=[0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0], seeds=list(range(5)),
-                                      rounds=100, tight=True, over={},
-                                      formal=dict(eps=[10.0, 20.0, 50.0], z=5.0, clip=1.0, seeds=[0, 1, 2])),
-                        "fashion_mnist": dict(eps=[0.1, 0.5, 1.0, 5.0, 10.0, 50.0], seeds=list(range(5)), rounds=100,
-                                              tight=True, over=STATED),
-                        "cifar10": dict(eps=[0.1, 0.5, 1.0, 5.0, 10.0, 50.0], seeds=list(range(5)), rounds=100,
-                                        tight=True, over={})}),
+DP_PROFILES = {  # profile -> dataset -> its runs
+    "smoke": {"mnist": DpRuns(eps=(1.0, 50.0), seeds=(0,), rounds=2, tight=True, over=_DP_SMALL,
+                              formal=Formal(eps=(50.0,), z=2.0, clip=1.0, seeds=(0,)))},
+    "quick": {"mnist": DpRuns(eps=(0.5, 2.0, 5.0, 20.0, 50.0), seeds=(0,), rounds=5, tight=True,
+                              formal=Formal(eps=(20.0, 50.0), z=2.0, clip=1.0, seeds=(0,))),
+              "fashion_mnist": DpRuns(eps=(0.5, 5.0, 50.0), seeds=(0,), rounds=2, tight=False, over=STATED)},
+    "paper": {"mnist": DpRuns(eps=(0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0), seeds=tuple(range(5)),
+                              rounds=100, tight=True, formal=Formal(eps=(10.0, 20.0, 50.0), z=5.0, clip=1.0,
+                                                                    seeds=(0, 1, 2))),
+              "fashion_mnist": DpRuns(eps=(0.1, 0.5, 1.0, 5.0, 10.0, 50.0), seeds=tuple(range(5)), rounds=100,
+                                      tight=True, over=STATED),
+              "cifar10": DpRuns(eps=(0.1, 0.5, 1.0, 5.0, 10.0, 50.0), seeds=tuple(range(5)), rounds=100, tight=True)},
 }
 
 # Notebook 04: the Gaussian representations (Sec. 3.1's assumption, checked).
+@dataclass(frozen=True)
+class Gaussian:
+    """Notebook 04's scale: FedProf Props. 1-2's central training (samples, epochs) and test images per dataset, and
+    Fig. A.1/A.2's alphas, seeds and rounds."""
+    train_samples: int
+    epochs: int
+    test_samples: int
+    alphas: tuple[float, ...]
+    seeds: tuple[int, ...]
+    rounds: int
+    datasets: tuple[str, ...]
+
+
+_ALPHAS = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1)
 GAUSSIAN_PROFILES = {
-    "smoke": dict(train_samples=1000, epochs=1, test_samples=200, alphas=[0.0, 0.01, 0.1], seeds=[0, 1], rounds=3,
-                  datasets=["mnist"]),
-    "quick": dict(train_samples=6000, epochs=2, test_samples=500, alphas=[0.0, 0.001, 0.003, 0.01, 0.03, 0.1],
-                  seeds=list(range(5)), rounds=10, datasets=["mnist", "fashion_mnist"]),
-    "paper": dict(train_samples=60000, epochs=3, test_samples=500, alphas=[0.0, 0.001, 0.003, 0.01, 0.03, 0.1],
-                  seeds=list(range(5)), rounds=10, datasets=["mnist", "fashion_mnist"]),
+    "smoke": Gaussian(train_samples=1000, epochs=1, test_samples=200, alphas=(0.0, 0.01, 0.1), seeds=(0, 1),
+                      rounds=3, datasets=("mnist",)),
+    "quick": Gaussian(train_samples=6000, epochs=2, test_samples=500, alphas=_ALPHAS, seeds=tuple(range(5)), rounds=10,
+                      datasets=("mnist", "fashion_mnist")),
+    "paper": Gaussian(train_samples=60000, epochs=3, test_samples=500, alphas=_ALPHAS, seeds=tuple(range(5)),
+                      rounds=10, datasets=("mnist", "fashion_mnist")),
 }
 
 # Notebook 05: convergence (Fig. 2, Fig. 3 and Thm. 7's step sizes).
 CONVERGENCE_METHODS = {"FedLog": ("fedlog", {}), "FedLog-C": ("fedlog_c", {}),
                        "LG-FedAvg 1": ("lg_fedavg", {"global_layers": 1}), "FedProto": ("fedproto", {})}
 _MANY_SMALL = dict(n_clients=100, classes_per_client=2, train_fraction=0.05)  # 30 training samples per client
+
+
+@dataclass(frozen=True)
+class Fig2:
+    """Fig. 2's runs: each client trained to its local optimum (at most `cap` epochs) before every aggregation."""
+    seeds: tuple[int, ...]
+    rounds: int
+    cap: int
+    over: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Fig3:
+    """Fig. 3 left's runs: flexible architectures (half the clients with the smaller body)."""
+    seeds: tuple[int, ...]
+    rounds: int
+    over: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StepSizes:
+    """Thms. 3-5 measured: FedLog on MNIST with plain SGD on the bodies at each step size, one study per seed."""
+    rounds: int
+    steps: tuple[float, ...]
+    seeds: tuple[int, ...]
+    over: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Convergence:
+    """Notebook 05's scale: Fig. 2, Fig. 3 left and the step-size study."""
+    fig2: Fig2
+    fig3: Fig3
+    thm: StepSizes
+
+
+_TINY = dict(n_clients=10, train_fraction=0.02)
 CONVERGENCE_PROFILES = {
-    "smoke": dict(fig2=dict(seeds=[0, 1], rounds=2, cap=3, over=dict(n_clients=10, train_fraction=0.02)),
-                  fig3=dict(seeds=[0, 1], rounds=2, over=dict(n_clients=10, train_fraction=0.02, local_epochs=1)),
-                  thm=dict(rounds=2, steps=[0.003, 3.0], seeds=[0],
-                           over=dict(n_clients=6, train_fraction=0.01, local_epochs=1))),
-    "quick": dict(fig2=dict(seeds=[0, 1], rounds=3, cap=10, over=_MANY_SMALL),
-                  fig3=dict(seeds=[0, 1, 2], rounds=4, over={}),
-                  thm=dict(rounds=4, steps=[0.003, 0.01, 0.03, 0.3, 3.0], seeds=[0],
-                           over=dict(n_clients=10, train_fraction=0.01, local_epochs=1))),
-    "paper": dict(fig2=dict(seeds=list(range(10)), rounds=20, cap=50, over=_MANY_SMALL),
-                  fig3=dict(seeds=list(range(10)), rounds=100, over={}),
-                  thm=dict(rounds=20, steps=[0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 3.0], seeds=list(range(5)),
-                           over=dict(n_clients=20, train_fraction=0.02, local_epochs=1))),
+    "smoke": Convergence(fig2=Fig2(seeds=(0, 1), rounds=2, cap=3, over=_TINY),
+                         fig3=Fig3(seeds=(0, 1), rounds=2, over=dict(_TINY, local_epochs=1)),
+                         thm=StepSizes(rounds=2, steps=(0.003, 3.0), seeds=(0,),
+                                       over=dict(n_clients=6, train_fraction=0.01, local_epochs=1))),
+    "quick": Convergence(fig2=Fig2(seeds=(0, 1), rounds=3, cap=10, over=_MANY_SMALL),
+                         fig3=Fig3(seeds=(0, 1, 2), rounds=4),
+                         thm=StepSizes(rounds=4, steps=(0.003, 0.01, 0.03, 0.3, 3.0), seeds=(0,),
+                                       over=dict(n_clients=10, train_fraction=0.01, local_epochs=1))),
+    "paper": Convergence(fig2=Fig2(seeds=tuple(range(10)), rounds=20, cap=50, over=_MANY_SMALL),
+                         fig3=Fig3(seeds=tuple(range(10)), rounds=100),
+                         thm=StepSizes(rounds=20, steps=(0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 3.0), seeds=tuple(range(5)),
+                                       over=dict(n_clients=20, train_fraction=0.02, local_epochs=1))),
 }
 
 
 # The runs of notebooks 03 and 05, built here once: the notebooks, scripts/paper_runs.py and the cost table read them.
-def dp_configs(dataset: str, s: dict) -> list:
-    """Notebook 03's runs on `dataset` at its settings `s` (DP_PROFILES[profile]["runs"][dataset]): FedLog without
-    DP, the formal variant over its epsilon grid, and central and local DP over the grid (with the tighter accountant
-    beside Thm. 7's where `s["tight"]`)."""
-    base = dict(rounds=s["rounds"], **s["over"])
-    out = [paper_config(dataset, "fedlog", seed=sd, **base) for sd in s["seeds"]]
-    f = s.get("formal")
-    for e in f["eps"] if f else []:
-        opts = {"dp": "formal", "epsilon": e, "delta": DP_DELTA, "clip_b": DP_B, "sgd_noise": f["z"],
-                "sgd_clip": f["clip"]}
-        out += [paper_config(dataset, "fedlog", seed=sd, options=opts, **base) for sd in f["seeds"]]
+def dp_plan(dataset: str, s: DpRuns, seeds=None) -> dict:
+    """Notebook 03's runs on `dataset` at its settings `s` (DP_PROFILES[profile][dataset]), for `seeds` (default its
+    own; the formal variant keeps those of its own seeds among them): (mode, accountant, epsilon) -> one Config per
+    seed. FedLog without DP ("none", "-", inf), the formal variant ("formal", "rdp-sgd", epsilon) over its grid, and
+    central and local DP over the grid with Thm. 7's accountant ("thm7") and, where `s.tight`, the Renyi-DP one
+    ("rdp") beside it."""
+    seeds = list(s.seeds if seeds is None else seeds)
+    base = dict(rounds=s.rounds, **s.over)
+    out = {("none", "-", float("inf")): [paper_config(dataset, "fedlog", seed=sd, **base) for sd in seeds]}
+    f = s.formal
+    for e in f.eps if f else []:
+        opts = {"dp": "formal", "epsilon": e, "delta": DP_DELTA, "clip_b": DP_B, "sgd_noise": f.z, "sgd_clip": f.clip}
+        out[("formal", "rdp-sgd", e)] = [paper_config(dataset, "fedlog", seed=sd, options=opts, **base)
+                                         for sd in seeds if sd in f.seeds]
     for mode in ("central", "local"):
-        for acct in ("thm7", "rdp") if s["tight"] else ("thm7",):
-            for e in s["eps"]:
+        for acct in ("thm7", "rdp") if s.tight else ("thm7",):
+            for e in s.eps:
                 opts = {"dp": mode, "epsilon": e, "delta": DP_DELTA, "clip_b": DP_B, "accountant": acct}
-                out += [paper_config(dataset, "fedlog", seed=sd, options=opts, **base) for sd in s["seeds"]]
+                out[(mode, acct, e)] = [paper_config(dataset, "fedlog", seed=sd, options=opts, **base) for sd in seeds]
     return out
 
 
-def fig2_configs(dataset: str, s: dict) -> dict:
-    """Notebook 05's Fig. 2 runs on `dataset` (label -> one Config per seed): every client trained to its local
-    optimum (at most `s["cap"]` epochs) before every aggregation; LEAF data in their own setting, the others in MNIST's
-    client setting with `s["over"]`."""
+def dp_configs(dataset: str, s: DpRuns) -> list:
+    """Every run of `dp_plan`, key by key."""
+    return [c for cfgs in dp_plan(dataset, s).values() for c in cfgs]
+
+
+def fig2_configs(dataset: str, s: Fig2, seeds=None) -> dict:
+    """Notebook 05's Fig. 2 runs on `dataset` (label -> one Config per seed of `seeds`, default `s.seeds`): every
+    client trained to its local optimum (at most `s.cap` epochs) before every aggregation; LEAF data in their own
+    setting, the others in MNIST's client setting with `s.over`."""
     from ... import leaf
     from ...config import Config
 
-    over = dict(lr=1e-3, batch_size=10) if dataset in leaf.LEAF_DATASETS else {**PAPER_SETTINGS["mnist"], **s["over"]}
+    over = dict(lr=1e-3, batch_size=10) if dataset in leaf.LEAF_DATASETS else {**PAPER_SETTINGS["mnist"], **s.over}
     over = {k: v for k, v in over.items() if k != "rounds"}
-    return {lab: [Config(method=m, dataset=dataset, options=o, seed=sd, rounds=s["rounds"], local_optimum=True,
-                         **{**over, "local_epochs": s["cap"]}) for sd in s["seeds"]]
+    return {lab: [Config(method=m, dataset=dataset, options=o, seed=sd, rounds=s.rounds, local_optimum=True,
+                         **{**over, "local_epochs": s.cap}) for sd in (s.seeds if seeds is None else seeds)]
             for lab, (m, o) in CONVERGENCE_METHODS.items()}
 
 
-def fig3_configs(dataset: str, s: dict) -> dict:
-    """Notebook 05's Fig. 3 left runs on `dataset` (label -> one Config per seed): flexible architectures (half the
-    clients with the smaller body), FashionMNIST in MNIST's client setting."""
+def fig3_configs(dataset: str, s: Fig3, seeds=None) -> dict:
+    """Notebook 05's Fig. 3 left runs on `dataset` (label -> one Config per seed of `seeds`, default `s.seeds`):
+    flexible architectures (half the clients with the smaller body), FashionMNIST in MNIST's client setting."""
     from ...config import Config
 
     base = PAPER_SETTINGS["mnist" if dataset == "fashion_mnist" else dataset]
     model = "cnn_cifar_flexible" if dataset.startswith("cifar") else "cnn_mnist_flexible"
     stated = STATED if dataset in AUGMENTED_DATASETS else {}
     return {lab: [Config(method=m, dataset=dataset, options=o, seed=sd, model=model, same_init=False,
-                         **{**base, "rounds": s["rounds"], **s["over"], **stated}) for sd in s["seeds"]]
+                         **{**base, "rounds": s.rounds, **s.over, **stated}) for sd in (s.seeds if seeds is None else seeds)]
             for lab, (m, o) in CONVERGENCE_METHODS.items()}
 
 
@@ -247,20 +339,6 @@ def _table1_augmented_runs(seeds, dataset="mnist"):
     return [(lab, table1_config(dataset, lab, seed=s, augment=True)) for s in seeds for lab in AUGMENTED_ORDER]
 
 
-def _dp_runs(dataset, seeds):
-    s = DP_PROFILES["paper"]["runs"][dataset]
-    s = {**s, "seeds": seeds, **({"formal": {**s["formal"], "seeds": [x for x in seeds if x in s["formal"]["seeds"]]}}
-                                 if s.get("formal") else {})}
-    return [(f"{c.options.get('dp', 'no DP')} eps={c.options.get('epsilon', '-')} "
-             f"{c.options.get('accountant', '')}".strip(), c) for c in dp_configs(dataset, s)]
-
-
-def _convergence_runs(part, seeds, datasets=("mnist", "fashion_mnist")):
-    S = CONVERGENCE_PROFILES["paper"]["fig3" if part == "fig3_left" else "fig2"]
-    build = fig3_configs if part == "fig3_left" else fig2_configs
-    return [(f"{lab} {d}", c) for d in datasets for lab, cs in build(d, {**S, "seeds": seeds}).items() for c in cs]
-
-
 def _kappa_runs(seeds):  # seed 0 only: a probe of FedDBE's kappa in Table 1's Adam regime
     return [(f"kappa {k:g}", table1_config("mnist", next(iter(EXTRA_METHODS)), seed=0, options={"kappa": k}))
             for k in FEDDBE_KAPPA_GRID]
@@ -276,11 +354,62 @@ DP_STAND_IN = {"mnist": "MNIST in Table 1's MNIST setting for CIFAR-10 (not to b
                                 "clients (600 each), near CIFAR-10's 50,000 (500 each)"}
 
 
+def _dp_label(key) -> str:
+    """A DP run's label as scripts/paper_runs.py lists it: "no DP eps=-", "formal eps=10.0", "central eps=0.5 thm7"."""
+    mode, acct, eps = key
+    return "no DP eps=-" if mode == "none" else f"{mode} eps={eps}" + ("" if mode == "formal" else f" {acct}")
+
+
+def _dp_part(name: str, dataset: str, **kw) -> Part:
+    """Fig. 3 right and Thm. 7 on `dataset`: its runs at every profile that runs it, key by key (the order its set
+    was computed in), seeds inner."""
+    return Part(name, "03_differential_privacy", {p: by[dataset] for p, by in DP_PROFILES.items() if dataset in by},
+                lambda s, seeds: dp_plan(dataset, s, seeds), label=_dp_label, stage=lambda key: key,
+                where=(f"Fig. 3 right ({dataset})", "Thm. 7"), **kw)
+
+
+DP_PARTS = {"mnist": _dp_part("dp", "mnist", deviations=DP_STAND_IN["mnist"]),
+            "fashion_mnist": _dp_part("dp_fashion_mnist", "fashion_mnist", deviations=DP_STAND_IN["fashion_mnist"]),
+            "cifar10": _dp_part("dp_cifar10", "cifar10", packed=False)}  # the paper's data, where its files are
+
+
+def _convergence_part(name: str, figure: str, datasets: tuple[str, ...], **kw) -> Part:
+    """Fig. 2 ("fig2") or Fig. 3 left ("fig3") on `datasets`: (dataset, label) -> one Config per seed, dataset by
+    dataset and label by label, seeds inner (the order its set was computed in)."""
+    build = fig2_configs if figure == "fig2" else fig3_configs
+    return Part(name, "05_convergence", {p: getattr(c, figure) for p, c in CONVERGENCE_PROFILES.items()},
+                lambda s, seeds: {(d, lab): cs for d in datasets for lab, cs in build(d, s, seeds).items()},
+                label=lambda key: f"{key[1]} {key[0]}", stage=lambda key: key, **kw)
+
+
+_FIG2_STAND_IN = ("100 small clients of MNIST and FashionMNIST, each trained to its local optimum, for CelebA and "
+                  "Sent140 (not to be had here)")
+# Fig. 2 on the paper's LEAF data where their files are (FIG2_LEAF), else on the stand-ins (FIG2); Fig. 3 left one
+# part per dataset (its runs and keys those of the one set before 2026-11-26): part c of FedLog's paper issue is
+# MNIST's, FashionMNIST's belongs with part e; CIFAR-100, the paper's, where its files are
+FIG2 = _convergence_part("fig2", "fig2", ("mnist", "fashion_mnist"), where=("Fig. 2",), deviations=_FIG2_STAND_IN)
+FIG2_LEAF = {d: _convergence_part(f"fig2_{d}", "fig2", (d,), where=("Fig. 2",), packed=False)
+             for d in ("celeba", "sent140")}
+FIG3_LEFT = {d: _convergence_part(name, "fig3", (d,), where=("Fig. 3 left",), packed=packed,
+                                  deviations="MNIST and FashionMNIST for CIFAR-100" if packed else "")
+             for d, name, packed in (("cifar100", "fig3_left_cifar100", False), ("mnist", "fig3_left", True),
+                                     ("fashion_mnist", "fig3_left_fashion_mnist", True))}
+
+
+def convergence_parts() -> tuple[list[Part], list[Part]]:
+    """The parts notebook 05 reads: Fig. 2 on the paper's LEAF data whose files are here, else on the stand-ins; Fig. 3
+    left on MNIST and FashionMNIST, and on CIFAR-100 where its files are (`experiments.data_here`)."""
+    from ... import experiments as ex
+
+    leaf = [p for d, p in FIG2_LEAF.items() if ex.data_here(d)]
+    return leaf or [FIG2], [p for d, p in FIG3_LEFT.items() if p.packed or ex.data_here(d)]
+
+
 def _run_sets():
     from ..runset import RunSet
 
-    comm, private, conv = "02_communication_cost", "03_differential_privacy", "05_convergence"
-    T, D, C = TABLE1_PROFILES["paper"], DP_PROFILES["paper"]["runs"], CONVERGENCE_PROFILES["paper"]
+    comm = "02_communication_cost"
+    T = TABLE1_PROFILES["paper"]
     seeds = lambda s: tuple(s["seeds"])  # noqa: E731  (each set's seeds: those its notebook's paper profile reads)
     return [RunSet("table1", comm, _table1_runs, seeds=seeds(T["table1"]["mnist"]), where=("Table 1",),
                    archive="table1_mnist_paper", deviations="MNIST only (CIFAR-10/100 not to be had here)"),
@@ -296,20 +425,8 @@ def _run_sets():
                    seeds=seeds(T["tableA1"][("mnist", 3)]), where=("Table A.1 (augmented)",), deviations="MNIST only"),
             RunSet("augment", comm, lambda s: _table1_runs(s, augment=True), seeds=seeds(T["augment"]["mnist"]),
                    where=("Table 1 (augmentation)",), archive="augment_mnist_paper"),
-            RunSet("dp", private, lambda s: _dp_runs("mnist", s), seeds=seeds(D["mnist"]),
-                   where=("Fig. 3 right (mnist)", "Thm. 7"), deviations=DP_STAND_IN["mnist"]),
-            RunSet("dp_fashion_mnist", private, lambda s: _dp_runs("fashion_mnist", s),
-                   seeds=seeds(D["fashion_mnist"]), where=("Fig. 3 right (fashion_mnist)", "Thm. 7"),
-                   deviations=DP_STAND_IN["fashion_mnist"]),
-            # Fig. 3 left, one set per dataset (its runs and keys those of the one set before 2026-11-26): part c
-            # of FedLog's paper issue is MNIST's, FashionMNIST's belongs with part e
-            RunSet("fig3_left", conv, lambda s: _convergence_runs("fig3_left", s, ("mnist",)), seeds=seeds(C["fig3"]),
-                   where=("Fig. 3 left",), deviations="MNIST and FashionMNIST for CIFAR-100"),
-            RunSet("fig3_left_fashion_mnist", conv, lambda s: _convergence_runs("fig3_left", s, ("fashion_mnist",)),
-                   seeds=seeds(C["fig3"]), where=("Fig. 3 left",), deviations="MNIST and FashionMNIST for CIFAR-100"),
-            RunSet("fig2", conv, lambda s: _convergence_runs("fig2", s), seeds=seeds(C["fig2"]), where=("Fig. 2",),
-                   deviations="100 small clients of MNIST and FashionMNIST, each trained to its local optimum, for "
-                              "CelebA and Sent140 (not to be had here)"),
+            DP_PARTS["mnist"], DP_PARTS["fashion_mnist"],
+            FIG3_LEFT["mnist"], FIG3_LEFT["fashion_mnist"], FIG2,
             RunSet("feddbe_kappa", comm, _kappa_runs, seeds=(0,), where=("Table 1 (FedDBE's kappa)",))]
 
 

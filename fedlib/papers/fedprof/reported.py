@@ -25,4 +25,7 @@ QUOTES = {
                  "image data of poor quality (i.e., irrelevant or severely blurred)",
     "fig1": "training over clients with problematic or strongly biased data can compromise the efficiency and "
             "efficacy of FL, resulting in an inferior global model that takes more rounds to converge",
+    # Prop. 1, read in FedLog's notebook 04 (its Gaussian representations)
+    "prop1": "The representations from linear operators (e.g., a pre-activation dense layer or a plain convolutional "
+             "layer) in a neural network tend to follow the Gaussian distribution",
 }

@@ -2,6 +2,6 @@
 measured (`convergence`), the Gaussian-representation checks of Sec. 3.4 and FedProf's Props. 1-2
 (`representations`), and the FedDBE cross-check's rule (`crosscheck`). Everything under a paper's `analysis` is
 numeric code: the code fingerprint covers it (`provenance.numeric_modules`)."""
-from . import convergence, crosscheck, representations, synthetic
+from . import convergence, crosscheck, dp, representations, synthetic
 
-__all__ = ["convergence", "crosscheck", "representations", "synthetic"]
+__all__ = ["convergence", "crosscheck", "dp", "representations", "synthetic"]

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import torch
 
-from .... import cache, engine
+from .... import cache, engine, stats
 from .... import experiments as ex
 from ....config import Config
 from ....messages import Ledger
@@ -134,3 +135,117 @@ def fraction_decreased(tr: dict, start: str = "loss_before", end: str = "loss_af
 
 __all__ = ["local_losses", "body_gradient_norms", "body_smoothness", "trace", "step_size_study", "cached_trace",
            "fraction_decreased", "inside_bound"]
+
+
+# Notebook 05's readings: Fig. 2's and Fig. 3 left's curves (Results, one per seed; accuracies in percent) and the
+# step-size studies' rows.
+def by_dataset(*reads) -> tuple[dict, list[str]]:
+    """dataset -> label -> Results (one per seed) for the datasets of `reads` (parts keyed (dataset, label)) whose
+    every run is there, and the datasets whose runs are not, each named with the command that computes them."""
+    got, missing = {}, []
+    for read in reads:
+        for d in dict.fromkeys(d for d, _ in read.keys()):
+            keys = [k for k in read.keys() if k[0] == d]
+            found = {lab: read[(d, lab)] for _, lab in keys}
+            if all(rs is not None for rs in found.values()):
+                got[d] = found
+            else:
+                print(read.note(keys, f"{', '.join(read.part.where)} ({d})"))
+                missing.append(d)
+    return got, missing
+
+
+def curves(results) -> np.ndarray:
+    """[seeds, rounds] accuracy in percent."""
+    return np.array([r.curve() for r in results]) * 100
+
+
+def faster(title: str, by_label: dict) -> tuple[float, float, list[str]]:
+    """Convergence speed from the mean curves over seeds: accuracy after round 1, the mean over all rounds (higher:
+    high accuracy in fewer rounds) and the first round within one point of the best final accuracy of any method.
+    Returns the lower of FedLog's and FedLog-C's mean over rounds, the higher of the others', and what to print."""
+    mean = {lab: curves(rs).mean(0) for lab, rs in by_label.items()}
+    best = max(m[-1] for m in mean.values())
+    lines = []
+    for lab, m in mean.items():
+        first = stats.first_round_reaching(m, best - 1)
+        lines.append(f"  {title} {lab:12s} round 1: {m[0]:5.2f}%  mean over rounds: {m.mean():5.2f}%  first round "
+                     f"within 1 point of {best:.2f}%: {'never' if first is None else first}")
+    auc = {lab: m.mean() for lab, m in mean.items()}
+    ours = [auc[k] for k in auc if k.startswith("FedLog")]
+    theirs = [auc[k] for k in auc if not k.startswith("FedLog")]
+    said = "yes" if min(ours) > max(theirs) else ("no" if max(ours) < min(theirs) else "partly")
+    lines.append(f"  {title}: FedLog and FedLog-C both above LG-FedAvg 1 and FedProto in mean accuracy over rounds: "
+                 f"{said}")
+    return min(ours), max(theirs), lines
+
+
+def speeds(fig2: dict) -> tuple[dict, list[str], str]:
+    """Fig. 2 per dataset (`faster`): dataset -> (the lower of ours, the higher of theirs), what to print, and the
+    verdict the figure's title carries."""
+    found = {d: faster(f"Fig. 2, {d}", by_label) for d, by_label in fig2.items()}
+    speed = {d: (ours, theirs) for d, (ours, theirs, _) in found.items()}
+    verdict = "FedLog and FedLog-C converge faster (mean accuracy over rounds above LG-FedAvg 1's and FedProto's): " + \
+        ", ".join(f"{d} {'yes' if ours > theirs else 'no'} ({ours:.1f}% vs {theirs:.1f}%)"
+                  for d, (ours, theirs) in speed.items())
+    return speed, [line for *_, lines in found.values() for line in lines], verdict
+
+
+def summary_rows(by_dataset: dict, experiment: str) -> list[dict]:
+    """One row per dataset and method: seeds, rounds, final and best-round accuracy, bits."""
+    rows = []
+    for d, by_label in by_dataset.items():
+        for lab, rs in by_label.items():
+            best, final = [100 * r.best() for r in rs], [100 * r.last() for r in rs]
+            rows.append({"experiment": experiment, "dataset": d, "method": lab, "seeds": len(rs),
+                         "rounds": rs[0].n_rounds, "final_accuracy_mean": float(np.mean(final)),
+                         "final_accuracy_std": float(np.std(final, ddof=1)) if len(rs) > 1 else 0.0,
+                         "best_accuracy_mean": float(np.mean(best)), "total_bits": rs[0].total_bits()})
+    return rows
+
+
+def fig3_order(by_dataset: dict, paper: dict) -> list[str]:
+    """Each dataset's best-round accuracies in order, beside the paper's order on CIFAR-100."""
+    lines = []
+    for d, by_label in by_dataset.items():
+        best = {lab: stats.mean_se([100 * r.best() for r in rs]) for lab, rs in by_label.items()}
+        order = sorted(best, key=lambda k: -best[k][0])
+        holds = best["FedLog-C"][0] > best["FedProto"][0] > best["LG-FedAvg 1"][0]
+        lines.append(f"  {d}: best-round accuracy " + ", ".join(f"{k} {best[k][0]:.2f}±{best[k][1]:.2f}" for k in order)
+                     + f". The paper's order on CIFAR-100 ({' > '.join(f'{k} {v}' for k, v in paper.items())}) "
+                     + ("holds in direction here" if holds else "does not hold here")
+                     + "; the claims below decide it over seeds")
+    return lines
+
+
+def step_size_studies(base: Config, s, compute: bool) -> dict:
+    """Thm. 4's step-size study for each seed of the settings `s` (`plans.StepSizes`; seed -> step size -> trace; a
+    seed with no trace cached or shipped is left out when nothing may be computed)."""
+    studies = {sd: step_size_study(replace(base, seed=sd), list(s.steps), compute=compute) for sd in s.seeds}
+    return {sd: study for sd, study in studies.items() if study}
+
+
+def step_size_rows(study: dict, seed: int = 0) -> list[dict]:
+    """Thms. 3-5 measured, per step size: how often it was inside 2/L1, and how often the local loss decreased."""
+    rows = []
+    for zeta, tr in study.items():
+        rows.append({"seed": seed, "step_size": zeta, "inside_bound": inside_bound(tr, zeta),
+                     "loss_decreased": fraction_decreased(tr),
+                     "local_training_decreased": fraction_decreased(tr, "loss_before", "loss_local"),
+                     "head_step_decreased": fraction_decreased(tr, "loss_local", "loss_after"),
+                     "rounds_run": len(tr["loss_after"]), "diverged_round": tr.get("diverged_round", "-"),
+                     "final_accuracy": 100 * tr["acc_mean"][-1] if tr["acc_mean"] else float("nan")})
+    return rows
+
+
+def step_size_lines(rows: list[dict]) -> list[str]:
+    """What the step-size rows say, one line per step size."""
+    lines = []
+    for r in rows:
+        lines.append(f"zeta {r['step_size']:<6g} inside 2/L1 in {r['inside_bound']:.0%} of client-rounds; "
+                     + (f"diverged in round {r['diverged_round']}; " if r["diverged_round"] != "-" else "")
+                     + (f"local loss decreased in {r['loss_decreased']:.0%} of {r['rounds_run']} x clients rounds "
+                        f"(by local training in {r['local_training_decreased']:.0%}, by the new head in "
+                        f"{r['head_step_decreased']:.0%}), accuracy {r['final_accuracy']:.1f}%" if r["rounds_run"]
+                        else "before any round finished"))
+    return lines

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from scipy import stats as sps
 
-from .... import engine, models
+from .... import data, engine, expfam, models
 from ....data import ClientData
 
 
@@ -49,3 +49,84 @@ def train_centralized(model_name: str, x: torch.Tensor, y: torch.Tensor, num_cla
 def untrained(model_name: str, input_shape, num_classes: int, seed: int = 0) -> models.BodyHead:
     torch.manual_seed(seed)
     return models.build(model_name, tuple(input_shape), num_classes).eval()
+
+
+# Notebook 04's checks (FedLog's Eq. 9 and Thm. 2, FedProf's Props. 1-2, the elongation behind Fig. A.1/A.2)
+def eq9_rows() -> list[dict]:
+    """Eq. 9's closed-form log-partition against the trapezoid rule on [-12, 12]^m, for m = 1-3 and 2, 3, 5 classes:
+    one row each, with the relative error."""
+    rows = []
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 3):
+        for classes in (2, 3, 5):
+            eta = rng.normal(size=(classes, m)) * 1.5
+            closed = float(expfam.log_partition(torch.tensor(eta)))
+            numeric = expfam.log_partition_numeric(eta)
+            rows.append({"m": m, "classes": classes, "closed_form": closed, "numerical": numeric,
+                         "relative_error": abs(closed - numeric) / abs(numeric)})
+    return rows
+
+
+def thm2_check() -> tuple[float, list[str]]:
+    """Thm. 2: (a) two different representation sets with the same summed statistic give the same posterior and MAP
+    head, (b) moving one point moves the head, (c) the summed client statistics are the pooled statistic. Returns
+    the relative MAP difference of (a) and what to print."""
+    g = torch.Generator().manual_seed(0)
+    C, m, n = 4, 6, 200
+    phi = torch.randn(n, m - 1, generator=g, dtype=torch.float64) + torch.arange(m - 1, dtype=torch.float64) / 3
+    y = torch.randint(0, C, (n,), generator=g)
+    twin = expfam.same_statistic_twin(phi, y, shift=2.0)
+    T, T_twin = expfam.sufficient_statistics(phi, y, C), expfam.sufficient_statistics(twin, y, C)
+    moved = phi.clone()
+    moved[0] += 0.5
+    T_moved = expfam.sufficient_statistics(moved, y, C)
+    eta, eta_twin, eta_moved = (expfam.map_head(t, n) for t in (T, T_twin, T_moved))
+    twin_gap = float((eta - eta_twin).abs().max() / eta.abs().max())  # relative
+    probe = torch.randn(10, C, m, generator=g, dtype=torch.float64)
+    post = lambda t: torch.stack([expfam.log_posterior(e, t, n) for e in probe])  # noqa: E731
+    lines = [f"(a) max |phi - twin| = {float((phi - twin).abs().max()):.2f}; "
+             f"max |T - T_twin| = {float((T - T_twin).abs().max()):.1e}; "
+             f"max |MAP - MAP_twin| = {float((eta - eta_twin).abs().max()):.1e}; "
+             f"max |log posterior difference| at 10 random heads = {float((post(T) - post(T_twin)).abs().max()):.1e}",
+             f"(b) one point moved by 0.5: max |MAP - MAP_moved| = {float((eta - eta_moved).abs().max()):.3f}"]
+    clients = torch.tensor_split(torch.randperm(n, generator=g), 5)
+    summed = sum(expfam.sufficient_statistics(phi[c], y[c], C) for c in clients)
+    lines.append(f"(c) 5 clients: max |sum of client statistics - pooled statistic| = "
+                 f"{float((summed - T).abs().max()):.1e}; max |MAP(sum) - MAP(pooled)| = "
+                 f"{float((expfam.map_head(summed, n) - eta).abs().max()):.1e}")
+    return twin_gap, lines
+
+
+def normality_study(settings) -> tuple[list[dict], dict]:
+    """FedProf Props. 1-2: the share of dimensions passing D'Agostino-Pearson's K^2 at 5% for fc1's pre-activations
+    and conv2's channel-fused outputs, untrained and centrally trained, over all test images and within each class
+    (`settings`: notebook 04's `plans.Gaussian`). Returns the rows and each layer's outputs (for the QQ-plots)."""
+    results, examples = [], {}
+    for name in settings.datasets:
+        ds = data.load_dataset(name)
+        k = settings.train_samples
+        trained = train_centralized("cnn_mnist", ds.train_x[:k], ds.train_y[:k], 10, settings.epochs)
+        x, yt = ds.test_x[: settings.test_samples], ds.test_y[: settings.test_samples]
+        for state, model in (("untrained", untrained("cnn_mnist", (1, 28, 28), 10)), ("trained", trained)):
+            layers = {"dense fc1 (pre-activation)": layer_output(model, x, 9),
+                      "conv2 (channel-fused)": fused_channels(layer_output(model, x, 4))}
+            for layer, z in layers.items():
+                overall = normality(z)
+                per_class = [normality(z[yt == c])["passing"] for c in range(10) if int((yt == c).sum()) >= 20]
+                results.append({"dataset": name, "model": state, "layer": layer, "dims": z.shape[1],
+                                "passing_all_samples": overall["passing"],
+                                "passing_within_class": float(np.mean(per_class))})
+                examples[(name, state, layer)] = z.numpy()
+    return results, examples
+
+
+def elongation(abl: dict, alphas) -> list[str]:
+    """Per alpha, the ratio of the smaller to the larger eigenvalue of each class's covariance (seed 0)."""
+    lines = []
+    for a in alphas:
+        shot = abl["snapshots"][a]
+        f, yy = torch.cat(shot.features).numpy(), torch.cat(shot.labels).numpy()
+        ratios = [np.linalg.eigvalsh(np.cov(f[yy == c].T))[[0, -1]] for c in range(2)]
+        lines.append(f"alpha {a:<6}: eigenvalue ratio per class " + ", ".join(f"{lo / hi:.3f}" for lo, hi in ratios)
+                     + "; spread (largest eigenvalue) " + ", ".join(f"{hi:.3f}" for lo, hi in ratios))
+    return lines

@@ -1,0 +1,317 @@
+"""FedLog's claims, each a function of what its notebook read and computed (tested on made-up numbers in
+tests/test_fedlog_claims.py). Notebook 01 (Fig. 1): the accuracy arrays `analysis.synthetic.accuracy_vs_iterations`
+returns ({method: {"train", "test": [seeds, local-iteration counts]}}), FedLog's first. Notebook 03 (differential privacy: Fig. 3 right, Thm. 7): accuracies are fractions
+inside, the ledger's numbers points. Notebook 04 (Eq. 9, Thm. 2, FedProf's Prop. 1, Fig. A.2). Notebook 05 (Fig. 2,
+Fig. 3 left, Thm. 4): accuracies in percent."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import claims as rules
+from ... import plots, privacy
+from . import figures
+from .analysis import dp
+from .plans import DP_PARTS, FIG2, FIG3_LEFT
+from .protocol import DP_DELTA
+from ..fedprof.reported import QUOTES as FEDPROF_QUOTES
+from .reported import PAPER_DATA, PAPER_RECOVERY, QUOTES
+
+def fig1_summary(acc: dict, iters) -> str:
+    """Each method's train and test accuracy after the most local iterations, its gap, and its test accuracy over
+    the whole range; the method with the highest."""
+    last = len(iters) - 1
+    lines = []
+    for m in acc:
+        tr, te = acc[m]["train"][:, last].mean(), acc[m]["test"][:, last].mean()
+        lines.append(f"{plots.LABELS[m]:10s} after {iters[last]:2d} iterations: train {tr:.3f}, test {te:.3f}, "
+                     f"gap {tr - te:+.3f}; test accuracy averaged over all iteration counts {acc[m]['test'].mean():.3f}")
+    best = max(acc, key=lambda m: acc[m]["test"].mean())
+    return "\n".join(lines + [f"highest mean test accuracy over the iteration range: {plots.LABELS[best]}"])
+
+
+def most_accurate_after_one_round(ledger, acc: dict) -> str:
+    """Fig. 1: after one round FedLog's test accuracy (mean over the local-iteration range) is the highest, against
+    the stronger of LG-FedAvg and FedProto, seed by seed."""
+    methods = list(acc)
+    per_seed = {m: [float(v) for v in acc[m]["test"].mean(1)] for m in methods}
+    rival = max(methods[1:], key=lambda m: sum(per_seed[m]))
+    return ledger.compare("FedLog", "Fig. 1", "after one round FedLog's test accuracy (mean over the local-iteration "
+                          f"range) is the highest of FedLog, LG-FedAvg and FedProto (against {plots.LABELS[rival]})",
+                          per_seed["fedlog"], per_seed[rival], ">", rounds=1, kind="claim",
+                          quote=QUOTES["fig1_progress"])
+
+
+def overfits_least(ledger, acc: dict, iters) -> str:
+    """Fig. 1: FedLog has the smallest train-test gap after the most local iterations, against the smaller of the
+    others' gaps, seed by seed."""
+    last = len(iters) - 1
+    methods = list(acc)
+    gap = {m: [float(v) for v in acc[m]["train"][:, last] - acc[m]["test"][:, last]] for m in methods}
+    rival = min(methods[1:], key=lambda m: sum(gap[m]))
+    return ledger.compare("FedLog", "Fig. 1", f"FedLog overfits least: the smallest train-test gap after "
+                          f"{iters[last]} local iterations (against {plots.LABELS[rival]})", gap["fedlog"], gap[rival],
+                          "<", rounds=1, kind="claim", quote=QUOTES["fig1_overfitting"])
+
+
+def record_fig1(acc: dict, iters, profile: str):
+    """Notebook 01's claims, saved; returns the ledger."""
+    ledger = rules.ClaimsLedger("01_synthetic_separators", profile)
+    most_accurate_after_one_round(ledger, acc)
+    overfits_least(ledger, acc, iters)
+    ledger.save()
+    return ledger
+
+
+TOLERANCE = 1.0  # points: "back at the optimum" is a final accuracy within this of the non-private one, seed by seed
+# A stand-in that cannot test the claim at the paper's epsilon: the released statistic sums a client's records and its
+# noise does not depend on how many there are (`plans.DP_STAND_IN`)
+UNFAIR_AT_PAPERS_EPSILON = {"mnist": "MNIST's 3,000 training records carry about 17 times the noise per record of "
+                                     "CIFAR-10's 50,000 at the paper's epsilon (8 times per client); FashionMNIST "
+                                     "(60,000 records) is the fair stand-in, and the matched-noise row reads MNIST at "
+                                     "the paper's noise per record"}
+
+
+def back_at_the_optimum(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str, from_eps: float,
+                        claim: str, note: str = "", not_judged: str = "") -> str:
+    """One dataset's row of Fig. 3 right's claim "`mode` DP is back at the optimum from `from_eps`": a paired
+    non-inferiority test over seeds. Per seed, the worst grid epsilon >= `from_eps` (`analysis.dp.worst_gap`) against
+    -TOLERANCE points, one-sided paired t (the ledger's rule): it holds when every such epsilon is shown to be within
+    1 point of the non-private accuracy (the worst one tested stands for all, so the test keeps its level). Missing
+    when the dataset's runs are not all there (`drawn`) or the grid stops below `from_eps`. `runs`: dataset ->
+    DpRuns."""
+    s = runs[name]
+    gaps = dp.worst_gap(final, name, mode, s, from_eps) if name in drawn else None
+    data = figures.stand_in([name], PAPER_DATA["fig3_right"]) or name
+    # the claim's words are the same in every profile (claims.md reads the quick profile's verdict beside the paper's
+    # by them); the grid epsilon they start from, which depends on the profile's records, is said in the note
+    where, quote = f"Fig. 3 right ({name})", QUOTES["dp_central" if mode == "central" else "dp_local"]
+    part = DP_PARTS.get(name)
+    common = dict(kind="claim", quote=quote, run_set=part.name if part and part.packed else "", stand_in=True)
+    if not_judged:
+        return ledger.cannot_judge("FedLog", where, f"{claim} ({data})", not_judged, **common)
+    if mode == "local":  # "the accuracy is still acceptable": no number in the paper, so no tolerance of ours decides
+        verdict = ledger.record("FedLog", where, f"{claim} ({data}; ours: the worst grid epsilon's difference from the "
+                                "non-private final accuracy from there on, in points, seed by seed)", gaps, None,
+                                rules.statement(), paper_value=PAPER_RECOVERY[mode], seeds=len(gaps or []),
+                                rounds=s.rounds, **common)
+    else:
+        verdict = ledger.compare("FedLog", where, f"{claim} ({data}"
+                                 f"; at every grid epsilon from there on the final accuracy is within {TOLERANCE:g} "
+                                 "point of the non-private run's, seed by seed: ours is the worst such epsilon's "
+                                 "difference, in points; the 1-point tolerance is ours, the paper says \"back to "
+                                 "optimum\")", gaps, -TOLERANCE, ">", paper_value=PAPER_RECOVERY[mode],
+                                 rounds=s.rounds, **common)
+    why = "" if gaps is not None else "its runs are not all cached or shipped" if name not in drawn else \
+        f"the grid stops at epsilon = {max(s.eps):g}, below {from_eps:g}"
+    start = f"from grid epsilon {from_eps:g}" if np.isfinite(from_eps) else "no grid epsilon that high"
+    ledger.rows[-1].note = "; ".join(filter(None, [note, start, why, ledger.rows[-1].note]))
+    return verdict
+
+
+def recovers_like_the_paper(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str) -> str:
+    """Fig. 3 right as the paper says it: with Thm. 7's sigma, `mode` DP is back at the non-private accuracy from the
+    paper's epsilon (PAPER_RECOVERY), on `name` (`back_at_the_optimum`)."""
+    said = "is back at the non-private accuracy" if mode == "central" else "costs this much accuracy"
+    return back_at_the_optimum(ledger, final, runs, drawn, name, mode, PAPER_RECOVERY[mode],
+                               f"{mode} DP with Thm. 7's sigma {said} from the paper's "
+                               f"epsilon = {PAPER_RECOVERY[mode]:g} (the paper's mechanism, not a formal guarantee)",
+                               not_judged=UNFAIR_AT_PAPERS_EPSILON.get(name, ""))
+
+
+def recovers_at_the_papers_noise(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str,
+                                 matched_eps: float | None) -> str:
+    """Fig. 3 right read at the paper's noise per record (`matched_eps`: `analysis.dp.matched_epsilon` for `name`):
+    `mode` DP with Thm. 7's sigma is back at the non-private accuracy from the first epsilon of our grid at or above
+    the matched one (`back_at_the_optimum`). Our stand-ins hold fewer records than CIFAR-10, so the paper's epsilon
+    buys them more noise per record."""
+    grid = [e for e in runs[name].eps if matched_eps is not None and e >= matched_eps * (1 - 1e-9)]
+    at = min(grid) if grid else float("inf")
+    return back_at_the_optimum(ledger, final, runs, drawn, name, mode, at,
+                               f"at the paper's noise per record: {mode} DP with Thm. 7's sigma "
+                               f"{'is back at the non-private accuracy' if mode == 'central' else 'costs this much accuracy'}"
+                               f" from the first grid epsilon at or above the one whose sigma / "
+                               f"records equals the paper's at {PAPER_RECOVERY[mode]:g} on CIFAR-10",
+                               note=f"matched epsilon {matched_eps:.3g}" if matched_eps is not None else "")
+
+
+def sensitivity_holds(ledger, m: int, b: float, n_max: int) -> str:
+    """Thm. 7: one record moves the released statistic by at most sqrt(1 + (m-1) b^2); ours is the bound when the
+    body is trained on the same records (n_max: the largest client's training set)."""
+    thm7 = privacy.sensitivity(m, b)
+    return ledger.record("FedLog", "Thm. 7", "one record changes the released statistic by at most sqrt(1 + (m-1) "
+                         "b^2), so the local and central DP runs are (epsilon, delta)-DP for the clients' records "
+                         "(ours: the bound when the body is trained on the same records, as it is)",
+                         thm7 + 2 * b * np.sqrt(m - 1) * (n_max - 1), thm7, rules.comparison("<="), kind="claim",
+                         quote=QUOTES["thm7"], note="ours is a worst-case bound on the change one record makes "
+                         "through the trained body, not a measured change; the guarantee as stated covers the "
+                         "statistic of fixed representations")
+
+
+def record_dp(final: dict, runs: dict, drawn: dict, b: float, profile: str, at_papers_noise: dict | None = None):
+    """Notebook 03's claims, saved; returns the ledger. `final`: `analysis.dp.finals`' accuracies; `runs`: dataset ->
+    DpRuns for the datasets whose files are here (a row each; Thm. 7's row reads their federations); `drawn`: those
+    whose runs are all there; `at_papers_noise`: `analysis.dp.matched` over `drawn` (default: computed here at the
+    paper's delta)."""
+    ledger = rules.ClaimsLedger("03_differential_privacy", profile)
+    if at_papers_noise is None:
+        at_papers_noise = dp.matched(drawn, b, DP_DELTA)
+    for mode in PAPER_RECOVERY:
+        for name in runs:
+            recovers_like_the_paper(ledger, final, runs, drawn, name, mode)
+            recovers_at_the_papers_noise(ledger, final, runs, drawn, name, mode, at_papers_noise[mode].get(name))
+    n_max = dp.largest_client(runs)
+    for name in list(runs)[:1]:
+        sensitivity_holds(ledger, dp.statistic_size(name), b, n_max)
+    ledger.save()
+    return ledger
+
+
+def gaussian_summary(rows: list[dict], normality: list[dict]) -> list[str]:
+    """What the Fig. A.2 rows (`figures.figure_a2`) and Prop. 1's (`analysis.representations.normality_study`) say,
+    in words."""
+    base, best = rows[0], max(rows[1:], key=lambda r: r["p_per_client_mean"])
+    rising = all(rows[j + 1]["p_per_client_mean"] >= rows[j]["p_per_client_mean"] for j in range(len(rows) - 1))
+    lines = [f"Per client, the mean p-value goes from {base['p_per_client_mean']:.3f} without the auxiliary loss to "
+             f"{best['p_per_client_mean']:.3f} at alpha = {best['alpha']}; it "
+             f"{'passes' if best['p_per_client_mean'] > 0.05 else 'does not pass'} 5% there. With both clients pooled "
+             f"the largest mean p-value is {max(r['p_pooled_mean'] for r in rows):.3f}.",
+             "The per-client p-values rise monotonically with alpha." if rising else
+             "The per-client p-values do not rise monotonically with alpha in our runs."]
+    for r in normality:
+        if r["model"] == "trained" and r["layer"].startswith("dense"):
+            lines.append(f"FedProf Prop. 1, {r['dataset']}: {r['passing_within_class']:.0%} of trained fc1 dimensions "
+                         f"pass within a class, {r['passing_all_samples']:.0%} over all samples.")
+    return lines
+
+
+def eq9_exact(ledger, error: float) -> str:
+    return ledger.record("FedLog", "Eq. 9", "the closed-form log-partition equals numerical integration (relative "
+                         "error < 1e-6)", error, 1e-6, rules.comparison("<"), kind="claim", quote=QUOTES["eq9"])
+
+
+def thm2_same_head(ledger, gap: float) -> str:
+    return ledger.record("FedLog", "Thm. 2", "two different representation sets with the same summed statistic give "
+                         "the same MAP head (relative difference < 1e-8)", gap, 1e-8, rules.comparison("<"),
+                         kind="claim", quote=QUOTES["thm2"])
+
+
+def prop1_gaussian(ledger, normality: list[dict]) -> str:
+    """FedProf Prop. 1 ("tend to follow the Gaussian distribution": no number, so no verdict): the share of a trained
+    fc1's dimensions that pass K^2 at 5% within a class, per dataset, reported."""
+    fc = [r["passing_within_class"] for r in normality if r["model"] == "trained" and r["layer"].startswith("dense")]
+    return ledger.record("FedProf", "Prop. 1", "pre-activations of a trained dense layer (fc1) tend to be Gaussian "
+                         "within a class (ours: the share of dimensions passing K^2 at 5%, per dataset)", fc, None,
+                         rules.statement(), kind="claim", quote=FEDPROF_QUOTES["prop1"])
+
+
+def more_gaussian(ledger, rows: list[dict], per_client: np.ndarray, rounds: int) -> list[str]:
+    """Fig. A.2: at the best alpha the per-client HZ p-value exceeds alpha = 0's, and passes 5%, seed by seed."""
+    best = max(rows[1:], key=lambda r: r["p_per_client_mean"])
+    j = rows.index(best)
+    at_best = [float(v) for v in per_client[:, j]]
+    return [ledger.compare("FedLog", "Fig. A.2", "the auxiliary loss makes a client's class representations more "
+                           f"Gaussian: the per-client HZ p-value at the best alpha ({best['alpha']}) exceeds that at "
+                           "alpha = 0", at_best, [float(v) for v in per_client[:, 0]], ">", rounds=rounds,
+                           kind="claim", quote=QUOTES["figA2"]),
+            ledger.record("FedLog", "Fig. A.2", "with the auxiliary loss the per-client representations pass "
+                          "Henze-Zirkler at 5%, seed by seed (ours: each seed's p-value at the best alpha)", at_best,
+                          0.05, rules.comparison(">="), kind="claim", quote=QUOTES["figA2"], seeds=len(at_best),
+                          rounds=rounds)]
+
+
+def record_gaussian(eq9: list[dict], gap: float, normality: list[dict], rows: list[dict], per_client, rounds: int,
+                    profile: str):
+    """Notebook 04's claims, saved; returns the ledger. `eq9`: `analysis.representations.eq9_rows`."""
+    ledger = rules.ClaimsLedger("04_gaussian_representations", profile)
+    eq9_exact(ledger, max(r["relative_error"] for r in eq9))
+    thm2_same_head(ledger, gap)
+    prop1_gaussian(ledger, normality)
+    more_gaussian(ledger, rows, per_client, rounds)
+    ledger.save()
+    return ledger
+
+
+def _seedwise(results, f) -> list[float]:
+    return [f(100 * r.curve()) for r in results]
+
+
+def converges_faster(ledger, by_label: dict, dataset: str, rounds) -> str:
+    """Fig. 2: FedLog and FedLog-C converge faster than LG-FedAvg 1 and FedProto: per seed, the lower of ours
+    against the higher of theirs in mean accuracy over rounds."""
+    area = {lab: _seedwise(rs, np.mean) for lab, rs in (by_label or {}).items()}  # None: the runs are missing
+    return ledger.compare("FedLog", "Fig. 2", f"trained to the local optimum before each aggregation, FedLog and "
+                          f"FedLog-C converge faster than LG-FedAvg 1 and FedProto ({dataset}; mean accuracy over "
+                          f"rounds, the lower of ours against the higher of theirs)",
+                          [min(a, b) for a, b in zip(area["FedLog"], area["FedLog-C"])] if area else None,
+                          [max(a, b) for a, b in zip(area["LG-FedAvg 1"], area["FedProto"])] if area else None, ">",
+                          rounds=rounds, kind="claim", quote=QUOTES["fig2_faster"],
+                          run_set=FIG2.name if dataset in ("mnist", "fashion_mnist") else "", stand_in=True)
+
+
+# Stand-ins that cannot test Fig. 3 left's ordering (a 1.1-point CIFAR-100 gap at 54-56%): every method at the ceiling
+CEILING = {"mnist": "every method reaches 98.1-98.4% on MNIST, a ceiling at which the paper's 1.1-point CIFAR-100 "
+                    "differences cannot show; FashionMNIST's rows test it"}
+
+
+def flexible_order(ledger, by_label: dict, dataset: str, rounds) -> list[str]:
+    """Fig. 3 left: with flexible architectures FedLog-C > FedProto > LG-FedAvg 1 in best-round accuracy, one row
+    per step of the order, seed by seed."""
+    best = {lab: _seedwise(rs, np.max) for lab, rs in (by_label or {}).items()}  # None: the runs are missing
+    part = FIG3_LEFT.get(dataset)
+    out = []
+    for upper, lower in (("FedLog-C", "FedProto"), ("FedProto", "LG-FedAvg 1")):
+        claim = (f"with flexible architectures {upper} is more accurate than {lower} ({dataset}, best round; the "
+                 "paper's order FedLog-C > FedProto > LG-FedAvg 1)")
+        common = dict(kind="claim" if upper == "FedLog-C" else "reproduction",
+                      quote=QUOTES["fig3_left_accuracy" if upper == "FedLog-C" else "fig3_left_order"],
+                      run_set=part.name if part and part.packed else "", stand_in=True)
+        if dataset in CEILING:
+            out.append(ledger.cannot_judge("FedLog", "Fig. 3 left", claim, CEILING[dataset], **common))
+        else:
+            out.append(ledger.compare("FedLog", "Fig. 3 left", claim, best.get(upper), best.get(lower), ">",
+                                      rounds=rounds, **common))
+    return out
+
+
+def loss_decreases_inside_the_bound(ledger, rows: list[dict], rounds) -> str:
+    """Thm. 4: with the body step size inside 2/L1, every client's local loss decreases in every round (the lowest
+    fraction of decreasing client-rounds over the step sizes inside the bound and over the seeds, against 1: one
+    client-round whose loss rose refutes it). `rows`: `analysis.convergence.step_size_rows` of one or more seeds; the
+    seeds counted are those with a step size inside the bound."""
+    inside = [r for r in rows if r["inside_bound"] == 1.0]
+    ledger.record("FedLog", "Thm. 4", "with the body step size inside 2/L1, a client's local loss decreases in a "
+                  "round (ours: the fraction of client-rounds whose loss decreased, lowest over the step sizes inside "
+                  "the bound and the seeds)", min((r["loss_decreased"] for r in inside), default=None), None,
+                  rules.statement(), kind="claim", quote=QUOTES["thm4"], seeds=len({r.get("seed", 0) for r in inside}),
+                  rounds=rounds,
+                  note="reported, not judged: Thms. 3-4 bound the expected loss under Assumptions 1-4, a bound on the "
+                       "head step (beta < 2KHF/L2) and a body step below a bound smaller than 2/L1; none of these "
+                       "assumptions is verified here, and a realised client-round is not the expectation")
+    return ledger.rows[-1].verdict
+
+
+def record_convergence(fig2: dict, fig3: dict, speed: dict, rows: list[dict], settings, profile: str,
+                       missing: dict | None = None):
+    """Notebook 05's claims, saved; prints what it compares; returns the ledger. `settings`: its
+    `plans.Convergence`; `missing`: "fig2" / "fig3" -> the datasets whose runs are not there (their rows say "not
+    run")."""
+    ledger = rules.ClaimsLedger("05_convergence", profile)
+    fig2 = {**fig2, **{d: None for d in (missing or {}).get("fig2", [])}}
+    fig3 = {**fig3, **{d: None for d in (missing or {}).get("fig3", [])}}
+    for d, (ours, theirs) in speed.items():
+        print(f"Fig. 2 ({d}): mean accuracy over rounds, the lower of FedLog and FedLog-C {ours:.2f}% against the "
+              f"higher of LG-FedAvg 1 and FedProto {theirs:.2f}%")
+    for d, by_label in fig2.items():
+        converges_faster(ledger, by_label, d, settings.fig2.rounds)
+    for d, by_label in fig3.items():
+        flexible_order(ledger, by_label, d, settings.fig3.rounds)
+    inside = [r for r in rows if r["inside_bound"] == 1.0]
+    print("Thm. 4: with the step size inside 2/L1 for every client-round, the local loss decreased in "
+          + (", ".join(f"{r['loss_decreased']:.0%} (ζ={r['step_size']:g}, seed {r.get('seed', 0)})" for r in inside)
+             if inside else "no run")
+          + " of client-rounds; far outside the bound: "
+          + ", ".join(f"ζ={r['step_size']:g} diverged in round {r['diverged_round']} (seed {r.get('seed', 0)})"
+                      for r in rows if r["diverged_round"] != "-"))
+    loss_decreases_inside_the_bound(ledger, rows, settings.thm.rounds)
+    ledger.save()
+    return ledger
