@@ -42,7 +42,7 @@
 # out. The section "FedDBE against its authors' code" draws both codes' curves on our client data
 # (`scripts/feddbe_crosscheck.py`).
 #
-# **Knobs** (environment variables, read by `fedlib.papers.fedlog.table1_settings`): `FEDLIB_DATASETS` (e.g.
+# **Knobs** (environment variables, read by `fedlib.papers.fedlog.plans.table1_settings`): `FEDLIB_DATASETS` (e.g.
 # `mnist`: only these datasets), `FEDLIB_SEEDS` (a seed count for the tables instead of the profile's), `FEDLIB_PARTS`
 # (`table1`, `tableA1`, `augment`, `beta`: which parts to remake; the others keep their files) and `FEDLIB_METHODS`
 # (e.g. `FedLog,FedLog-C`: only these Table 1 rows are remade).
@@ -60,13 +60,14 @@ profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, 
 
 # %%
 from fedlib import papers, paths, plots, sweep
-from fedlib.papers.fedlog import table1 as T  # this notebook's runs, tables, figures and claims
+from fedlib.papers import fedlog
+from fedlib.papers.fedlog.analysis import table1
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-plan = T.plan(profile)  # narrowed by the knobs FEDLIB_DATASETS, _SEEDS, _PARTS and _METHODS
+plan = fedlog.table1_plan(profile)  # narrowed by the knobs FEDLIB_DATASETS, _SEEDS, _PARTS and _METHODS
 plots.style()
-print(profile, {d: (len(s["methods"]), s["seeds"], s["rounds"]) for d, s in plan["table1"].items()})
+print(profile, {d: (len(s.methods), s.seeds, s.rounds) for d, s in plan.table1.items()})
 
 # %% [markdown]
 # ## Runs (cached: re-running this notebook recomputes nothing that finished)
@@ -78,10 +79,10 @@ print(profile, {d: (len(s["methods"]), s["seeds"], s["rounds"]) for d, s in plan
 
 
 # %%
-results = sweep.Runs(plan["every_run"], profile, papers.commands_for, shipped_prefixes=True)
-print(f"{sum('first_rounds_of' in results([c])[0] for c in plan['every_run'] if results.has([c]))} read as the first "
+results = sweep.Runs(plan.every_run, profile, papers.commands_for, shipped_prefixes=True)
+print(f"{sum('first_rounds_of' in results([c])[0] for c in plan.every_run if results.has([c]))} read as the first "
       "rounds of shipped longer runs")
-runs, absent = T.read(results, plan)  # regime -> dataset -> entry -> Results
+runs, absent = table1.read_regimes(results, plan)  # regime -> dataset -> entry -> Results
 
 # %% [markdown]
 # ## Table 1 in both regimes, beside the paper
@@ -90,7 +91,7 @@ runs, absent = T.read(results, plan)  # regime -> dataset -> entry -> Results
 
 
 # %%
-regimes = T.regimes_table(results, plan)  # each table shown as it is saved
+regimes = fedlog.figures.table1_regimes(results, plan)  # each table shown as it is saved
 
 # %% [markdown]
 # ## Table 1, each regime whose entries are all there
@@ -99,21 +100,21 @@ regimes = T.regimes_table(results, plan)  # each table shown as it is saved
 
 
 # %%
-summary, pretty = T.table1(runs, absent, plan)
+summary, pretty = fedlog.figures.table1_tables(runs, absent, plan)
 
 # %% [markdown]
 # ## Bits of one round, from the ledger (the last round: every method's steady state)
 
 
 # %%
-bits = T.bits_per_round(runs, plan)
+bits = fedlog.figures.bits_per_round(runs, plan)
 
 # %% [markdown]
 # ## Accuracy vs communicated bits and vs rounds
 
 
 # %%
-T.accuracy_vs_bits(runs, absent, plan)
+fedlog.figures.table1_curves(runs, absent, plan)
 
 # %% [markdown]
 # ## Table A.1: more classes per client
@@ -127,7 +128,7 @@ T.accuracy_vs_bits(runs, absent, plan)
 
 
 # %%
-tables_a1, runs_a1 = T.table_a1(results, plan)
+tables_a1, runs_a1 = fedlog.figures.table_a1_tables(results, plan)
 
 # %% [markdown]
 # ## Augmentation ablation (Appendix E: training images "randomly cropped and flipped")
@@ -138,7 +139,7 @@ tables_a1, runs_a1 = T.table_a1(results, plan)
 
 
 # %%
-ablation = T.augmentation(results, plan)
+ablation = fedlog.figures.augmentation_table(results, plan)
 
 # %% [markdown]
 # ## FedLog-C's second weight (beta): does a separation term help?
@@ -149,7 +150,7 @@ ablation = T.augmentation(results, plan)
 
 
 # %%
-betas = T.beta_ablation(results, plan)
+betas = fedlog.figures.beta_table(results, plan)
 
 # %% [markdown]
 # ## FedDBE against its authors' code
@@ -173,7 +174,7 @@ betas = T.beta_ablation(results, plan)
 
 
 # %%
-T.crosscheck(paths.project_root() / "figures" / "feddbe_crosscheck.csv")
+fedlog.figures.crosscheck(paths.project_root() / "figures" / "feddbe_crosscheck.csv")
 
 # %% [markdown]
 # ## What the numbers say
@@ -182,4 +183,4 @@ T.crosscheck(paths.project_root() / "figures" / "feddbe_crosscheck.csv")
 # figures/table1_<dataset>_ranking.csv (quick) and table1_<dataset>_ranking_paper.csv.
 
 # %%
-ledger, rankings = T.record(runs, absent, plan, runs_a1, summary)  # each claim a function in fedlog/table1.py
+ledger, rankings = fedlog.claims.record_table1(runs, absent, plan, runs_a1, summary)  # claims: fedlog/claims.py

@@ -1,13 +1,14 @@
 """FedLog's claims (fedlib/papers/fedlog/claims.py), Fig. 1's first, on made-up accuracy arrays: holding, failing, within
 noise, and with zero spread; the rival is the stronger other method, seed by seed."""
 import dataclasses
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from fedlib import claims as rules
 from fedlib.papers.fedlog import claims as fig1
-from fedlib.papers.fedlog.plans import DpRuns
+from fedlib.papers.fedlog.plans import DpRuns, Entries, Runs, Table1Profile
 
 ITERS = [1, 5, 10]
 
@@ -238,14 +239,14 @@ def _seeds(best, last=None):
 
 
 def _table(ledger, runs, regime="augmented", dataset="mnist", table="Table 1 (mnist)"):
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
     return t._Table(ledger, table, regime, runs, 100, dataset)
 
 
 def test_table1_claims_pick_their_rivals_and_reproduce_by_equivalence():
     from fedlib.papers import fedlog
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
     runs = {"FedLog-C": _seeds([98.6, 98.7, 98.5], last=98.0), "FedProto": _seeds([98.1, 98.2, 98.2], last=98.3),
             "FedAvg": _seeds([89.0, 89.1, 88.9])}
@@ -274,7 +275,7 @@ def test_table1_claims_wait_for_the_stated_protocols_runs_and_name_the_ablations
     """While the augmented runs are not all there, each claim of the stated protocol is "not run" (never the
     ablation's verdict taken as its own), and names the ablation's verdict; where both are decided and differ, the
     row says "depends on augmentation"."""
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
     runs = {"FedLog-C": _seeds([98.6, 98.7, 98.5]), "FedProto": _seeds([98.1, 98.2, 98.2])}
     entries = ["FedLog-C", "FedProto"]
@@ -295,7 +296,7 @@ def test_table1_markers_have_three_outcomes_and_an_unmarked_entry_is_an_observat
     """Each marker of the paper's Table 1 is a `marker` row quoting its cell: agrees, not significant, or opposite;
     an unmarked entry is an observation (its p, no verdict); with too few untied seeds to reach the level the row
     cannot decide (1/2^n)."""
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
     ref = [98.4 + 0.01 * i for i in range(10)]
     runs = {"FedLog-C": _seeds(ref),
@@ -320,7 +321,7 @@ def test_table1_markers_have_three_outcomes_and_an_unmarked_entry_is_an_observat
 def test_an_entrys_markers_are_decided_once_its_runs_are_all_there_while_another_entry_waits():
     """The augmented Table 1 is shipped entry by entry: an entry whose seeds (and FedLog-C's) are all there gets its
     marker rows decided; one still missing says "not run". Before, no marker was decided until every entry was."""
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
     ref = [98.4 + 0.01 * i for i in range(10)]
     runs = {"FedLog-C": _seeds(ref), "FedProto": _seeds([r - 1.0 - 0.01 * i for i, r in enumerate(ref)])}
@@ -334,7 +335,7 @@ def test_an_entrys_markers_are_decided_once_its_runs_are_all_there_while_another
 
 def test_the_cost_statement_reports_fedlogs_share_of_fedavgs_bits_with_no_verdict():
     """"as small as 0.09% ... of the communication cost of FedAvg": a number with no tolerance, reported."""
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
     from fedlib.result import Result
 
     def runs(up):  # never reaches 97%: bits to the best round (the second)
@@ -351,13 +352,13 @@ def test_the_ranking_row_reports_kendalls_tau_with_the_papers_table_1(tmp_path, 
     with no verdict (no tolerance of the paper's); the ranking table is saved."""
     from fedlib import paths
     from fedlib.papers import fedlog
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     monkeypatch.setattr(paths, "_active", paths._active)  # the profile goes back after the test
     paths.use_profile("paper")
     paper = {m: acc for m, (acc, _) in fedlog.TABLE1["mnist"].items()}
-    p = {"profile": "paper", "table1": {"mnist": {"seeds": list(range(10)), "rounds": 100}}}
+    p = SimpleNamespace(profile="paper", table1={"mnist": Entries((), tuple(range(10)), 100)})
     for rows, tau in (({m: {"accuracy_mean": a + 0.1} for m, a in paper.items()}, 1.0),
                       ({m: {"accuracy_mean": 200 - a} for m, a in paper.items()}, -1.0)):
         ledger = rules.ClaimsLedger("02_test", "paper")
@@ -374,7 +375,7 @@ def test_the_cross_check_row_counts_the_evaluations_that_are_not_equivalent(tmp_
 
     import numpy as np
 
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
     rng = np.random.default_rng(0)
     theirs = 60 + 30 * (1 - np.exp(-np.arange(11) / 3)) + rng.normal(0, 3, (5, 11))
@@ -405,7 +406,7 @@ def test_with_more_streams_the_cross_check_also_compares_our_failures_with_the_a
 
     import numpy as np
 
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
     rng = np.random.default_rng(3)
     mean = 60 + 30 * (1 - np.exp(-np.arange(11) / 3))
@@ -432,16 +433,16 @@ def test_table_a1_markers_are_rows_at_the_captions_level_in_both_regimes(monkeyp
     """Table A.1's markers, read by direction and tested at p < 0.05 (5 seeds suffice there: smallest p 1/32); the
     stated protocol's rows are the paper's, the ablation's extensions; `record` makes them beside Table 1's."""
     from fedlib.papers import fedlog
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
     ref = [95.0 + 0.01 * i for i in range(5)]
     by_label = {"FedLog-C": _seeds(ref), "LG-FedAvg 1": _seeds([r - 1.0 for r in ref]),
                 "FedLog": _seeds([r + 0.5 for r in ref])}
     monkeypatch.setattr(t, "TABLE_A1_MARKERS", {("mnist", 3): {"LG-FedAvg 1": ("↓", ""), "FedLog": ("", "")}})
     found = {reg: {("mnist", 3): (by_label, 0.5, 100)} for reg in t.REGIMES}
-    p = {"profile": "quick", "chosen": [], "table1": {},
-         "settings": {"table1": {}, "tableA1": {("mnist", 3): {"rounds": 100}, ("mnist", 5): {"rounds": 100}}}}
-    recorded, _ = t.record({reg: {} for reg in t.REGIMES}, {reg: [] for reg in t.REGIMES}, p, found)
+    p = SimpleNamespace(profile="quick", chosen=(), table1={}, settings=Table1Profile(
+        table1={}, tableA1={("mnist", 3): Runs((), 100), ("mnist", 5): Runs((), 100)}, augment={}, beta={}))
+    recorded, _ = t.record_table1({reg: {} for reg in t.REGIMES}, {reg: [] for reg in t.REGIMES}, p, found)
     # LG-FedAvg 1 lower on every seed (p = 1/32 < 0.05): agrees; its bits and FedLog's entries are unmarked:
     # observations; the same in the ablation
     got = [r.verdict for r in recorded.rows]
@@ -565,7 +566,7 @@ def test_the_dp_recovery_epsilons_are_the_papers_text():
 def test_table1_reads_each_regime_and_names_what_is_missing(capsys, monkeypatch):
     """A dataset with none of its Table 1 rows shipped comes back with no row (never an empty table that stops the
     notebook), and each regime names its missing entries with the run set that computes them."""
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog.analysis import table1 as t
 
     class Shipped(dict):
         def __call__(self, cfgs):
@@ -575,10 +576,11 @@ def test_table1_reads_each_regime_and_names_what_is_missing(capsys, monkeypatch)
             return all(c in self for c in cfgs)
 
     results = Shipped({"m-a": "A", "m-b": "B", "a-b": "C"})
-    monkeypatch.setattr(t.plans, "commands", lambda cfgs: f"the commands of {cfgs}")
-    p = {"t1": {"augmented": {"mnist": {"FedAvg": ["a-a"], "FedLog-C": ["a-b"]}},
-                "plain": {"mnist": {"FedAvg": ["m-a"], "FedLog-C": ["m-b"]}, "fashion_mnist": {"FedAvg": ["f-a"]}}}}
-    runs, absent = t.read(results, p)
+    monkeypatch.setattr(t, "commands", lambda cfgs: f"the commands of {cfgs}")
+    p = SimpleNamespace(t1={"augmented": {"mnist": {"FedAvg": ["a-a"], "FedLog-C": ["a-b"]}},
+                            "plain": {"mnist": {"FedAvg": ["m-a"], "FedLog-C": ["m-b"]},
+                                      "fashion_mnist": {"FedAvg": ["f-a"]}}})
+    runs, absent = t.read_regimes(results, p)
     assert runs["plain"] == {"mnist": {"FedAvg": ["A"], "FedLog-C": ["B"]}, "fashion_mnist": {}}
     assert runs["augmented"] == {"mnist": {"FedLog-C": ["C"]}}
     assert absent == {"augmented": [("mnist", "FedAvg")], "plain": [("fashion_mnist", "FedAvg")]}
@@ -589,12 +591,12 @@ def test_table1_reads_each_regime_and_names_what_is_missing(capsys, monkeypatch)
 def test_notebook_02_saves_its_claims_unless_some_methods_were_chosen():
     """A claim whose runs are not all there is saved as "not run" (never left at an older verdict): the ledger is
     remade whatever is shipped, unless some methods were chosen (a ranking of some would mislead)."""
-    from fedlib.papers.fedlog import table1 as t
+    from fedlib.papers.fedlog import claims as t
 
-    p = {"chosen": [], "settings": {"table1": {"mnist": {}}}}
+    p = SimpleNamespace(chosen=(), settings=SimpleNamespace(table1={"mnist": Entries(("FedAvg",), (0,), 1)}))
     assert t.saving(p, {}, {}, []) == (True, False)
     assert t.saving(p, {}, {}, ["mnist"]) == (True, True)  # a run on some datasets keeps the others' rows
-    assert t.saving({**p, "chosen": ["FedAvg"]}, {}, {}, []) == (False, False)
+    assert t.saving(SimpleNamespace(**{**vars(p), "chosen": ("FedAvg",)}), {}, {}, []) == (False, False)
 
 
 def test_the_recovery_claims_words_do_not_depend_on_the_grid_epsilon_they_start_from():

@@ -89,14 +89,13 @@ def test_the_paper_profile_takes_the_papers_10_seeds_on_any_machine(monkeypatch)
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     S = fedlog.table1_settings("paper", {})
-    assert S["table1"]["mnist"]["seeds"] == list(range(10))
-    assert all(s["seeds"] == list(range(10)) for s in S["tableA1"].values())
-    assert fedlog.table1_settings("paper", {"FEDLIB_SEEDS": "3"})["table1"]["mnist"]["seeds"] == [0, 1, 2]
+    assert S.table1["mnist"].seeds == tuple(range(10))
+    assert all(s.seeds == tuple(range(10)) for s in S.tableA1.values())
+    assert fedlog.table1_settings("paper", {"FEDLIB_SEEDS": "3"}).table1["mnist"].seeds == (0, 1, 2)
     # before, the 10 held for every dataset, so FashionMNIST's Table 1 (its run set: 5 seeds) could never be drawn
     from fedlib import papers
 
-    assert S["table1"]["fashion_mnist"]["seeds"] == list(papers.RUN_SETS["table1_fashion_mnist"].seeds) == \
-        list(range(5))
+    assert S.table1["fashion_mnist"].seeds == papers.RUN_SETS["table1_fashion_mnist"].seeds == tuple(range(5))
 
 
 def test_a_knob_with_spaces_is_read_as_its_check_reads_it():
@@ -107,8 +106,7 @@ def test_a_knob_with_spaces_is_read_as_its_check_reads_it():
     env = {"FEDLIB_DATASETS": " mnist", "FEDLIB_PARTS": " table1 ,", "FEDLIB_METHODS": " FedLog , FedLog-C"}
     assert fedlog.chosen_datasets(env) == ["mnist"] and fedlog.chosen_methods(env) == ["FedLog", "FedLog-C"]
     S = fedlog.table1_settings("smoke", env)
-    assert list(S["table1"]) == ["mnist"] and S["tableA1"] == {} and S["table1"]["mnist"]["methods"] == \
-        ["FedLog", "FedLog-C"]
+    assert list(S.table1) == ["mnist"] and S.tableA1 == {} and S.table1["mnist"].methods == ("FedLog", "FedLog-C")
 
 
 def test_a_folder_knob_that_cannot_be_a_folder_is_refused_saying_why(tmp_path):

@@ -89,8 +89,8 @@ def test_fedlogs_run_sets_count_the_seeds_their_notebooks_paper_profile_reads():
     from fedlib.papers import fedlog
 
     T = fedlog.TABLE1_PROFILES["paper"]
-    assert RUN_SETS["table1"].seeds == tuple(T["table1"]["mnist"]["seeds"]) == tuple(range(10))
-    assert RUN_SETS["augment"].seeds == tuple(T["augment"]["mnist"]["seeds"]) == (0, 1, 2)
+    assert RUN_SETS["table1"].seeds == T.table1["mnist"].seeds == tuple(range(10))
+    assert RUN_SETS["augment"].seeds == T.augment["mnist"].seeds == (0, 1, 2)
     assert RUN_SETS["dp"].seeds == fedlog.DP_PROFILES["paper"]["mnist"].seeds == tuple(range(5))
     assert RUN_SETS["fig2"].seeds == fedlog.CONVERGENCE_PROFILES["paper"].fig2.seeds == tuple(range(10))
 

@@ -99,8 +99,7 @@ def test_no_paper_code_at_the_top_level_and_no_paper_figure_or_file_writing_in_p
 
 
 def test_a_paper_package_has_the_roles_and_its_notebook_reads_draws_and_says():
-    """Every paper's package has the roles' modules (FedLog's and FedCR's claims live in their notebooks' modules,
-    `fedlog.table1`, `fedcr.figures`...); every notebook defines nothing and stays short (at most 100 code
+    """Every paper's package has the roles' modules; every notebook defines nothing and stays short (at most 100 code
     lines, its claims one call): what is not reading, drawing or saying lives in its paper's package."""
     import re
 
@@ -161,7 +160,7 @@ def test_no_notebook_hands_its_paper_package_back_to_it_and_no_function_takes_it
         if n:
             passed[nb.name[:2]] = n
     assert set(passed) == STILL_PASSED, passed
-    for package in ("fedcr", "fedrd"):  # (FedLog's markers() takes the table's markers as `paper`)
+    for package in ("fedlog", "fedcr", "fedrd", "fedprof"):  # (FedLog's markers() took the table's markers as `paper`)
         for path in sorted((FEDLIB / "papers" / package).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -202,14 +201,15 @@ def test_a_paper_on_parts_declares_each_part_once_with_typed_profiles_and_its_no
         assert {f.stem for f in (FEDLIB / "papers" / paper).glob("*.py")} == roles, paper
 
 
-FEDLOG_NOT_SPLIT = {"table1", "tables"}  # notebook 02's modules, not split by role yet (issue 70): it shrinks
+FEDLOG_NOT_SPLIT: set[str] = set()  # per-notebook modules not split by role yet (issue 70): notebook 02's table1
+# and tables were the last
 
 
 def test_fedlogs_notebooks_on_parts_read_typed_profiles_and_its_package_holds_the_roles():
     """Issue 70, FedLog step by step: notebooks 01 and 03-05 read typed profiles (frozen dataclasses, never
     `papers.settings` of a dict), 03 and 05 read their runs only through their parts (no `sweep.Runs` of their own,
-    which named run sets by text), and every run set of theirs is a `Part`. FedLog's package holds the six roles and,
-    until notebook 02 is split, its two modules: before, it also held fig1, dp, gaussian and convergence."""
+    which named run sets by text), and every run set of theirs is a `Part`. FedLog's package holds the six roles and
+    only them: before, it also held fig1, dp, gaussian, convergence, table1 and tables, one per notebook."""
     import dataclasses
 
     from fedlib.papers import fedlog, part
@@ -217,13 +217,18 @@ def test_fedlogs_notebooks_on_parts_read_typed_profiles_and_its_package_holds_th
     stems = {f.stem for f in (FEDLIB / "papers" / "fedlog").glob("*.py")}
     assert stems == {"__init__", "reported", "protocol", "plans", "figures", "claims"} | FEDLOG_NOT_SPLIT, stems
     assert (FEDLIB / "papers" / "fedlog" / "analysis" / "__init__.py").exists()
-    for table in (fedlog.SYNTHETIC_PROFILES, fedlog.GAUSSIAN_PROFILES, fedlog.CONVERGENCE_PROFILES):
+    for table in (fedlog.SYNTHETIC_PROFILES, fedlog.GAUSSIAN_PROFILES, fedlog.CONVERGENCE_PROFILES,
+                  fedlog.TABLE1_PROFILES):
         assert all(dataclasses.is_dataclass(v) and v.__dataclass_params__.frozen for v in table.values())
     assert all(dataclasses.is_dataclass(v) and v.__dataclass_params__.frozen for by in fedlog.DP_PROFILES.values()
                for v in by.values())
     for name in ("01_synthetic_separators", "03_differential_privacy", "04_gaussian_representations", "05_convergence"):
         text = (FEDLIB.parent / "notebooks" / f"{name}.py").read_text()
         assert "papers.settings" not in text and "sweep.Runs" not in text and "SETTINGS[" not in text, name
+    assert 'plan["' not in (FEDLIB.parent / "notebooks" / "02_communication_cost.py").read_text()  # a typed Table1Plan
+    found = [f"{path.name}:{i}" for path in sorted((FEDLIB / "papers").rglob("*.py"))
+             for i, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"\b[Sp]\[\"", line)]
+    assert not found, f"string-key lookups into a profile or plan dict: {found}"  # 201 before the issue, 28 in FedLog
     for name in ("03_differential_privacy", "05_convergence"):
         assert "papers.read(profile" in (FEDLIB.parent / "notebooks" / f"{name}.py").read_text()
     sets = {s.name: s for s in fedlog.RUN_SETS}

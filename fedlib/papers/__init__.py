@@ -28,14 +28,4 @@ def read(profile: str, *parts: part.Part, shipped_prefixes: bool = False) -> tup
     return part.read(profile, *parts, sets=RUN_SETS.values(), shipped_prefixes=shipped_prefixes)
 
 
-def settings(table: dict, profile: str) -> dict:
-    """A notebook's own copy of its settings at `profile` from one of the modules' profile tables (e.g.
-    `fedlog.DP_PROFILES`), so that what it changes stays in the notebook; an unknown profile is refused."""
-    import copy
-
-    if profile not in table:
-        raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(table)}")
-    return copy.deepcopy(table[profile])
-
-
-__all__ = ["PROFILE_NAMES", "RUN_SETS", "commands_for", "fedcr", "fedlog", "fedprof", "fedrd", "read", "settings"]
+__all__ = ["PROFILE_NAMES", "RUN_SETS", "commands_for", "fedcr", "fedlog", "fedprof", "fedrd", "read"]

@@ -1,10 +1,9 @@
 """FedLog (the workbook's own paper; notebooks 01-05). One module per role: `reported` (Table 1, Table A.1, the
-thresholds), `protocol` (its client settings per dataset, the per-method hyperparameters of Tables A.3-A.5, the
-Configs of Table 1: `paper_config`, `table1_config`), `plans` (the notebooks' profiles, their runs, RUN_SETS),
-`analysis` (what is computed that is not a run), `figures`, `claims`; and, until they are split by role (issue 70),
-one module holding notebook 02's tables and claims as functions (`table1` with `tables`). Notebooks 01 and 04 are
-split by role, and notebooks 03 and 05 are on parts: `plans.DP_PARTS`, `FIG2`, `FIG3_LEFT`; `analysis.dp`, `analysis.convergence`;
-`figures`; `claims.record_dp`, `claims.record_convergence`."""
+thresholds, the quotes), `protocol` (its client settings per dataset, the per-method hyperparameters of Tables
+A.3-A.5, the Configs of Table 1: `paper_config`, `table1_config`), `plans` (the notebooks' profiles and runs: the parts
+of notebooks 03 and 05, `DP_PARTS`, `FIG2`, `FIG3_LEFT`; notebook 02's plan, `table1_plan`, and run sets,
+`TABLE1_SETS`; RUN_SETS), `analysis` (what is computed that is not a run, one module per subject), `figures` (what
+the notebooks draw and the tables they save) and `claims` (each claim a function; `record_*` per notebook)."""
 from __future__ import annotations
 
 from . import plans, protocol, reported  # noqa: F401
@@ -15,9 +14,11 @@ from .protocol import (  # noqa: F401
     DP_B, DP_DELTA, EXTRA_METHODS, FEDDBE_KAPPA_GRID, LABEL_FIELDS, PAPER_SETTINGS, TABLE1_METHODS,
     TABLE_A1_METHODS, paper_config, table1_config)
 from .plans import (  # noqa: F401
-    AUGMENTED, AUGMENTED_ORDER, BETAS, CONVERGENCE_METHODS, CONVERGENCE_PROFILES, DP_PROFILES, GAUSSIAN_PROFILES, RUN_SETS,
-    SYNTHETIC_PROFILES, TABLE1_COMPETITIVE, TABLE1_PARTS, TABLE1_PROFILES, chosen_datasets, chosen_methods,
-    DP_PARTS, FIG1_METHODS, FIG2, Gaussian, Synthetic, Convergence, DpRuns, FIG2_LEAF, FIG3_LEFT, convergence_parts, dp_configs, dp_plan, fig2_configs, fig3_configs, table1_settings, table_a1_configs)
+    AUGMENTED, AUGMENTED_ORDER, BETAS, CONVERGENCE_METHODS, CONVERGENCE_PROFILES, DP_PARTS, DP_PROFILES, FIG1_METHODS, FIG2,
+    FIG2_LEAF, FIG3_LEFT, GAUSSIAN_PROFILES, REGIMES, RUN_SETS, SYNTHETIC_PROFILES, TABLE1_COMPETITIVE, TABLE1_PARTS,
+    TABLE1_PROFILES, TABLE1_SETS, Convergence, DpRuns, Gaussian, Synthetic, Table1Plan, Table1Profile, chosen_datasets,
+    chosen_methods, convergence_parts, dp_configs, dp_plan, fig2_configs, fig3_configs, table1_plan, table1_settings,
+    table_a1_configs)
 
 from . import analysis  # noqa: E402, F401  (computation that is not a run: numeric, fingerprinted)
 from . import figures  # noqa: E402, F401  (FedLog's own figures)

@@ -2,19 +2,24 @@
 tests/test_fedlog_claims.py). Notebook 01 (Fig. 1): the accuracy arrays `analysis.synthetic.accuracy_vs_iterations`
 returns ({method: {"train", "test": [seeds, local-iteration counts]}}), FedLog's first. Notebook 03 (differential privacy: Fig. 3 right, Thm. 7): accuracies are fractions
 inside, the ledger's numbers points. Notebook 04 (Eq. 9, Thm. 2, FedProf's Prop. 1, Fig. A.2). Notebook 05 (Fig. 2,
-Fig. 3 left, Thm. 4): accuracies in percent."""
+Fig. 3 left, Thm. 4): accuracies in percent. Notebook 02 (Table 1 and Table A.1 in both regimes): accuracies in
+percent, each claim a function of Results and of the tables' rows."""
 from __future__ import annotations
 
 import numpy as np
 
 from ... import claims as rules
-from ... import plots, privacy
-from . import figures
-from .analysis import dp
-from .plans import DP_PARTS, FIG2, FIG3_LEFT
-from .protocol import DP_DELTA
+from ... import outputs, plots, privacy
 from ..fedprof.reported import QUOTES as FEDPROF_QUOTES
-from .reported import PAPER_DATA, PAPER_RECOVERY, QUOTES
+from . import figures
+from .analysis import crosscheck as feddbe_xcheck
+from .analysis import dp
+from .analysis import table1 as A
+from .plans import (DP_PARTS, FIG2, FIG3_LEFT, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_SETS, Table1Plan,
+                    chosen_datasets)
+from .protocol import DP_DELTA
+from .reported import (PAPER_DATA, PAPER_RECOVERY, QUOTES, TABLE1, TABLE1_CELLS, TABLE1_MARKER_LEVEL, TABLE1_MARKERS,
+                       TABLE1_SE, TABLE_A1_CELLS, TABLE_A1_MARKER_LEVEL, TABLE_A1_MARKERS, THRESHOLD)
 
 def fig1_summary(acc: dict, iters) -> str:
     """Each method's train and test accuracy after the most local iterations, its gap, and its test accuracy over
@@ -315,3 +320,234 @@ def record_convergence(fig2: dict, fig3: dict, speed: dict, rows: list[dict], se
     loss_decreases_inside_the_bound(ledger, rows, settings.thm.rounds)
     ledger.save()
     return ledger
+
+
+# ----------------------------------------------------------------------------------------------- notebook 02
+# Table 1 and Table A.1 in both regimes: the stated protocol's rows are the paper's claims, the ablation's extensions.
+def _set_name(key: tuple) -> str:
+    """The name of notebook 02's run set for (part, regime, dataset) (`plans.TABLE1_SETS`), "" where none is."""
+    return TABLE1_SETS[key].name if key in TABLE1_SETS else ""
+
+
+def _where(table: str, regime: str) -> str:
+    """"Table 1 (mnist)" for the stated protocol; "Table 1 (mnist, without augmentation)" for the ablation."""
+    return table if regime == "augmented" else table[:-1] + ", without augmentation)"
+
+
+def _cells(dataset: str) -> dict:
+    """The paper's Table 1 cells a dataset's rows quote: its own column, or the column it stands in for."""
+    return TABLE1_CELLS.get(STAND_IN_FOR.get(dataset, dataset), {})
+
+
+class _Table:
+    """What one regime of one dataset's Table 1 gives the claims: its runs (label -> Results, None where not all
+    there), where its rows go, their kind (the stated protocol: the paper's; the ablation: an extension) and run set."""
+
+    def __init__(self, ledger, table: str, regime: str, runs: dict, rounds, dataset: str, part: str = "table1"):
+        self.ledger, self.regime, self.runs, self.rounds, self.dataset = ledger, regime, runs, rounds, dataset
+        self.where = _where(table, regime)
+        self.run_set = _set_name((part, regime, dataset))
+        self.stand_in = dataset in STAND_IN_FOR
+
+    def kind(self, kind: str) -> str:
+        return kind if self.regime == "augmented" else "extension"
+
+    def of(self, label: str):
+        return self.runs.get(label)
+
+    def compare(self, claim: str, ours, reference, direction: str, quote: str, note: str = "") -> str:
+        return self.ledger.compare("FedLog", self.where, claim, ours, reference, direction, kind=self.kind("claim"),
+                                   quote=quote, rounds=self.rounds, run_set=self.run_set, stand_in=self.stand_in,
+                                   note=note)
+
+    def record(self, claim: str, ours, reference, rule, kind: str, quote: str, paper_value=None, seeds="",
+               note: str = "") -> str:
+        return self.ledger.record("FedLog", self.where, claim, ours, reference, rule, kind=self.kind(kind),
+                                  quote=quote, paper_value=paper_value, seeds=seeds, rounds=self.rounds,
+                                  run_set=self.run_set, stand_in=self.stand_in, note=note)
+
+
+def _strongest(t: _Table, labels: list[str], f, best=max) -> str | None:
+    """The other entry with the best mean of `f` over its seeds (None while any entry's runs are missing)."""
+    if any(t.of(m) is None for m in labels):
+        return None
+    return best(labels, key=lambda m: float(np.mean(A.per_seed(t.of(m), f))))
+
+
+def best_accuracy(t: _Table, entries: list[str]) -> list[str]:
+    """Table 1: FedLog-C is more accurate than the strongest other entry (by its mean), at its best round (Table 1's
+    reading) and at the final round, seed by seed. The text: "statistically significant accuracy improvement"."""
+    others = [m for m in entries if m != "FedLog-C"]
+    out = []
+    for name, f in (("best round", lambda r: 100 * r.best()), ("final round", lambda r: 100 * r.last())):
+        rival = _strongest(t, others, f)
+        ours = A.per_seed(t.of("FedLog-C"), f)
+        out.append(t.compare(f"FedLog-C is more accurate than the strongest other entry ({name})", ours,
+                             A.per_seed(t.of(rival), f) if rival else None, ">", QUOTES["table1_accuracy"],
+                             note=f"the strongest other entry: {rival}" if rival else ""))
+    return out
+
+
+def cost_fraction(t: _Table) -> str:
+    """Table 1's text: FedLog's communication cost is "as small as 0.09%" (MNIST; 0.29% CIFAR-10) of FedAvg's. A
+    statement with a number and no tolerance: ours is reported (FedLog's mean bits to the threshold over FedAvg's, in
+    percent), no verdict."""
+    column = STAND_IN_FOR.get(t.dataset, t.dataset)
+    paper = {"mnist": 0.09, "cifar10": 0.29, "cifar100": 3.44}.get(column)
+    bits = A.bits_to(THRESHOLD[t.dataset])
+    ours = None
+    if t.of("FedLog") is not None and t.of("FedAvg") is not None:
+        ours = 100 * float(np.mean(A.per_seed(t.of("FedLog"), bits))) / float(np.mean(A.per_seed(t.of("FedAvg"), bits)))
+    return t.record("FedLog's communication cost as a share of FedAvg's (%, bits to the threshold)", ours, None,
+                    rules.statement(), "claim", QUOTES["table1_cost"], paper_value=paper,
+                    seeds=len(t.of("FedLog") or []))
+
+
+LOWER, HIGHER = "⇓↓", "⇑↑"  # a paper marker's direction, whichever of its levels the glyph writes
+
+
+def markers(t: _Table, threshold: float | None, marked: dict, cells: dict, level: float) -> list[str]:
+    """The paper's significance markers against FedLog-C (`marked`: method -> (its accuracy's marker, its
+    communication cost's), "" for none), one `marker` row each, quoting the entry's cell: the exact one-tailed Wilcoxon
+    signed-rank test at the caption's `level` (agrees / not significant / opposite / cannot be decided (ties)). An
+    unmarked entry is an observation: its p, no verdict. Best-round accuracy and bits to `threshold`, as the table."""
+    ref = t.of("FedLog-C")
+    out = []
+    for method, marks in marked.items():
+        for i, ((quantity, f), mark) in enumerate(zip((("accuracy", lambda r: 100 * r.best()),
+                                                       ("communication cost", A.bits_to(threshold or 0.0))), marks)):
+            ours = A.per_seed(t.of(method), f) if threshold is not None else None
+            theirs = A.per_seed(ref, f) if threshold is not None else None
+            quote = cells.get(method, ("", ""))[i]
+            if mark:
+                up = mark in HIGHER
+                claim = f"{method}'s {quantity} {'above' if up else 'below'} FedLog-C's ({mark})"  # the marker: significantly
+                rule = rules.marker(">" if up else "<", level)
+            else:
+                claim = f"{method}'s {quantity} against FedLog-C's (unmarked in the paper)"
+                rule = rules.observation()
+            out.append(t.record(claim, ours, theirs, rule, "marker", quote, paper_value=mark,
+                                seeds=len(ours) if ours else ""))
+    return out
+
+
+def reproductions(t: _Table, entries: list[str]) -> list[str]:
+    """Each entry's accuracy in the paper's Table 1 (its own dataset's column only), by the equivalence test: our
+    best-round accuracies over seeds against the paper's mean and standard error (its caption: "mean +- standard
+    error ... over 10 seeds")."""
+    out = []
+    for m in entries:
+        if m not in TABLE1.get(t.dataset, {}):
+            continue
+        ours = A.per_seed(t.of(m), lambda r: 100 * r.best())
+        claim = f"{m}'s accuracy is reproduced"
+        out.append(t.record(claim, ours, [TABLE1[t.dataset][m][0], TABLE1_SE[t.dataset].get(m)],
+                            rules.equivalence(), "reproduction", TABLE1_CELLS[t.dataset][m][0],
+                            paper_value=TABLE1[t.dataset][m][0], seeds=len(ours) if ours else ""))
+    return out
+
+
+def ranking(ledger, d: str, rows: dict, p: Table1Plan):
+    """Kendall's tau between our ranking (the stated protocol's) and the paper's Table 1, reported with no verdict
+    (no tolerance of the paper's); and the ranking table (saved)."""
+    s = p.table1[d]
+    here = {m: r["accuracy_mean"] for m, r in rows.items()}
+    out, lines, tau = A.ranking_rows(here, d, None)
+    print("\n".join(lines))
+    if tau is not None:
+        ledger.record("FedLog", f"Table 1 ({d})", "our ranking of the entries by accuracy against the paper's "
+                      "(Kendall tau)", tau, None, rules.statement(), kind="reproduction",
+                      quote=QUOTES["table1_caption"], seeds=len(s.seeds), rounds=s.rounds,
+                      run_set=_set_name(("table1", "augmented", d)))
+    return outputs.save_table(out, f"table1_{d}_ranking")
+
+
+def equivalent_to_authors(ledger, path) -> list[str]:
+    """FedDBE's cross-check, per model in `path` (scripts/feddbe_crosscheck.py's CSV): a self-check, not a claim of
+    the paper (`crosscheck.record`)."""
+    out = []
+    for model in feddbe_xcheck.models(path):
+        where = f"Table 1 (FedDBE against its authors' code, {model or 'cnn_mnist_nodrop'})"
+        out += feddbe_xcheck.record(ledger, "FedLog", where, "FedDBE", feddbe_xcheck.curves(path, model=model))
+    return out
+
+
+def _summary_lines(d: str, rows: dict, regime: str) -> None:
+    rank = sorted(rows, key=lambda m: -rows[m]["accuracy_mean"])
+    print(f"{d}, {REGIME_WORDS[regime]}: ranking by best-round accuracy (Table 1's reading): " + " > ".join(rank))
+    final_rank = sorted(rows, key=lambda m: -rows[m]["final_accuracy_mean"])
+    print(f"{d}, {REGIME_WORDS[regime]}: ranking by final-round accuracy: " + " > ".join(final_rank))
+
+
+def _table1_claims(t: _Table, entries: list[str]) -> None:
+    best_accuracy(t, entries)
+    cost_fraction(t)
+    if t.dataset in TABLE1_MARKERS:  # each entry's markers as soon as its runs and FedLog-C's are all there
+        markers(t, THRESHOLD[t.dataset], TABLE1_MARKERS[t.dataset], _cells(t.dataset),
+                TABLE1_MARKER_LEVEL)
+    reproductions(t, entries)
+
+
+def _cross_notes(ledger, first: int, split: int) -> None:
+    """Each row of the stated protocol (rows first..split-1) says the ablation's verdict on the same claim (the rows
+    from split, in the same order); where both are decided and differ: "depends on augmentation"."""
+    mine, other = ledger.rows[first:split], ledger.rows[split:split + (split - first)]
+    for a, b in zip(mine, other):
+        said = f"without augmentation: {b.verdict}"
+        if rules.rules.outcome(a.verdict) in ("hold", "differ", "not resolved") and \
+                rules.rules.outcome(b.verdict) in ("hold", "differ", "not resolved") and a.verdict != b.verdict:
+            said = f"depends on augmentation: with it {a.verdict}, without it {b.verdict}"
+        a.note = "; ".join(x for x in (a.note, said) if x)
+
+
+def record_table1(runs: dict, absent: dict, p: Table1Plan, a1: dict | None = None,
+           summary: dict | None = None) -> tuple[object, list]:
+    """Notebook 02's claims, both regimes of Table 1 and Table A.1 (`a1`: as `table_a1` returns it); the stated
+    protocol's rows are the paper's, the ablation's extensions, and each stated-protocol row names the ablation's
+    verdict. The ledger is saved as `saving` decides. Returns it and the ranking tables."""
+    ledger = rules.ClaimsLedger("02_communication_cost", p.profile)
+    for d, s in p.table1.items():
+        entries = [m for m in s.methods if m in p.paper_entries]
+        first = len(ledger.rows)
+        for reg in REGIMES:
+            if reg == "plain":
+                split = len(ledger.rows)
+            _table1_claims(_Table(ledger, f"Table 1 ({d})", reg, runs[reg].get(d, {}), s.rounds, d), entries)
+        _cross_notes(ledger, first, split)
+        for reg in REGIMES:
+            if summary and d in summary[reg]:
+                _summary_lines(d, summary[reg][d], reg)
+    for (d, k), s in p.settings.tableA1.items():
+        if (d, k) not in TABLE_A1_MARKERS:
+            continue
+        first = len(ledger.rows)
+        for reg in REGIMES:
+            if reg == "plain":
+                split = len(ledger.rows)
+            by_label, threshold, rounds = (a1 or {}).get(reg, {}).get((d, k), ({}, None, s.rounds))
+            t = _Table(ledger, f"Table A.1 ({d}, {k} classes per client)", reg, by_label, rounds, d, "tableA1")
+            markers(t, threshold, TABLE_A1_MARKERS[(d, k)], TABLE_A1_CELLS.get((d, k), {}),
+                    TABLE_A1_MARKER_LEVEL)
+        _cross_notes(ledger, first, split)
+    if p.profile == "paper":  # the cross-check's curves are one file, whatever the profile; judged once
+        from ...paths import project_root
+
+        equivalent_to_authors(ledger, project_root() / "figures" / "feddbe_crosscheck.csv")
+    shown = []
+    for d in p.table1:
+        rows = (summary or {}).get("augmented", {}).get(d)
+        if p.chosen or not rows:  # a ranking of some methods only would mislead
+            continue
+        shown.append(ranking(ledger, d, rows, p))
+    save, keep_other = saving(p, runs, absent, chosen_datasets())
+    if save:
+        ledger.save(keep_other_where=keep_other)
+    return ledger, shown
+
+
+def saving(p: Table1Plan, runs: dict, absent: dict, chosen_datasets: list[str]) -> tuple[bool, bool]:
+    """Whether notebook 02 saves its ledger, and whether the file keeps the saved rows of tables this run has none
+    for. Not saved when some methods were chosen (a ranking of some would mislead); a claim whose runs are not all
+    there is saved as such ("not run"), never left at an older verdict; a run on some datasets (`chosen_datasets`)
+    keeps the others' rows."""
+    return not p.chosen and bool(p.settings.table1), bool(chosen_datasets)

@@ -1,15 +1,24 @@
-"""FedLog's own figures, drawn from what its notebooks computed: accuracy against bits (Table 1, notebook 02), the
-DP trade-off (03), Fig. 1's panels (01), rounds and bits to a target (05) and Thm. 4's step sizes (05). Each returns
-the figure; `outputs.save_figure` writes it."""
+"""FedLog's own figures and tables, drawn from what its notebooks read and computed: accuracy against bits and
+Table 1's and Table A.1's tables in both regimes, the ablations and FedDBE's cross-check (notebook 02), the DP
+trade-off (03), Fig. 1's panels (01), the Gaussian checks (04), rounds and bits to a target and Thm. 4's step sizes
+(05). Each saves what it draws (`outputs.save_figure`, `outputs.save_table`) and returns it."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ... import experiments as ex
 from ... import outputs, plots, privacy, stats
 from ...plots import LABELS, PALETTE, count, log_x, mean_band, method_styles
 from .analysis import convergence
-from .reported import PAPER_DATA
+from .analysis import crosscheck as feddbe_xcheck
+from .analysis import table1 as A
+from .plans import (REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, TABLE_A1_METHODS, Table1Plan, augment_plan, beta_plan,
+                    commands)
+from .protocol import EXTRA_METHODS, TABLE1_METHODS
+from .reported import PAPER_DATA, TABLE1, THRESHOLD
+
+NAN = float("nan")
 
 
 def accuracy_vs_bits(curves: dict[str, dict], threshold: float, title: str, zoom: tuple[float, float] = (90, 100)):
@@ -51,21 +60,21 @@ def dp_accuracy(panels: dict[str, dict], title: str):
     Every panel shares one accuracy range. Returns the figure."""
 
     fig, axes = plt.subplots(1, len(panels), figsize=(5.8 * len(panels), 4.8), squeeze=False, sharey=True)
-    for ax, (name, p) in zip(axes[0], panels.items()):
-        ax.axhline(p["no_dp"], color="k", ls=":", label="no DP")
-        for label, (eps, color) in p.get("marks", {}).items():  # an epsilon to read the curves at, as a line
+    for ax, (name, panel) in zip(axes[0], panels.items()):
+        ax.axhline(panel["no_dp"], color="k", ls=":", label="no DP")
+        for label, (eps, color) in panel.get("marks", {}).items():  # an epsilon to read the curves at, as a line
             ax.axvline(eps, color=color, ls=(0, (1, 3)), lw=1.2, label=label)
-        for label, s in p["series"].items():
-            sparse = s["seeds"] < 2 or len(s["eps"]) <= 3
-            mark = " (" + ", ".join(t for t, bad in ((count(s["seeds"], "seed"), s["seeds"] < 2),
-                                                    (count(len(s["eps"]), "budget"), len(s["eps"]) <= 3)) if bad) + ")"
-            mean, se = np.asarray(s["mean"], float), np.asarray(s["se"], float)
+        for label, line in panel["series"].items():
+            sparse = line["seeds"] < 2 or len(line["eps"]) <= 3
+            mark = " (" + ", ".join(t for t, bad in ((count(line["seeds"], "seed"), line["seeds"] < 2),
+                                                    (count(len(line["eps"]), "budget"), len(line["eps"]) <= 3)) if bad) + ")"
+            mean, se = np.asarray(line["mean"], float), np.asarray(line["se"], float)
             if sparse:  # points with error bars: nothing was measured between them
-                ax.errorbar(s["eps"], mean, yerr=se, color=s["color"], ls="none", marker=s["marker"], ms=5, capsize=2,
+                ax.errorbar(line["eps"], mean, yerr=se, color=line["color"], ls="none", marker=line["marker"], ms=5, capsize=2,
                             label=label + mark)
             else:
-                ax.plot(s["eps"], mean, color=s["color"], ls=s["ls"], marker=s["marker"], ms=4, label=label)
-                ax.fill_between(s["eps"], mean - se, mean + se, color=s["color"], alpha=0.12, lw=0)
+                ax.plot(line["eps"], mean, color=line["color"], ls=line["ls"], marker=line["marker"], ms=4, label=label)
+                ax.fill_between(line["eps"], mean - se, mean + se, color=line["color"], alpha=0.12, lw=0)
         ax.set_xscale("log")
         ax.set_xlabel("privacy budget ε")
         ax.set_ylabel("mean client accuracy (%)")
@@ -460,3 +469,179 @@ def figure_a2(abl: dict, alphas, seeds: int, rounds: int, profile: str) -> tuple
              "test_accuracy_mean": 100 * float(abl["test_acc"][:, j].mean())} for j, a in enumerate(alphas)]  # in %
     outputs.save_table(rows, "figA2_hz_pvalues")
     return rows, per_client
+
+
+# Notebook 02: Table 1 and Table A.1 in both regimes, the ablations and FedDBE's cross-check. `p`: the notebook's plan
+# (`plans.table1_plan`); `runs`, `absent`: `analysis.table1.read_regimes`.
+def table1_regimes(results, p: Table1Plan):
+    """Each Table 1 entry in both regimes beside the paper's number: best-round accuracy (mean +- SE over the seeds
+    that are there, and how many: an entry shipped in part shows its seeds) and bits to the threshold; saved as
+    table1_<dataset>_regimes. Returns the tables."""
+    shown = []
+    for d, s in p.table1.items():
+        rows = []
+        for lab in s.methods:
+            row = {"method": lab, "paper accuracy (%)": TABLE1.get(d, {}).get(lab, (NAN,))[0]}
+            for reg in REGIMES:
+                cfgs = p.t1[reg][d].get("FedDBE" if reg == "augmented" and lab == SAME_AS_AUGMENTED else lab, [])
+                got = [results([c])[0] for c in cfgs if results.has([c])]
+                acc = [100 * r.best() for r in got]
+                bits = [A.bits_to(THRESHOLD[d])(r) for r in got]
+                m, se = stats.mean_se(acc) if acc else (NAN, NAN)
+                se = se if len(acc) > 1 else NAN  # one seed has no standard error
+                tag = "augmented" if reg == "augmented" else "not augmented"
+                row[f"accuracy {tag} (%)"] = m
+                row[f"SE {tag}"] = se
+                row[f"bits {tag} (Mb)"] = float(np.mean(bits)) / 1e6 if bits else NAN
+                row[f"seeds {tag}"] = f"{len(acc)} of {len(cfgs)}"
+            rows.append(row)
+        shown.append(outputs.save_table(rows, f"table1_{d}_regimes"))
+    return shown
+
+
+def table1_tables(runs: dict, absent: dict, p: Table1Plan) -> tuple[dict, list]:
+    """Table 1 per regime and dataset whose entries are all there (the numbers and the paper's layout, saved: the
+    stated protocol as table1_<d>_augmented, the ablation as table1_<d>); returns regime -> dataset -> the paper's
+    entries' rows, for the claims, and the pretty tables to show."""
+    summary, shown = {reg: {} for reg in REGIMES}, []
+    for reg in REGIMES:
+        for d, by_label in runs[reg].items():
+            if any(dd == d for dd, _ in absent[reg]) or not by_label:
+                continue
+            s = p.table1[d]
+            numbers, pretty, rows = A.table1_rows(by_label, d, len(s.seeds), s.rounds, p.profile)
+            summary[reg][d] = {r["method"]: r for r in rows if r["method"] in p.paper_entries}
+            name = f"table1_{d}" + ("_augmented" if reg == "augmented" else "")
+            keep = "method" if p.chosen else None  # a run for some methods keeps the other methods' rows
+            outputs.save_table(numbers, name, keep_other=keep, show=False)  # its _pretty twin is shown
+            print(f"{d} {REGIME_WORDS[reg]}: threshold {THRESHOLD[d]:.0%}")
+            shown.append(outputs.save_table(pretty, f"{name}_pretty", keep_other=keep))
+    return summary, shown
+
+
+def bits_per_round(runs: dict, p: Table1Plan):
+    """The bits of one (the last) round, from the ledger (runs without augmentation: a round's messages do not depend
+    on it); saved as comm_bits_per_round (the rows of datasets not run here stay; a dataset run for every method
+    replaces its rows)."""
+    rows = [{"dataset": d, "method": lab, "uplink_bits": rs[0].last("up_bits"), "downlink_bits": rs[0].last("down_bits")}
+            for d, by_label in runs["plain"].items() for lab, rs in by_label.items()]
+    return (outputs.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method"),
+                               replace=() if p.chosen else ("dataset",),
+                               units={"uplink_bits": "bits", "downlink_bits": "bits"}) if rows else None)
+
+
+def table1_curves(runs: dict, absent: dict, p: Table1Plan) -> None:
+    """Accuracy against communicated bits and against rounds, per dataset and regime whose entries are all there
+    (accuracy_vs_bits_<d> without augmentation, accuracy_vs_bits_<d>_augmented with it)."""
+    methods = {**TABLE1_METHODS, **EXTRA_METHODS}
+    for reg in REGIMES:
+        for d, by_label in runs[reg].items():
+            if any(dd == d for dd, _ in absent[reg]) or not by_label:
+                continue
+            curves = {lab: {"method": methods[lab][0], "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down),
+                            "acc": np.array([r.curve() for r in rs]) * 100} for lab, rs in by_label.items()}
+            fig = accuracy_vs_bits(curves, THRESHOLD[d], f"{d}, {REGIME_WORDS[reg]}: mean client "
+                                           "accuracy (mean ± SE over seeds)")
+            plots.caption(fig, p.profile, len(p.table1[d].seeds), p.table1[d].rounds)
+            outputs.save_figure(fig, f"accuracy_vs_bits_{d}" + ("_augmented" if reg == "augmented" else ""))
+
+
+def table_a1_tables(results, p: Table1Plan) -> tuple[list, dict]:
+    """Table A.1 per regime and (dataset, classes per client) whose runs are there: the tables to show, and regime ->
+    (dataset, classes) -> (label -> Results, the threshold, rounds) for the claims (`table_a1_markers`)."""
+    shown, found = [], {reg: {} for reg in REGIMES}
+    for reg in REGIMES:
+        for (d, k), cfgs in p.a1[reg].items():
+            s = p.settings.tableA1[(d, k)]
+            if not results.has(cfgs):
+                print(f"Table A.1 ({d}, {k} classes per client) {REGIME_WORDS[reg]}: not drawn, its runs are not all "
+                      f"cached or shipped (`{commands(cfgs)}`)")
+                continue
+            got, n = results(cfgs), len(s.seeds)
+            by_label = {lab: got[i * n:(i + 1) * n] for i, lab in enumerate(TABLE_A1_METHODS)}
+            rows, threshold = A.table_a1_rows(by_label, d, k, len(s.seeds), s.rounds)
+            print(f"{d}, {k} classes per client, {REGIME_WORDS[reg]}: threshold {threshold:.0%} (every method reaches "
+                  f"it in every seed)")
+            shown.append(outputs.save_table(rows, f"tableA1_{d}_{k}classes" + ("_augmented" if reg == "augmented"
+                                                                               else "")))
+            found[reg][(d, k)] = (by_label, threshold, s.rounds)
+    return shown, found
+
+
+def augmentation_table(results, p: Table1Plan):
+    """The augmentation ablation: with and without crop-and-flip, which lies nearer the paper; the table (or None)."""
+    rows = []
+    for d, s in p.settings.augment.items():
+        wanted = augment_plan(d, s)
+        if ex.dataset_available(d) and results.has([c for by in wanted.values() for cs in by.values() for c in cs]):
+            pairs = {lab: {aug: results(cs) for aug, cs in by.items()} for lab, by in wanted.items()}
+            rows += A.augmentation_rows(pairs, d, len(s.seeds), s.rounds)
+        elif ex.dataset_available(d):
+            print(results.missing_note(f"the augmentation ablation ({d})"))
+    if not rows:
+        return None
+    nearer = [r["method"] for r in rows if r["nearer_the_paper"] == "with"]
+    print(f"nearer the paper's number with augmentation: {', '.join(nearer) or 'none'}; without: "
+          f"{', '.join(r['method'] for r in rows if r['nearer_the_paper'] != 'with') or 'none'} (the claims are decided "
+          "in the stated protocol, with augmentation, whichever lies nearer)")
+    return outputs.save_table(rows, "augmentation_ablation", keep_other=("dataset", "method"))
+
+
+def beta_table(results, p: Table1Plan):
+    """FedLog-C's second weight beta; the table (or None)."""
+    table = None
+    for d, s in p.settings.beta.items():
+        wanted = beta_plan(d, s)
+        if ex.dataset_available(d) and not results.has([c for cs in wanted.values() for c in cs]):
+            print(results.missing_note(f"the beta ablation ({d})"))
+        elif ex.dataset_available(d):
+            rows, what = A.beta_rows({b: results(cs) for b, cs in wanted.items()}, d, len(s.seeds),
+                                              s.rounds)
+            print(what)
+            table = outputs.save_table(rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
+    return table
+
+
+def _crosscheck_diagnostics(curves: dict, evaluations: int, stand_ins: list | None) -> None:
+    """Beside the rule: ours against the mean of the authors' two streams, the whole-curve gap with seeds as the
+    unit (and the same for their code against itself), and how often their own code passes the rule in our place."""
+    both = feddbe_xcheck.versus_both_streams(curves)
+    if both is not None:
+        mean, edge = both
+        print(f"  against the mean of the authors' first two streams: mean difference {mean[1:].min():+.2f} to "
+              f"{mean[1:].max():+.2f} points over evaluations 1-{len(mean) - 1} (positive at "
+              f"{int((mean[1:] > 0).sum())}), |mean| + t SE up to {edge.max():.2f}")
+    for line in feddbe_xcheck.gap_lines(curves):
+        print(line)
+    if stand_ins is not None:
+        passing = sorted(r.passing for r in stand_ins)
+        print(f"  the authors' code in our place ({len(curves) - 1} of their streams, every assignment of "
+              f"candidate, reference and floor partner): {passing[0]} to {passing[-1]} of {evaluations} "
+              f"evaluations within their bound (median {np.median(passing):g}), "
+              f"{sum(p == evaluations for p in passing)} of {len(passing)} assignments pass")
+
+
+def crosscheck(path) -> None:
+    """FedDBE against its authors' code: the paired equivalence test (TOST at 5%) and the curves, per model."""
+    for model in feddbe_xcheck.models(path):
+        curves = feddbe_xcheck.curves(path, model=model)
+        eq = feddbe_xcheck.agreement(curves, bound=feddbe_xcheck.bound_at(curves))
+        print(feddbe_xcheck.verdict_line(curves, model or "cnn_mnist_nodrop"))
+        stand_ins = feddbe_xcheck.replicas(curves)
+        _crosscheck_diagnostics(curves, len(eq.equivalent), stand_ins)
+        names = {"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib",
+                 "authors_stream2": "FedDBE, the authors' code, another random stream"}
+        panel = {names[side]: {"method": "feddbe", "acc": acc} for side, acc in curves.items() if side in names}
+        fig = plots.accuracy_curves({f"MNIST, Table 1's federation, {model or 'cnn_mnist_nodrop'}": panel},
+                                    "FedDBE: our code against its authors' (accuracy over all test samples)",
+                                    ylabel="test accuracy, all samples (%)",
+                                    xlabel="evaluation (after this many rounds of training)")
+        plots.caption(fig, "crosscheck", eq.seeds, curves["fedlib"].shape[1] - 1, note="SGD 0.005, kappa 50, rho 1")
+        outputs.save_figure(fig, "feddbe_crosscheck" + ("" if model in (None, "cnn_mnist_nodrop") else f"_{model}"))
+        if stand_ins is not None:
+            fig = replica_passes(stand_ins, int(eq.equivalent.sum()), len(eq.equivalent), model or "")
+            plots.caption(fig, "crosscheck", eq.seeds, curves["fedlib"].shape[1] - 1,
+                          note=f"{len(curves) - 1} streams of the authors' code per seed")
+            outputs.save_figure(fig, f"feddbe_crosscheck_replicas_{model}")
+    if not feddbe_xcheck.models(path):
+        print(f"{path} is missing: run scripts/feddbe_crosscheck.py with a checkout of TsingZ0/DBE")

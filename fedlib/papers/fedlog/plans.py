@@ -32,31 +32,59 @@ SYNTHETIC_PROFILES = {
 TABLE1_COMPETITIVE = ["FedAvg", "LG-FedAvg 1", "FedProto", "FedLog", "FedLog-C"]
 AUGMENTED = ["FedAvg", "FedBabu", "FedLog", "FedLog-C"]  # the augmentation ablation's methods
 BETAS = [0.01, 0.1]  # FedLog-C's separation weight in the beta ablation (alpha is 0.01); 0 is Table 1's FedLog-C
+
+
+@dataclass(frozen=True)
+class Runs:
+    """One part of notebook 02 on one dataset (Table A.1: one dataset and classes per client): its seeds, rounds and
+    the client setting's overrides."""
+    seeds: tuple[int, ...]
+    rounds: int
+    over: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Entries:
+    """Table 1 on one dataset: its entries (labels), seeds, rounds and the client setting's overrides."""
+    methods: tuple[str, ...]
+    seeds: tuple[int, ...]
+    rounds: int
+    over: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Table1Profile:
+    """Notebook 02's scale: Table 1 per dataset, Table A.1 per (dataset, classes per client), the augmentation and
+    beta ablations per dataset. Its fields are the parts FEDLIB_PARTS names."""
+    table1: Mapping[str, Entries]
+    tableA1: Mapping[tuple[str, int], Runs]
+    augment: Mapping[str, Runs]
+    beta: Mapping[str, Runs]
+
+
 _SMALL = dict(n_clients=10, train_fraction=0.02, local_epochs=1)
-_T1, _ALL = list(TABLE1_METHODS), list(TABLE1_METHODS) + list(EXTRA_METHODS)
+_T1, _ALL = tuple(TABLE1_METHODS), tuple(TABLE1_METHODS) + tuple(EXTRA_METHODS)
+TEN = tuple(range(10))
 TABLE1_PROFILES = {
-    "smoke": dict(table1={"mnist": dict(methods=_ALL, seeds=[0, 1], rounds=2, over=_SMALL)},
-                  tableA1={("mnist", 3): dict(seeds=[0, 1], rounds=2, over=_SMALL)},
-                  augment={"mnist": dict(seeds=[0], rounds=2, over=_SMALL)},
-                  beta={"mnist": dict(seeds=[0, 1], rounds=2, over=_SMALL)}),
+    "smoke": Table1Profile(table1={"mnist": Entries(_ALL, (0, 1), 2, _SMALL)},
+                           tableA1={("mnist", 3): Runs((0, 1), 2, _SMALL)},
+                           augment={"mnist": Runs((0,), 2, _SMALL)}, beta={"mnist": Runs((0, 1), 2, _SMALL)}),
     # quick (25 minutes on two cores): 40 rounds, because the slow starters (FedDBE, LG-FedAvg 2, FedRep 1) rank low
     # after 10 or 20, and one seed, because a 40-round MNIST run costs about 3 CPU minutes. On the paper setting's runs
     # (2 seeds x 100 rounds) seed 0's first 40 rounds rank the twelve methods with Kendall tau 0.88 and no discordant
     # pair beyond 2 standard errors there (both seeds: 0.88; seed 0 after 30 rounds: 0.85, after 20: 0.79)
-    "quick": dict(table1={"mnist": dict(methods=_T1, seeds=[0], rounds=40, over={}),
-                          "fashion_mnist": dict(methods=TABLE1_COMPETITIVE, seeds=[0, 1], rounds=5, over={})},
-                  tableA1={("mnist", 3): dict(seeds=[0], rounds=10, over={}),
-                           ("mnist", 5): dict(seeds=[0], rounds=10, over={})},
-                  augment={"mnist": dict(seeds=[0], rounds=40, over={})},  # a reduced version: 1 seed, 40 rounds
-                  beta={"mnist": dict(seeds=[0], rounds=40, over={})}),  # 1 seed; the paper profile runs 2
-    "paper": dict(table1={"mnist": dict(methods=_ALL, seeds=list(range(10)), rounds=100, over={}),
-                          "fashion_mnist": dict(methods=_ALL, seeds=list(range(5)), rounds=100, over={}),
-                          "cifar10": dict(methods=_ALL, seeds=list(range(10)), rounds=100, over={}),
-                          "cifar100": dict(methods=_ALL, seeds=list(range(10)), rounds=150, over={})},
-                  tableA1={(d, k): dict(seeds=list(range(10)), rounds=100 if d != "cifar100" else 150, over={})
-                           for d, k in [("mnist", 3), ("mnist", 5), ("cifar10", 3), ("cifar10", 5), ("cifar100", 5)]},
-                  augment={"mnist": dict(seeds=[0, 1, 2], rounds=100, over={})},
-                  beta={"mnist": dict(seeds=[0, 1], rounds=40, over={})}),  # the fidelity issue's setting
+    "quick": Table1Profile(table1={"mnist": Entries(_T1, (0,), 40),
+                                   "fashion_mnist": Entries(tuple(TABLE1_COMPETITIVE), (0, 1), 5)},
+                           tableA1={("mnist", 3): Runs((0,), 10), ("mnist", 5): Runs((0,), 10)},
+                           augment={"mnist": Runs((0,), 40)},  # a reduced version: 1 seed, 40 rounds
+                           beta={"mnist": Runs((0,), 40)}),  # 1 seed; the paper profile runs 2
+    "paper": Table1Profile(table1={"mnist": Entries(_ALL, TEN, 100), "fashion_mnist": Entries(_ALL, tuple(range(5)), 100),
+                                   "cifar10": Entries(_ALL, TEN, 100), "cifar100": Entries(_ALL, TEN, 150)},
+                           tableA1={(d, k): Runs(TEN, 100 if d != "cifar100" else 150)
+                                    for d, k in [("mnist", 3), ("mnist", 5), ("cifar10", 3), ("cifar10", 5),
+                                                 ("cifar100", 5)]},
+                           augment={"mnist": Runs((0, 1, 2), 100)},
+                           beta={"mnist": Runs((0, 1), 40)}),  # the fidelity issue's setting
 }
 TABLE1_PARTS = "table1,tableA1,augment,beta"
 
@@ -84,12 +112,12 @@ def chosen_methods(env=None) -> list[str]:
     return chosen
 
 
-def table1_settings(profile: str, env=None) -> dict:
+def table1_settings(profile: str, env=None) -> Table1Profile:
     """Notebook 02's settings at `profile`, narrowed by its knobs (environment variables, see the notebook's first
     cell): FEDLIB_DATASETS ("mnist,..."; default every one), FEDLIB_SEEDS (> 0: this many seeds for the tables; default
     each dataset's own, the paper profile's MNIST the paper's 10), FEDLIB_PARTS (which parts to remake; the others keep their
     files) and FEDLIB_METHODS (only these Table 1 rows). Unknown parts or methods are refused, naming the valid ones."""
-    import copy
+    import dataclasses
     import os
 
     from ...knobs import check_one, names
@@ -101,29 +129,28 @@ def table1_settings(profile: str, env=None) -> dict:
         if env.get(knob, ""):  # before anything is built: a typo is refused by name, never a silent empty run
             check_one(knob, env[knob])
     chosen_methods(env)  # an unknown Table 1 row, by name
-    S = copy.deepcopy(TABLE1_PROFILES[profile])
+    S = TABLE1_PROFILES[profile]
     seeds = int(env.get("FEDLIB_SEEDS", "0") or 0)  # 0: each dataset's own (the paper profile: MNIST's 10, as the
     # paper, on any machine; FashionMNIST's 5, its run set's)
-    if seeds:  # the tables' seeds; the ablations keep their own
-        for part in ("table1", "tableA1"):
-            for s in S[part].values():
-                s["seeds"] = list(range(seeds))
-    only = chosen_datasets(env)
-    for part in S.values():
-        for key in [k for k in part if only and (k[0] if isinstance(k, tuple) else k) not in only]:
-            del part[key]
-    chosen = chosen_methods(env)
-    if chosen:
-        for s in S["table1"].values():
-            s["methods"] = [m for m in s["methods"] if m in chosen]
+    only, chosen = chosen_datasets(env), chosen_methods(env)
+    fields = [f.name for f in dataclasses.fields(Table1Profile)]
     parts = names(env.get("FEDLIB_PARTS", "")) or TABLE1_PARTS.split(",")
-    bad = set(parts) - set(S)
+    bad = set(parts) - set(fields)
     if bad:
-        raise ValueError(f"FEDLIB_PARTS: unknown {sorted(bad)}; choose from {', '.join(S)}")
-    for part in list(S):
-        if part not in parts:
-            S[part] = {}
-    return S
+        raise ValueError(f"FEDLIB_PARTS: unknown {sorted(bad)}; choose from {', '.join(fields)}")
+
+    def narrowed(part: str, s):
+        if seeds and part in ("table1", "tableA1"):  # the tables' seeds; the ablations keep their own
+            s = dataclasses.replace(s, seeds=tuple(range(seeds)))
+        if chosen and part == "table1":
+            s = dataclasses.replace(s, methods=tuple(m for m in s.methods if m in chosen))
+        return s
+
+    def kept(key) -> bool:
+        return not only or (key[0] if isinstance(key, tuple) else key) in only
+
+    return Table1Profile(**{part: {k: narrowed(part, s) for k, s in getattr(S, part).items() if kept(k)}
+                            if part in parts else {} for part in fields})
 
 
 # FedLog's appendix E: "Training data are normalized and randomly cropped and flipped", for every run. The sets with
@@ -305,10 +332,10 @@ def fig3_configs(dataset: str, s: Fig3, seeds=None) -> dict:
             for lab, (m, o) in CONVERGENCE_METHODS.items()}
 
 
-def table_a1_configs(dataset: str, k: int, s: dict) -> list:
+def table_a1_configs(dataset: str, k: int, s: Runs) -> list:
     """Notebook 02's Table A.1 runs: its methods with `k` classes per client."""
-    return [table1_config(dataset, lab, seed=sd, rounds=s["rounds"], classes_per_client=k, **s["over"])
-            for lab in TABLE_A1_METHODS for sd in s["seeds"]]
+    return [table1_config(dataset, lab, seed=sd, rounds=s.rounds, classes_per_client=k, **s.over)
+            for lab in TABLE_A1_METHODS for sd in s.seeds]
 
 
 # Each notebook part's runs at the paper profile, as scripts/paper_runs.py computes and packs them and as claims.md
@@ -320,11 +347,13 @@ def _table1_runs(seeds, augment=False, dataset="mnist"):
 
 
 def _table_a1_runs(seeds, augment=False):
-    S = TABLE1_PROFILES["paper"]["tableA1"]
+    from dataclasses import replace
+
+    S = TABLE1_PROFILES["paper"].tableA1
     labels = [lab for lab in TABLE_A1_METHODS for _ in seeds]  # table_a1_configs' order
     over = dict(augment=True) if augment else {}
     return [(f"{lab} k={k}", c) for (d, k), s in S.items() if d == "mnist"
-            for lab, c in zip(labels, table_a1_configs(d, k, {**s, "seeds": seeds, "over": {**s["over"], **over}}))]
+            for lab, c in zip(labels, table_a1_configs(d, k, replace(s, seeds=tuple(seeds), over={**s.over, **over})))]
 
 
 # Table 1 at the protocol its appendix E states ("Training data are normalized and randomly cropped and flipped"):
@@ -405,29 +434,44 @@ def convergence_parts() -> tuple[list[Part], list[Part]]:
     return leaf or [FIG2], [p for d, p in FIG3_LEFT.items() if p.packed or ex.data_here(d)]
 
 
-def _run_sets():
+def _table1_sets():
     from ..runset import RunSet
 
     comm = "02_communication_cost"
     T = TABLE1_PROFILES["paper"]
-    seeds = lambda s: tuple(s["seeds"])  # noqa: E731  (each set's seeds: those its notebook's paper profile reads)
-    return [RunSet("table1", comm, _table1_runs, seeds=seeds(T["table1"]["mnist"]), where=("Table 1",),
-                   archive="table1_mnist_paper", deviations="MNIST only (CIFAR-10/100 not to be had here)"),
-            RunSet("table1_fashion_mnist", comm, lambda s: _table1_augmented_runs(s, dataset="fashion_mnist"),
-                   seeds=seeds(T["table1"]["fashion_mnist"]), where=("Table 1 (fashion_mnist)",),
-                   deviations="FashionMNIST in CIFAR-10's client setting, for CIFAR-10 (not to be had here)"),
-            RunSet("tableA1", comm, _table_a1_runs, seeds=seeds(T["tableA1"][("mnist", 3)]), where=("Table A.1",),
-                   deviations="MNIST only"),
-            RunSet("table1_augmented", comm, _table1_augmented_runs, seeds=seeds(T["table1"]["mnist"]),
-                   where=("Table 1 (augmented)",), archive="table1_augmented_mnist_paper",
-                   deviations="MNIST only (CIFAR-10/100 not to be had here)"),
-            RunSet("tableA1_augmented", comm, lambda s: _table_a1_runs(s, augment=True),
-                   seeds=seeds(T["tableA1"][("mnist", 3)]), where=("Table A.1 (augmented)",), deviations="MNIST only"),
-            RunSet("augment", comm, lambda s: _table1_runs(s, augment=True), seeds=seeds(T["augment"]["mnist"]),
-                   where=("Table 1 (augmentation)",), archive="augment_mnist_paper"),
-            DP_PARTS["mnist"], DP_PARTS["fashion_mnist"],
-            FIG3_LEFT["mnist"], FIG3_LEFT["fashion_mnist"], FIG2,
-            RunSet("feddbe_kappa", comm, _kappa_runs, seeds=(0,), where=("Table 1 (FedDBE's kappa)",))]
+    seeds = lambda s: tuple(s.seeds)  # noqa: E731  (each set's seeds: those its notebook's paper profile reads)
+    return {("table1", "plain", "mnist"): RunSet(
+                "table1", comm, _table1_runs, seeds=seeds(T.table1["mnist"]), where=("Table 1",),
+                archive="table1_mnist_paper", deviations="MNIST only (CIFAR-10/100 not to be had here)"),
+            ("table1", "augmented", "fashion_mnist"): RunSet(
+                "table1_fashion_mnist", comm, lambda s: _table1_augmented_runs(s, dataset="fashion_mnist"),
+                seeds=seeds(T.table1["fashion_mnist"]), where=("Table 1 (fashion_mnist)",),
+                deviations="FashionMNIST in CIFAR-10's client setting, for CIFAR-10 (not to be had here)"),
+            ("tableA1", "plain", "mnist"): RunSet(
+                "tableA1", comm, _table_a1_runs, seeds=seeds(T.tableA1[("mnist", 3)]), where=("Table A.1",),
+                deviations="MNIST only"),
+            ("table1", "augmented", "mnist"): RunSet(
+                "table1_augmented", comm, _table1_augmented_runs, seeds=seeds(T.table1["mnist"]),
+                where=("Table 1 (augmented)",), archive="table1_augmented_mnist_paper",
+                deviations="MNIST only (CIFAR-10/100 not to be had here)"),
+            ("tableA1", "augmented", "mnist"): RunSet(
+                "tableA1_augmented", comm, lambda s: _table_a1_runs(s, augment=True),
+                seeds=seeds(T.tableA1[("mnist", 3)]), where=("Table A.1 (augmented)",), deviations="MNIST only"),
+            ("augment", "both", "mnist"): RunSet(
+                "augment", comm, lambda s: _table1_runs(s, augment=True), seeds=seeds(T.augment["mnist"]),
+                where=("Table 1 (augmentation)",), archive="augment_mnist_paper"),
+            ("kappa", "plain", "mnist"): RunSet(
+                "feddbe_kappa", comm, _kappa_runs, seeds=(0,), where=("Table 1 (FedDBE's kappa)",))}
+
+
+# Notebook 02's run sets by (part, regime, dataset): the claims name a row's set from here, never by its text
+TABLE1_SETS = _table1_sets()
+
+
+def _run_sets():
+    T = TABLE1_SETS
+    return [*(T[k] for k in list(T)[:6]), DP_PARTS["mnist"], DP_PARTS["fashion_mnist"], FIG3_LEFT["mnist"],
+            FIG3_LEFT["fashion_mnist"], FIG2, T[("kappa", "plain", "mnist")]]
 
 
 RUN_SETS = _run_sets()
@@ -439,3 +483,65 @@ def commands(cfgs: list) -> str:
     from ..runset import commands_for
 
     return commands_for(cfgs, RUN_SETS, "no paper-profile run set declares them (the quick profile computes them)")
+
+
+# Notebook 02: Table 1 and Table A.1 in two regimes: the stated protocol (appendix E: "Training data are normalized and
+# randomly cropped and flipped") decides the claims; the runs without augmentation stay beside it as a labelled
+# ablation.
+REGIMES = ("augmented", "plain")
+REGIME_WORDS = {"augmented": "with augmentation (the stated protocol)", "plain": "without augmentation (ablation)"}
+SAME_AS_AUGMENTED = "FedDBE (FedLog's augmentation)"  # with augmentation it is FedDBE itself: one entry there
+STAND_IN_FOR = {"fashion_mnist": "cifar10"}  # a stand-in dataset's claims quote the column it stands in for
+
+
+def augment_plan(dataset: str, s: Runs) -> dict:
+    """The augmentation ablation's runs on `dataset` at its settings `s`: label -> {without, with} -> one Config per
+    seed."""
+    return {lab: {aug: [table1_config(dataset, lab, seed=sd, rounds=s.rounds, augment=aug, **s.over)
+                        for sd in s.seeds] for aug in (False, True)} for lab in AUGMENTED}
+
+
+def beta_plan(dataset: str, s: Runs) -> dict:
+    """FedLog-C's beta ablation on `dataset` at its settings `s`: beta -> one Config per seed (0: Table 1's)."""
+    return {b: [table1_config(dataset, "FedLog-C", seed=sd, rounds=s.rounds, options={"beta": b} if b else {},
+                              **s.over) for sd in s.seeds] for b in [0.0] + BETAS}
+
+
+@dataclass(frozen=True)
+class Table1Plan:
+    """Every run notebook 02 reads at one profile (`table1_plan`): its settings after the knobs, the Table 1 datasets
+    whose files are here, the rows chosen (FEDLIB_METHODS), every run once, and per regime the Configs of Table 1
+    (dataset -> label -> one per seed) and Table A.1 ((dataset, classes) -> every method's, method by method)."""
+    profile: str
+    settings: Table1Profile
+    table1: Mapping[str, Entries]
+    chosen: tuple[str, ...]
+    every_run: list
+    t1: Mapping[str, dict]
+    a1: Mapping[str, dict]
+    paper_entries: tuple[str, ...] = tuple(TABLE1_METHODS)
+
+
+def table1_plan(profile: str) -> Table1Plan:
+    """Every run notebook 02 reads at `profile`, narrowed by the knobs (FEDLIB_DATASETS, _SEEDS, _PARTS, _METHODS)."""
+    from dataclasses import replace
+
+    from ... import experiments as ex
+
+    S = table1_settings(profile)
+    table1 = {d: s for d, s in S.table1.items() if ex.dataset_available(d)}
+    over = {"augmented": dict(augment=True), "plain": {}}
+    t1 = {reg: {d: {lab: [table1_config(d, lab, seed=sd, rounds=s.rounds, **{**s.over, **over[reg]})
+                          for sd in s.seeds]
+                    for lab in s.methods if not (reg == "augmented" and lab == SAME_AS_AUGMENTED)}
+                for d, s in table1.items()} for reg in REGIMES}
+    a1 = {reg: {(d, k): table_a1_configs(d, k, replace(s, over={**s.over, **over[reg]}))
+                for (d, k), s in S.tableA1.items() if ex.dataset_available(d)} for reg in REGIMES}
+    every = [c for reg in REGIMES for by in t1[reg].values() for cfgs in by.values() for c in cfgs]
+    every += [c for reg in REGIMES for cfgs in a1[reg].values() for c in cfgs]
+    every += [c for d, s in S.augment.items() if ex.dataset_available(d)
+              for by in augment_plan(d, s).values() for cfgs in by.values() for c in cfgs]
+    every += [c for d, s in S.beta.items() if ex.dataset_available(d) for cfgs in beta_plan(d, s).values()
+              for c in cfgs]
+    every = list({c.key(): c for c in every}.values())  # a run two parts read is run once
+    return Table1Plan(profile, S, table1, tuple(chosen_methods()), every, t1, a1)

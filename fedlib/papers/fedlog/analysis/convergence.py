@@ -204,15 +204,16 @@ def summary_rows(by_dataset: dict, experiment: str) -> list[dict]:
     return rows
 
 
-def fig3_order(by_dataset: dict, paper: dict) -> list[str]:
-    """Each dataset's best-round accuracies in order, beside the paper's order on CIFAR-100."""
+def fig3_order(by_dataset: dict, cifar100: dict) -> list[str]:
+    """Each dataset's best-round accuracies in order, beside the paper's order on CIFAR-100 (`cifar100`: label -> its
+    number)."""
     lines = []
     for d, by_label in by_dataset.items():
         best = {lab: stats.mean_se([100 * r.best() for r in rs]) for lab, rs in by_label.items()}
         order = sorted(best, key=lambda k: -best[k][0])
         holds = best["FedLog-C"][0] > best["FedProto"][0] > best["LG-FedAvg 1"][0]
         lines.append(f"  {d}: best-round accuracy " + ", ".join(f"{k} {best[k][0]:.2f}±{best[k][1]:.2f}" for k in order)
-                     + f". The paper's order on CIFAR-100 ({' > '.join(f'{k} {v}' for k, v in paper.items())}) "
+                     + f". The paper's order on CIFAR-100 ({' > '.join(f'{k} {v}' for k, v in cifar100.items())}) "
                      + ("holds in direction here" if holds else "does not hold here")
                      + "; the claims below decide it over seeds")
     return lines

@@ -157,7 +157,7 @@ def replicas(curves: dict, floor: float = EQUIVALENCE_POINTS) -> list[Replica] |
     return out
 
 
-def record(ledger, paper: str, where: str, method: str, curves: dict) -> list[str]:
+def record(ledger, paper_name: str, where: str, method: str, curves: dict) -> list[str]:
     """A cross-check's claims in `ledger` (a `fedlib.claims.ClaimsLedger`): our `method` is equivalent to its
     authors' code at every evaluation (`agreement` with `bound_at`'s bound; ours: how many evaluations are not); with
     fewer than the seeds the rule needs, the row says so; with three or more of their streams (`replicas`), a second
@@ -166,17 +166,17 @@ def record(ledger, paper: str, where: str, method: str, curves: dict) -> list[st
     claim = (f"our {method} is equivalent to its authors' code at every evaluation (paired TOST at 5%: |mean| + "
              "t SE within the larger of 1 point and their code's noise floor; ours: evaluations that are not)")
     if eq.seeds < EQUIVALENCE_SEEDS:
-        return [ledger.cannot_judge(paper, where, claim, f"{eq.seeds} seeds, the rule needs {EQUIVALENCE_SEEDS}",
+        return [ledger.cannot_judge(paper_name, where, claim, f"{eq.seeds} seeds, the rule needs {EQUIVALENCE_SEEDS}",
                                     kind="self-check")]
     from ....claims import comparison
 
-    out = [ledger.record(paper, where, claim, int((~eq.equivalent).sum()), 0, comparison("<="), kind="self-check",
+    out = [ledger.record(paper_name, where, claim, int((~eq.equivalent).sum()), 0, comparison("<="), kind="self-check",
                          seeds=eq.seeds, rounds=len(eq.equivalent) - 1)]
     stand_ins = replicas(curves)
     if stand_ins is not None:
         failing = sorted(r.evaluations - r.passing for r in stand_ins)
         out.append(ledger.record(
-            paper, where, f"our {method} fails that rule at no more evaluations than the authors' own code does "
+            paper_name, where, f"our {method} fails that rule at no more evaluations than the authors' own code does "
             "in our place (ours: evaluations that are not within the bound; reference: the median over every "
             "choice of candidate, reference and floor partner among their streams)", int((~eq.equivalent).sum()),
             float(np.median(failing)), comparison("<="), kind="self-check", seeds=eq.seeds,

@@ -81,12 +81,12 @@ def worst_gap(final: dict, name: str, mode: str, s: DpRuns, from_eps: float) -> 
     return [100 * min(final[(name, mode, "thm7", e)][i] - ref[i] for e in grid) for i in range(len(ref))]
 
 
-def matched_epsilon(paper_eps: float, paper: dict, ours: dict, delta: float, b: float) -> float:
-    """The epsilon at which Thm. 7's noise weighs on each of our records as the paper's does at `paper_eps`:
-    sigma / n equal on both sides, each with its own statistic size m, rounds k and records n (the federation's for
+def matched_epsilon(paper_eps: float, theirs: dict, ours: dict, delta: float, b: float) -> float:
+    """The epsilon at which Thm. 7's noise weighs on each of our records as the paper's does at `paper_eps`
+    (`theirs`: the paper's n, m and k): sigma / n equal on both sides, each with its own statistic size m, rounds k and records n (the federation's for
     central DP, which releases the global sum; a client's for local DP). Sigma falls as epsilon grows, so the
     bisection (on log epsilon) has one root."""
-    target = privacy.sigma_thm7(paper_eps, delta, paper["m"], b, paper["k"]) / paper["n"]
+    target = privacy.sigma_thm7(paper_eps, delta, theirs["m"], b, theirs["k"]) / theirs["n"]
     lo, hi = np.log(1e-6), np.log(1e9)
     for _ in range(200):
         mid = (lo + hi) / 2

@@ -1,15 +1,16 @@
-"""The tables notebook 02 builds from its runs (FedLog's Table 1, Table A.1 and the ablations), each built once:
-rows of numbers beside the paper's, ready for `outputs.save_table`, which writes them and returns them for display.
-`table1` also gives the paper's layout (mean +- SE with Wilcoxon markers, the paper's units)."""
+"""Notebook 02's quantities (FedLog's Table 1 and Table A.1, the augmentation and beta ablations): each regime's
+Results read from the plan, and the tables' rows of numbers beside the paper's (`figures` saves them, the claims read
+them). Accuracies in percent; the paper's layout (mean +- SE with Wilcoxon markers, its units) beside the numbers."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ... import stats
-from .. import fedlog
-from ...result import as_result
+from .... import stats
+from ....result import as_result
+from ..plans import REGIME_WORDS, REGIMES, Table1Plan, commands
+from ..reported import TABLE1, TABLE1_MARKERS, TABLE_A1, TABLE_A1_MARKERS, THRESHOLD
 
 NAN = float("nan")
 
@@ -22,15 +23,15 @@ def _fmt_bits(b: float, se: float | None = None, marker: str = "") -> str:
     return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if se else "") + marker
 
 
-def table1(by_label: dict, dataset: str, seeds: int, rounds: int, profile: str) -> tuple[list, list, list]:
+def table1_rows(by_label: dict, dataset: str, seeds: int, rounds: int, profile: str) -> tuple[list, list, list]:
     """Table 1 for one dataset: (rows of numbers, rows in the paper's layout, `stats.table_rows`' rows), ours beside
     the paper's, markers against FedLog-C (best-round accuracy, bits to the dataset's threshold)."""
-    rows = stats.table_rows(by_label, fedlog.THRESHOLD[dataset], reference="FedLog-C")
-    reported = fedlog.TABLE1.get(dataset, {})
+    rows = stats.table_rows(by_label, THRESHOLD[dataset], reference="FedLog-C")
+    reported = TABLE1.get(dataset, {})
     numbers, pretty = [], []
     for r in rows:
         p_acc, p_bits = reported.get(r["method"], (NAN, NAN))
-        m_acc, m_bits = fedlog.TABLE1_MARKERS.get(dataset, {}).get(r["method"], ("", ""))  # the paper's, at p < 0.01
+        m_acc, m_bits = TABLE1_MARKERS.get(dataset, {}).get(r["method"], ("", ""))  # the paper's, at p < 0.01
         numbers.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
                         "bits_to_threshold": r["bits_to_threshold"],
                         "uplink_bits_to_threshold": r["uplink_bits_to_threshold"], "paper_accuracy": p_acc,
@@ -47,12 +48,12 @@ def table1(by_label: dict, dataset: str, seeds: int, rounds: int, profile: str) 
     return numbers, pretty, rows
 
 
-def table_a1(by_label: dict, dataset: str, classes: int, seeds: int, rounds: int) -> tuple[list, float]:
+def table_a1_rows(by_label: dict, dataset: str, classes: int, seeds: int, rounds: int) -> tuple[list, float]:
     """Table A.1 for one (dataset, classes per client): rows beside the paper's, and the threshold, by the paper's
     rule (the largest integer accuracy every method reaches in every seed, `stats.common_threshold`)."""
     threshold = stats.common_threshold(by_label)
-    reported = fedlog.TABLE_A1.get((dataset, classes), {})
-    marked = fedlog.TABLE_A1_MARKERS.get((dataset, classes), {})  # the paper's, direction only (its caption's levels)
+    reported = TABLE_A1.get((dataset, classes), {})
+    marked = TABLE_A1_MARKERS.get((dataset, classes), {})  # the paper's, direction only (its caption's levels)
     out = []
     for r in stats.table_rows(by_label, threshold, reference="FedLog-C"):
         p_acc, p_bits = reported.get(r["method"], (NAN, NAN))
@@ -65,13 +66,13 @@ def table_a1(by_label: dict, dataset: str, classes: int, seeds: int, rounds: int
     return out, threshold
 
 
-def augmentation(pairs: dict, dataset: str, seeds: int, rounds: int) -> list[dict]:
+def augmentation_rows(pairs: dict, dataset: str, seeds: int, rounds: int) -> list[dict]:
     """The augmentation ablation: pairs[label] = {False: runs without, True: runs with}; best-round accuracy of each
     beside the paper's, and which lies nearer it."""
     rows = []
     for label, pair in pairs.items():
         acc = {aug: stats.mean_se([100 * as_result(r).best() for r in rs]) for aug, rs in pair.items()}
-        published = fedlog.TABLE1.get(dataset, {}).get(label, (NAN,))[0]
+        published = TABLE1.get(dataset, {}).get(label, (NAN,))[0]
         nearer = "with" if abs(acc[True][0] - published) < abs(acc[False][0] - published) else "without"
         rows.append({"dataset": dataset, "method": label, "accuracy_without": acc[False][0], "se_without": acc[False][1],
                      "accuracy_with": acc[True][0], "se_with": acc[True][1], "paper_accuracy": published,
@@ -79,7 +80,7 @@ def augmentation(pairs: dict, dataset: str, seeds: int, rounds: int) -> list[dic
     return rows
 
 
-def beta_ablation(by_beta: dict, dataset: str, seeds: int, rounds: int) -> tuple[list[dict], str]:
+def beta_rows(by_beta: dict, dataset: str, seeds: int, rounds: int) -> tuple[list[dict], str]:
     """FedLog-C's separation weight: by_beta[beta] = runs; rows (best and final round) and what they say (a gain
     counts beyond 2 standard errors; one seed says only which was higher)."""
     rows = []
@@ -102,12 +103,12 @@ def _ranks(scores: dict) -> dict:
     return {m: i + 1 for i, m in enumerate(sorted(scores, key=lambda m: -scores[m]))}
 
 
-def ranking(here: dict, dataset: str, reference: dict | None = None) -> tuple[list[dict], list[str], float | None]:
+def ranking_rows(here: dict, dataset: str, reference: dict | None = None) -> tuple[list[dict], list[str], float | None]:
     """Our ranking by accuracy beside the paper's Table 1 and, given `reference` (the paper setting's rows,
     method -> stats.table_rows row), beside the paper setting's: rows, the lines that sum them up (Kendall tau;
     a discordant pair the paper setting separates by less than 2 SE is one of its ties) and the tau with the
     paper's Table 1 (None where the paper has no Table 1 for `dataset`)."""
-    published = {m: acc for m, (acc, _) in fedlog.TABLE1.get(dataset, {}).items()}
+    published = {m: acc for m, (acc, _) in TABLE1.get(dataset, {}).items()}
     rank_here, rank_published = _ranks(here), _ranks(published)
     rows = [{"method": m, "accuracy": here[m], "rank": rank_here[m], "paper_accuracy": published.get(m, np.nan),
              "paper_rank": rank_published.get(m, "")} for m in here]
@@ -126,3 +127,28 @@ def ranking(here: dict, dataset: str, reference: dict | None = None) -> tuple[li
         for row in rows:
             row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank_ref[row["method"]])
     return sorted(rows, key=lambda r: r["rank"]), lines, tau
+
+
+def read_regimes(results, p: Table1Plan) -> tuple[dict, dict]:
+    """Table 1's Results that are there (regime -> dataset -> label -> [Result], a label only with all its seeds)
+    and, per regime, the rows that are not, (dataset, label)."""
+    runs, absent = {}, {}
+    for reg in REGIMES:
+        runs[reg] = {d: {lab: results(cfgs) for lab, cfgs in by.items() if results.has(cfgs)}
+                     for d, by in p.t1[reg].items()}
+        absent[reg] = [(d, lab) for d, by in p.t1[reg].items() for lab, cfgs in by.items() if not results.has(cfgs)]
+        if absent[reg]:
+            cfgs = [c for d, lab in absent[reg] for c in p.t1[reg][d][lab]]
+            print(f"Table 1 {REGIME_WORDS[reg]}: {len(absent[reg])} of {sum(map(len, p.t1[reg].values()))} entries "
+                  f"not all cached or shipped; their claims wait for them (`{commands(cfgs)}`)")
+    return runs, absent
+
+
+def per_seed(results, f) -> list[float] | None:
+    """`f` of each seed's Result (None without Results)."""
+    return None if results is None else [f(r) for r in results]
+
+
+def bits_to(threshold: float):
+    """A Result -> the bits its run communicated until its accuracy first reached `threshold`."""
+    return lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)[0]
