@@ -108,7 +108,7 @@ def test_every_module_the_fingerprint_leaves_out_by_name_exists_and_writes_no_nu
     tree = tmp_path / "fedlib"
     shutil.copytree(provenance.PACKAGE, tree, ignore=shutil.ignore_patterns("__pycache__"))
     base = _fingerprint_of(tree, monkeypatch)
-    claims = tree / "papers" / "fedlog" / "fig1.py"
+    claims = tree / "papers" / "fedlog" / "claims.py"
     claims.write_text(claims.read_text() + "\nX = 1\n")
     assert _fingerprint_of(tree, monkeypatch) == base
     analysis = tree / "papers" / "fedlog" / "analysis" / "synthetic.py"
