@@ -39,7 +39,7 @@ from fedlib.papers.fedlog.analysis import synthetic
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-SETTINGS = fedlog.SYNTHETIC_PROFILES[profile]
+SETTINGS = fedlog.FIG1.settings(profile)  # Fig. 1's part: its seeds and local-iteration counts
 METHODS = fedlog.FIG1_METHODS
 plots.style()
 print(profile, SETTINGS)

@@ -42,7 +42,7 @@
 # out. The section "FedDBE against its authors' code" draws both codes' curves on our client data
 # (`scripts/feddbe_crosscheck.py`).
 #
-# **Knobs** (environment variables, read by `fedlib.papers.fedlog.plans.table1_settings`): `FEDLIB_DATASETS` (e.g.
+# **Knobs** (environment variables, read by `fedlib.papers.fedlog.plans.table1_parts`): `FEDLIB_DATASETS` (e.g.
 # `mnist`: only these datasets), `FEDLIB_SEEDS` (a seed count for the tables instead of the profile's), `FEDLIB_PARTS`
 # (`table1`, `tableA1`, `augment`, `beta`: which parts to remake; the others keep their files) and `FEDLIB_METHODS`
 # (e.g. `FedLog,FedLog-C`: only these Table 1 rows are remade).
@@ -59,30 +59,29 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import papers, paths, plots, sweep
+from fedlib import paths, plots
 from fedlib.papers import fedlog
 from fedlib.papers.fedlog.analysis import table1
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-plan = fedlog.table1_plan(profile)  # narrowed by the knobs FEDLIB_DATASETS, _SEEDS, _PARTS and _METHODS
+parts = fedlog.table1_parts(profile)  # its parts, narrowed by the knobs FEDLIB_DATASETS, _SEEDS, _PARTS and _METHODS
 plots.style()
-print(profile, {d: (len(s.methods), s.seeds, s.rounds) for d, s in plan.table1.items()})
+print(profile, {d: (len(s.methods), s.seeds, s.rounds) for d, s in parts.settings.table1.items()})
 
 # %% [markdown]
 # ## Runs (cached: re-running this notebook recomputes nothing that finished)
-# Every run of the notebook goes into one sweep first, so that on a multi-core machine the worker processes (one
-# per core, the default backend) stay busy to the end; the parts below then read their runs from the cache.
+# Every part of the notebook (`fedlog.TABLE1_PARTS`, `TABLE_A1_PARTS` per regime and dataset, `AUGMENT`, `BETA`) is
+# read in one sweep, so that on a multi-core machine the worker processes (one per core, the default backend) stay
+# busy to the end.
 # A run that is the first rounds of a longer run shipped in `archive/` (the paper-setting runs, 100 rounds) is read
 # from there, not computed: a run's first rounds do not depend on how many follow, so this is exact, bit for bit
 # (this notebook reads only per-round numbers). `FEDLIB_SHIPPED_PREFIXES=0` computes them instead.
 
 
 # %%
-results = sweep.Runs(plan.every_run, profile, papers.commands_for, shipped_prefixes=True)
-print(f"{sum('first_rounds_of' in results([c])[0] for c in plan.every_run if results.has([c]))} read as the first "
-      "rounds of shipped longer runs")
-runs, absent = table1.read_regimes(results, plan)  # regime -> dataset -> entry -> Results
+reads = parts.read(profile)  # one sweep for every part
+runs, absent = table1.read_regimes(reads)  # regime -> dataset -> entry -> Results
 
 # %% [markdown]
 # ## Table 1 in both regimes, beside the paper
@@ -91,7 +90,7 @@ runs, absent = table1.read_regimes(results, plan)  # regime -> dataset -> entry 
 
 
 # %%
-regimes = fedlog.figures.table1_regimes(results, plan)  # each table shown as it is saved
+regimes = fedlog.figures.table1_regimes(reads)  # each table shown as it is saved
 
 # %% [markdown]
 # ## Table 1, each regime whose entries are all there
@@ -100,21 +99,21 @@ regimes = fedlog.figures.table1_regimes(results, plan)  # each table shown as it
 
 
 # %%
-summary, pretty = fedlog.figures.table1_tables(runs, absent, plan)
+summary, pretty = fedlog.figures.table1_tables(runs, absent, reads)
 
 # %% [markdown]
 # ## Bits of one round, from the ledger (the last round: every method's steady state)
 
 
 # %%
-bits = fedlog.figures.bits_per_round(runs, plan)
+bits = fedlog.figures.bits_per_round(runs, reads)
 
 # %% [markdown]
 # ## Accuracy vs communicated bits and vs rounds
 
 
 # %%
-fedlog.figures.table1_curves(runs, absent, plan)
+fedlog.figures.table1_curves(runs, absent, reads)
 
 # %% [markdown]
 # ## Table A.1: more classes per client
@@ -128,7 +127,7 @@ fedlog.figures.table1_curves(runs, absent, plan)
 
 
 # %%
-tables_a1, runs_a1 = fedlog.figures.table_a1_tables(results, plan)
+tables_a1, runs_a1 = fedlog.figures.table_a1_tables(reads)
 
 # %% [markdown]
 # ## Augmentation ablation (Appendix E: training images "randomly cropped and flipped")
@@ -139,7 +138,7 @@ tables_a1, runs_a1 = fedlog.figures.table_a1_tables(results, plan)
 
 
 # %%
-ablation = fedlog.figures.augmentation_table(results, plan)
+ablation = fedlog.figures.augmentation_table(reads)
 
 # %% [markdown]
 # ## FedLog-C's second weight (beta): does a separation term help?
@@ -150,7 +149,7 @@ ablation = fedlog.figures.augmentation_table(results, plan)
 
 
 # %%
-betas = fedlog.figures.beta_table(results, plan)
+betas = fedlog.figures.beta_table(reads)
 
 # %% [markdown]
 # ## FedDBE against its authors' code
@@ -183,4 +182,4 @@ fedlog.figures.crosscheck(paths.project_root() / "figures" / "feddbe_crosscheck.
 # figures/table1_<dataset>_ranking.csv (quick) and table1_<dataset>_ranking_paper.csv.
 
 # %%
-ledger, rankings = fedlog.claims.record_table1(runs, absent, plan, runs_a1, summary)  # claims: fedlog/claims.py
+ledger, rankings = fedlog.claims.record_table1(runs, absent, reads, runs_a1, summary)  # claims: fedlog/claims.py

@@ -190,7 +190,7 @@ def test_nothing_from_a_claims_file_reaches_the_page_as_markup_and_no_cell_opens
 def test_a_paper_row_whose_run_set_is_not_whole_says_how_much_is_shipped(tmp_path, monkeypatch):
     ledger = _ledger(tmp_path, monkeypatch)
     ledger.compare("P", "Table 1 (mnist)", "waits for its runs", None, None, kind="claim", quote=Q,
-                   run_set="table1_augmented")
+                   part="table1_augmented")
     ledger.save()
     sets = {"table1_augmented": {"have": 22, "n": 130, "cost": "x core-hours", "command": "scripts/paper_runs.py "
                                  "table1_augmented --seeds 0-9", "where": ["Table 1 (augmented)"], "deviations": ""}}
@@ -427,3 +427,20 @@ def test_a_quick_runs_page_holds_its_own_ledgers_and_the_committed_ones_of_the_r
     assert len(alone) == len(rows) - 1
     assert len(together) == len(claims.collect(committed)) - 1
     assert [r for r in together if r["notebook"] == "01_synthetic_separators" and r["profile"] == "quick"] == alone
+
+
+def test_a_ledger_written_before_the_part_column_reads_its_run_set_as_its_part(tmp_path):
+    """Issue 70: the ledger's `run_set` column became `part` (2026-11-29). A file written before names the packed
+    part (then the only ones named) under the old column: it is read as `part`, so collecting the committed quick
+    ledgers a notebook has not rewritten yet is not refused as damaged; a row saved now writes `part`."""
+    from fedlib.claims import ledger as L
+
+    book = claims.ClaimsLedger("02_test", "quick")
+    book.compare("FedLog", "Table 1 (mnist)", "a beats b", [2.0, 3.0, 4.0], [1.0, 1.0, 1.0], ">", kind="extension",
+                 part="table1_augmented")
+    text = L.csv_text([L.row_cells(r) for r in book.rows])
+    assert text.splitlines()[0].split(",")[15] == "part"
+    old = tmp_path / "02_test_quick.csv"
+    old.write_text(text.replace(",part,", ",run_set,", 1))
+    (row,) = L.collect(tmp_path)
+    assert row["part"] == "table1_augmented" and "run_set" not in row and row["verdict"] == book.rows[0].verdict

@@ -6,7 +6,7 @@ from fedlib.claims import rules as R
 def _row(claim, verdict, seeds="", margin="", kind="marker"):
     return {"paper": "FedLog", "where": "Table 1 (mnist)", "claim": claim, "kind": kind, "quote": "q",
             "verdict": verdict, "seeds": seeds, "rounds": "100", "scale": "paper", "margin": margin, "se": "",
-            "p": "", "toward": "", "note": "", "run_set": "", "holm": ""}
+            "p": "", "toward": "", "note": "", "part": "", "holm": ""}
 
 
 def test_a_row_not_run_yet_is_listed_as_waiting_even_when_one_side_has_its_seeds():

@@ -62,7 +62,7 @@ def test_fedcr_against_the_strongest_baseline(ours, verdict):
     # n1: + FedAvg-FT; FedRep is the strongest, so its own row would be the same test on the same numbers
     assert found[0] == verdict and len(found) == 2 and "FedAvg-FT" in ledger.rows[1].claim
     assert ledger.rows[0].note == "the strongest baseline: FedRep" and ledger.rows[0].kind == "claim"
-    assert ledger.rows[0].quote == fedcr.reported.QUOTES["table2"] and ledger.rows[0].run_set == "fedcr_table2_n1"
+    assert ledger.rows[0].quote == fedcr.reported.QUOTES["table2"] and ledger.rows[0].part == "fedcr_table2_n1"
 
 
 def test_v_and_beta_claims():
@@ -297,7 +297,7 @@ def test_dittos_second_reading_is_a_reproduction_row_beside_ours():
     reported, spread = fedcr.TABLE2[("fashion_mnist", "n1")], fedcr.TABLE10_SPREAD[("fashion_mnist", "n1")]
     assert claims.ditto_as_main_fed(ledger, runs, reported, spread, 250) == rules.IMPRECISE  # the paper's SE 0.36
     row = ledger.rows[-1]
-    assert row.kind == "reproduction" and row.quote == "92.03±0.62" and row.run_set == "fedcr_ditto_main_fed"
+    assert row.kind == "reproduction" and row.quote == "92.03±0.62" and row.part == "fedcr_ditto_main_fed"
     assert "main_fed.py" in row.claim and np.mean(row.ours) == pytest.approx(92.0)
     assert claims.ditto_as_main_fed(_ledger(), None, reported, spread, 250) == rules.MISSING
 

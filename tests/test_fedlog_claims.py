@@ -3,6 +3,8 @@ noise, and with zero spread; the rival is the stronger other method, seed by see
 import dataclasses
 from types import SimpleNamespace
 
+from fedlib.papers.part import Read
+
 import numpy as np
 import pytest
 
@@ -258,7 +260,7 @@ def test_table1_claims_pick_their_rivals_and_reproduce_by_equivalence():
     assert ledger.rows[0].claim == ledger.rows[1].claim.replace("final round", "best round")
     assert best == rules.HOLDS and last == rules.FAILS
     assert {r.kind for r in ledger.rows} == {"claim"} and ledger.rows[0].quote == fedlog.QUOTES["table1_accuracy"]
-    assert ledger.rows[0].run_set == "table1_augmented"
+    assert ledger.rows[0].part == "table1_augmented"
     got = t.reproductions(tb, ["FedLog-C", "FedAvg"])
     # FedLog-C 98.6 against the paper's 98.41 +- 0.07: |0.19| + 4.30 x 0.09 is beyond 0.5, not further than it:
     # not resolved; FedAvg's paper SE (0.69) alone exceeds the margin: cannot be decided
@@ -268,7 +270,7 @@ def test_table1_claims_pick_their_rivals_and_reproduce_by_equivalence():
     plain = rules.ClaimsLedger("02_test", "paper")
     t.best_accuracy(_table(plain, runs, "plain"), ["FedLog-C", "FedProto", "FedAvg"])
     assert {r.kind for r in plain.rows} == {"extension"} and plain.rows[0].where == "Table 1 (mnist, without " \
-        "augmentation)" and plain.rows[0].run_set == "table1"
+        "augmentation)" and plain.rows[0].part == "table1"
 
 
 def test_table1_claims_wait_for_the_stated_protocols_runs_and_name_the_ablations_verdict(tmp_path, monkeypatch):
@@ -358,7 +360,7 @@ def test_the_ranking_row_reports_kendalls_tau_with_the_papers_table_1(tmp_path, 
     monkeypatch.setattr(paths, "_active", paths._active)  # the profile goes back after the test
     paths.use_profile("paper")
     paper = {m: acc for m, (acc, _) in fedlog.TABLE1["mnist"].items()}
-    p = SimpleNamespace(profile="paper", table1={"mnist": Entries((), tuple(range(10)), 100)})
+    p = SimpleNamespace(profile="paper", settings=SimpleNamespace(table1={"mnist": Entries((), tuple(range(10)), 100)}))
     for rows, tau in (({m: {"accuracy_mean": a + 0.1} for m, a in paper.items()}, 1.0),
                       ({m: {"accuracy_mean": 200 - a} for m, a in paper.items()}, -1.0)):
         ledger = rules.ClaimsLedger("02_test", "paper")
@@ -440,7 +442,7 @@ def test_table_a1_markers_are_rows_at_the_captions_level_in_both_regimes(monkeyp
                 "FedLog": _seeds([r + 0.5 for r in ref])}
     monkeypatch.setattr(t, "TABLE_A1_MARKERS", {("mnist", 3): {"LG-FedAvg 1": ("↓", ""), "FedLog": ("", "")}})
     found = {reg: {("mnist", 3): (by_label, 0.5, 100)} for reg in t.REGIMES}
-    p = SimpleNamespace(profile="quick", chosen=(), table1={}, settings=Table1Profile(
+    p = SimpleNamespace(profile="quick", chosen=(), settings=Table1Profile(
         table1={}, tableA1={("mnist", 3): Runs((), 100), ("mnist", 5): Runs((), 100)}, augment={}, beta={}))
     recorded, _ = t.record_table1({reg: {} for reg in t.REGIMES}, {reg: [] for reg in t.REGIMES}, p, found)
     # LG-FedAvg 1 lower on every seed (p = 1/32 < 0.05): agrees; its bits and FedLog's entries are unmarked:
@@ -448,7 +450,7 @@ def test_table_a1_markers_are_rows_at_the_captions_level_in_both_regimes(monkeyp
     got = [r.verdict for r in recorded.rows]
     assert got == [rules.AGREES, rules.OBSERVATION, rules.OBSERVATION, rules.OBSERVATION] * 2
     assert [r.kind for r in recorded.rows] == ["marker"] * 4 + ["extension"] * 4
-    assert recorded.rows[0].where == "Table A.1 (mnist, 3 classes per client)" and recorded.rows[0].run_set == \
+    assert recorded.rows[0].where == "Table A.1 (mnist, 3 classes per client)" and recorded.rows[0].part == \
         "tableA1_augmented" and recorded.rows[4].where == "Table A.1 (mnist, 3 classes per client, without augmentation)"
     assert abs(recorded.rows[0].p - 1 / 32) < 1e-12 and recorded.rows[0].quote == \
         fedlog.TABLE_A1_CELLS[("mnist", 3)]["LG-FedAvg 1"][0]
@@ -563,9 +565,9 @@ def test_the_dp_recovery_epsilons_are_the_papers_text():
         assert f"\\epsilon \\geq {eps}$" in section, mode
 
 
-def test_table1_reads_each_regime_and_names_what_is_missing(capsys, monkeypatch):
+def test_table1_reads_each_regime_and_names_what_is_missing(capsys):
     """A dataset with none of its Table 1 rows shipped comes back with no row (never an empty table that stops the
-    notebook), and each regime names its missing entries with the run set that computes them."""
+    notebook), and each regime names its missing entries with the command of the part that holds them."""
     from fedlib.papers.fedlog.analysis import table1 as t
 
     class Shipped(dict):
@@ -576,16 +578,21 @@ def test_table1_reads_each_regime_and_names_what_is_missing(capsys, monkeypatch)
             return all(c in self for c in cfgs)
 
     results = Shipped({"m-a": "A", "m-b": "B", "a-b": "C"})
-    monkeypatch.setattr(t, "commands", lambda cfgs: f"the commands of {cfgs}")
-    p = SimpleNamespace(t1={"augmented": {"mnist": {"FedAvg": ["a-a"], "FedLog-C": ["a-b"]}},
-                            "plain": {"mnist": {"FedAvg": ["m-a"], "FedLog-C": ["m-b"]},
-                                      "fashion_mnist": {"FedAvg": ["f-a"]}}})
-    runs, absent = t.read_regimes(results, p)
+
+    def read(plan, name):
+        return Read(SimpleNamespace(where=(name,), name=name), "paper", plan, results,
+                    lambda cfgs: f"the commands of {cfgs}")
+
+    p = SimpleNamespace(table1={"augmented": {"mnist": read({"FedAvg": ["a-a"], "FedLog-C": ["a-b"]}, "aug")},
+                                "plain": {"mnist": read({"FedAvg": ["m-a"], "FedLog-C": ["m-b"]}, "plain"),
+                                          "fashion_mnist": read({"FedAvg": ["f-a"]}, "fashion")}})
+    runs, absent = t.read_regimes(p)
     assert runs["plain"] == {"mnist": {"FedAvg": ["A"], "FedLog-C": ["B"]}, "fashion_mnist": {}}
     assert runs["augmented"] == {"mnist": {"FedLog-C": ["C"]}}
     assert absent == {"augmented": [("mnist", "FedAvg")], "plain": [("fashion_mnist", "FedAvg")]}
     out = capsys.readouterr().out
     assert "the commands of ['a-a']" in out and "the commands of ['f-a']" in out  # each regime's missing runs
+    assert "Table 1 (fashion_mnist) without augmentation (ablation): not drawn, 1 of 1" in out
 
 
 def test_notebook_02_saves_its_claims_unless_some_methods_were_chosen():

@@ -64,8 +64,8 @@ def test_every_run_set_shipped_whole_gives_its_claims_a_verdict(notebook, monkey
     rows = [r for path in (Path(os.environ["FEDLIB_FIGURES"]) / "claims").glob(f"{notebook}_*.csv")
             for r in claims.read(path)]
     checked = 0
-    for s in sets:  # each claim names the run set it reads (its run_set column), never found by its table's name
-        named = [r for r in rows if r["run_set"] == s.name and not r["note"].startswith(claims.NOT_JUDGED)]
+    for s in sets:  # each claim names the run set it reads (its part column), never found by its table's name
+        named = [r for r in rows if r["part"] == s.name and not r["note"].startswith(claims.NOT_JUDGED)]
         if named:  # a set some claim reads (the augmentation ablation and FedDBE's kappa probe name none)
             checked += 1
             assert any(r["verdict"] != claims.MISSING for r in named), \

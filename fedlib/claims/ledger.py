@@ -29,7 +29,7 @@ PAPER_KINDS = ("claim", "reproduction", "marker")  # the paper's own: they quote
 SCALES = ("smoke", "quick", "reduced", "stand-in", "paper")  # stand-in: the paper's protocol with its data, model or
 # size replaced (the row's run set says by what); reduced: the paper's protocol at a smaller scale the row names
 COLUMNS = ["paper", "where", "claim", "kind", "quote", "paper_value", "ours", "reference", "rule", "verdict",
-           "notebook", "profile", "seeds", "rounds", "scale", "run_set", "margin", "se", "p", "toward", "borderline",
+           "notebook", "profile", "seeds", "rounds", "scale", "part", "margin", "se", "p", "toward", "borderline",
            "says", "note"]
 DERIVED = ("verdict", "margin", "se", "p", "toward", "borderline", "says")  # recomputed from the numbers and the rule
 
@@ -55,7 +55,8 @@ class Claim:
     seeds: object = ""
     rounds: object = ""
     scale: str = ""  # one of SCALES
-    run_set: str = ""  # the paper-profile run set it reads (`fedlib.papers.RUN_SETS`), "" for none
+    part: str = ""  # the notebook part it reads or computes (`fedlib.papers.PARTS`: its name; a packed part's name is
+    # its run set's, `fedlib.papers.RUN_SETS`)
     margin: object = ""
     se: object = ""
     p: object = ""
@@ -83,7 +84,7 @@ class ClaimsLedger:
     scale: str = ""  # "reduced": the paper's protocol at a smaller scale, which each row's `where` names
 
     def record(self, paper: str, where: str, claim: str, ours, reference, rule: R.Rule, *, kind: str, quote: str = "",
-               paper_value=None, seeds="", rounds="", run_set: str = "", stand_in: bool = False,
+               paper_value=None, seeds="", rounds="", part: str = "", stand_in: bool = False,
                note: str = "") -> str:
         """Add one row; returns its verdict (computed from the rule). `stand_in`: its runs replace the paper's data,
         model or size (their run set says by what), so at the paper profile its scale is "stand-in"."""
@@ -96,7 +97,7 @@ class ClaimsLedger:
         d = R.decide(ours, reference, rule)
         profile = "any" if self.scale == "reduced" else self.profile  # a reduced scale's rows read shipped runs alike
         row = Claim(paper, where, claim, kind, quote, paper_value, ours, reference, rule, d.verdict, self.notebook,
-                    profile, seeds, rounds, scale, run_set, d.margin, d.se, d.p, d.toward, d.borderline, d.note, note)
+                    profile, seeds, rounds, scale, part, d.margin, d.se, d.p, d.toward, d.borderline, d.note, note)
         self.rows.append(row)
         extra = f", margin {fmt(d.margin)}" if d.margin != "" else ""
         extra += f" +- {fmt(d.se)} (SE)" if d.se not in ("", None) and d.se == d.se else ""
@@ -106,7 +107,7 @@ class ClaimsLedger:
         return d.verdict
 
     def compare(self, paper: str, where: str, claim: str, ours, reference, direction: str = ">", *, kind: str,
-                quote: str = "", paper_value=None, rounds="", censored_at=None, run_set: str = "",
+                quote: str = "", paper_value=None, rounds="", censored_at=None, part: str = "",
                 stand_in: bool = False, note: str = "") -> str:
         """A claim that compares methods or settings: `ours` one number per seed, `reference` one per seed (paired)
         or one for all; decided by the paired t-test (`rules.paired`)."""
@@ -118,23 +119,23 @@ class ClaimsLedger:
             ours = None
         return self.record(paper, where, claim, ours, reference, R.paired(direction, censored_at or 0.0), kind=kind,
                            quote=quote, paper_value=paper_value, seeds=len(ours) if ours is not None else 0,
-                           rounds=rounds, run_set=run_set, stand_in=stand_in, note=note)
+                           rounds=rounds, part=part, stand_in=stand_in, note=note)
 
     def reproduced(self, paper: str, where: str, what: str, values: list, reported: float,
-                   reported_se: float | None, *, quote: str, rounds="", run_set: str = "", stand_in: bool = False,
+                   reported_se: float | None, *, quote: str, rounds="", part: str = "", stand_in: bool = False,
                    delta: float = R.DELTA, note: str = "") -> str:
         """A number of the paper's table reproduced: our seeds' `values` against the paper's mean `reported` and the
         standard error of that mean `reported_se` (None where the paper gives no spread), by the equivalence test
         (`rules.equivalence`, margin `delta` points)."""
         return self.record(paper, where, f"{what} is reproduced", list(values),
                            [reported, reported_se], R.equivalence(delta), kind="reproduction", quote=quote,
-                           paper_value=reported, seeds=len(values), rounds=rounds, run_set=run_set,
+                           paper_value=reported, seeds=len(values), rounds=rounds, part=part,
                            stand_in=stand_in, note=note)
 
     def cannot_judge(self, paper: str, where: str, claim: str, why: str, *, kind: str, quote: str = "",
-                     run_set: str = "", stand_in: bool = False) -> str:
+                     part: str = "", stand_in: bool = False) -> str:
         """A claim these runs cannot judge, with the reason (verdict: not judged at this scale)."""
-        return self.record(paper, where, claim, None, None, R.statement(), kind=kind, quote=quote, run_set=run_set,
+        return self.record(paper, where, claim, None, None, R.statement(), kind=kind, quote=quote, part=part,
                            stand_in=stand_in, note=f"{R.NOT_JUDGED}: {why}")
 
     def add_note(self, text: str, last: int = 1) -> None:
@@ -202,10 +203,18 @@ def made_on(path: Path) -> str | None:
 
 
 def read(path: Path, lines: bool = False) -> list[dict]:
-    """A claims file's rows; with `lines`, each carries "_line", the file line its row ends on."""
+    """A claims file's rows; with `lines`, each carries "_line", the file line its row ends on. A file written before
+    2026-11-29 names its row's part in a column called `run_set` (then only the packed parts, whose names are their
+    run sets'): read as `part`."""
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
-        return [{**row, "_line": reader.line_num} if lines else row for row in reader]
+        return [_renamed({**row, "_line": reader.line_num} if lines else row) for row in reader]
+
+
+def _renamed(row: dict) -> dict:
+    if "run_set" in row and "part" not in row:
+        row = {("part" if k == "run_set" else k): v for k, v in row.items()}
+    return row
 
 
 def parse(cell: str):

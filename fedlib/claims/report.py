@@ -114,7 +114,7 @@ def _verdict(r: dict, sets: dict) -> str:
     v, note = r["verdict"], str(r.get("note") or "")
     if note.startswith(R.NOT_JUDGED):
         return f"{R.NOT_JUDGED} (why: below)"
-    s = sets.get(r.get("run_set") or "")
+    s = sets.get(r.get("part") or "")
     if v == R.MISSING and s and r["scale"] in ("paper", "stand-in", "reduced") and s["have"] < s["n"]:
         return f"not run yet ({s['have']} of {s['n']} runs shipped)"
     return v + (" (borderline)" if str(r.get("borderline")) == "True" else "")
@@ -304,7 +304,7 @@ def _sections(rows: list[dict], sets: dict) -> list[str]:
             if twins:
                 md += ["", f"Listed here: the claims tested at this scale only; {len(twins)} more, also tested at a "
                            "larger scale above, are counted in the headline and listed in claims.csv."]
-            stand = sorted({sets[r["run_set"]]["deviations"] for r in at if sets.get(r.get("run_set") or "", {})
+            stand = sorted({sets[r["part"]]["deviations"] for r in at if sets.get(r.get("part") or "", {})
                             .get("deviations")})
             if stand and scale in ("stand-in", "reduced"):
                 md += [""] + [f"- {_md(s)}" for s in stand]
@@ -323,7 +323,7 @@ def _short(cell) -> str:
 
 def _unshipped(rows: list[dict], sets: dict) -> list[str]:
     """A table of the paper-profile run sets the rows name whose runs are not all in archive/ yet."""
-    named = sorted({r["run_set"] for r in rows if r.get("run_set")})
+    named = sorted({r["part"] for r in rows if r.get("part")})
     lines = ["| " + " | ".join(_md(c) for c in (name, ", ".join(sets[name]["where"]),
                                                f"{sets[name]['have']} of {sets[name]['n']}", sets[name]["cost"])) + " |"
              for name in named if name in sets and sets[name]["have"] < sets[name]["n"]]

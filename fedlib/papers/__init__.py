@@ -5,7 +5,7 @@
     fedrd     FedRD (notebook 07): Tables I-IV, its protocol (Sec. V.A) with FedDM, FedProx and FedNova, the scales
     fedprof   FedProf (notebook 08), a package: reported, protocol, plans, analysis, figures, claims
 
-Each declares its paper-profile runs once (RUN_SETS, `runset.RunSet`): `scripts/paper_runs.py` computes and packs
+Each declares every notebook part once (PARTS, `part.Part`); its packed parts are its paper-profile run sets (RUN_SETS): `scripts/paper_runs.py` computes and packs
 them, and `accounting` counts how many of them are shipped in archive/, and what the rest costs, for
 figures/claims.md (never typed).
 """
@@ -14,6 +14,8 @@ from __future__ import annotations
 from . import fedcr, fedlog, fedprof, fedrd, part, runset
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
+PARTS = {p.name: p for paper in (fedlog, fedprof, fedcr, fedrd) for p in paper.PARTS}  # every notebook part, by name:
+# what each claims row names (its `part` column)
 RUN_SETS = {s.name: s for paper in (fedlog, fedprof, fedcr, fedrd) for s in paper.RUN_SETS}
 
 
@@ -28,4 +30,4 @@ def read(profile: str, *parts: part.Part, shipped_prefixes: bool = False) -> tup
     return part.read(profile, *parts, sets=RUN_SETS.values(), shipped_prefixes=shipped_prefixes)
 
 
-__all__ = ["PROFILE_NAMES", "RUN_SETS", "commands_for", "fedcr", "fedlog", "fedprof", "fedrd", "read"]
+__all__ = ["PARTS", "PROFILE_NAMES", "RUN_SETS", "commands_for", "fedcr", "fedlog", "fedprof", "fedrd", "read"]

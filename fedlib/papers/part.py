@@ -24,7 +24,9 @@ class Part:
     name: str  # the run set's name for scripts/paper_runs.py, e.g. "fedprof_table3"
     notebook: str  # e.g. "08_fedprof_client_selection"
     profiles: Mapping[str, Any] = field(compare=False, repr=False)  # profile name -> the paper's Profile (its .seeds)
-    build: Callable[[Any, Sequence[int]], dict] = field(compare=False, repr=False)  # (Profile, seeds) -> key -> Configs
+    build: Callable[[Any, Sequence[int]], dict] | None = field(compare=False, repr=False)  # (Profile, seeds) -> key
+    # -> Configs; None: the notebook computes this part itself, with no run of the engine (a closed form, a toy, a
+    # centrally trained network), so it has no runs to read, only its settings and its claims
     label: Callable[[Any], str] = field(default=str, compare=False, repr=False)  # a key as paper_runs.py lists it
     where: tuple[str, ...] = ()  # the paper's tables and figures it stands for, e.g. ("Table 3", "Fig. 5")
     deviations: str = ""  # what differs from the paper's protocol at the paper profile
@@ -34,6 +36,9 @@ class Part:
     # keys its run set holds (default all; the others, e.g. a dataset the set leaves out, no set declares)
     stage: Callable[[Any], Any] = field(default=lambda key: 0, compare=False, repr=False)  # the run set's order:
     # stage by stage (the keys of a stage in plan order, e.g. a ladder's cheap rungs first), each seed by seed
+    order: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)  # the run set's keys sorted
+    # by this before staging (default: plan order), where the set computes its keys in another order than the
+    # notebook shows them (Table 1 at the stated protocol: the verdicts' own rows first)
 
     def settings(self, profile: str):
         """The paper's Profile called `profile`; an unknown name is refused with the choices."""
@@ -44,6 +49,8 @@ class Part:
     def plan(self, profile: str, seeds: Sequence[int] | None = None) -> dict:
         """Key -> one Config per seed, at `profile` (its seeds unless `seeds` are given)."""
         settings = self.settings(profile)
+        if self.build is None:  # computed in the notebook: no run of the engine
+            return {}
         return self.build(settings, list(settings.seeds if seeds is None else seeds))
 
     def configs(self, profile: str, seeds: Sequence[int] | None = None) -> list[Config]:
@@ -59,6 +66,8 @@ class Part:
         profile's), stage by stage and in each seed by seed (a stopped job leaves whole seeds); `only` keeps those
         labels (an unknown one is refused, with the choices)."""
         plan = {k: cfgs for k, cfgs in self.plan("paper", seeds).items() if self.in_set(k)}
+        if self.order is not None:
+            plan = dict(sorted(plan.items(), key=lambda kv: self.order(kv[0])))
         stages: dict = {}
         for key in plan:
             stages.setdefault(self.stage(key), []).append(key)
@@ -73,6 +82,13 @@ class Part:
     def command(self, seeds: Sequence[int] | None = None) -> str:
         """The command that computes the runs of `seeds` (a range: the notebooks' seeds are 0..n-1)."""
         return runset.command(self.name, self.seeds if seeds is None else seeds)
+
+    def at(self, profile: str, settings) -> Part:
+        """This part with `settings` for `profile` (a notebook's knobs narrowing its profile: fewer seeds, datasets or
+        rows); the same part otherwise (name, run set, command)."""
+        from dataclasses import replace
+
+        return replace(self, profiles={**self.profiles, profile: settings})
 
     def read(self, profile: str) -> Read:
         """This part's runs at `profile`, made or read in one sweep (`read` for several parts at once; its missing runs
@@ -101,6 +117,10 @@ class Read:
     def __getitem__(self, key) -> list[Result] | None:
         cfgs = self.plan[key]
         return self.results(cfgs) if self.results.has(cfgs) else None
+
+    def there(self, key) -> list[Result]:
+        """The Results of `key`'s seeds that are there (cached or shipped), in seed order: a part shipped in part."""
+        return [self.results([c])[0] for c in self.plan[key] if self.results.has([c])]
 
     def whole(self) -> bool:
         """Whether every run of the part is there."""

@@ -32,7 +32,7 @@ def beats_the_strongest_baseline(ledger, by_label: dict, partition: str, baselin
     finals = {lab: [final(r) for r in rs] for lab, rs in (by_label or {}).items()}
     every = finals and all(lab in finals for lab in baselines)  # the strongest is named only among them all
     strongest = max(baselines, key=lambda lab: np.mean(finals[lab])) if every else None  # FedAvg's is FedAvg-FT's
-    common = dict(kind="claim", quote=QUOTES["table2"], rounds=rounds, run_set=_T2_SET[partition])
+    common = dict(kind="claim", quote=QUOTES["table2"], rounds=rounds, part=_T2_SET[partition])
     out = [ledger.compare("FedCR", f"Table 2 ({partition})", f"FedCR is more accurate than the strongest baseline run on "
                           f"FashionMNIST {partition} (final accuracy after the fine-tune)", finals.get("FedCR"),
                           finals.get(strongest), ">", paper_value=reported["FedCR"], **common)]
@@ -67,7 +67,7 @@ def reproduces_table2(ledger, by_label: dict | None, partition: str, labels: lis
             made = ledger.reproduced("FedCR", f"Table 2 ({partition})", f"{shown}'s accuracy on FashionMNIST "
                                      f"{partition}", values or [], reported[shown], spread[shown] / 3 ** 0.5,
                                      quote=table10_cell("fashion_mnist", partition, shown), rounds=rounds,
-                                     run_set=_T2_SET[partition], note=REPRODUCTION_NOTES.get(shown, ""))
+                                     part=_T2_SET[partition], note=REPRODUCTION_NOTES.get(shown, ""))
             ledger.add_note(rules.devices_note({shown: rs}))  # its seeds run on two device types
             out.append(made)
     return out
@@ -81,7 +81,7 @@ def ditto_as_main_fed(ledger, results, reported: dict, spread: dict, rounds) -> 
     return ledger.reproduced("FedCR", "Table 2 (n1)", f"Ditto's accuracy on FashionMNIST n1, read as {DITTO_AS_MAIN_FED}",
                              values, reported["Ditto"], spread["Ditto"] / 3 ** 0.5,
                              quote=table10_cell("fashion_mnist", "n1", "Ditto"), rounds=rounds,
-                             run_set=plans.DITTO_MAIN_FED.name, note="the second reading of the paper's Ditto; the row "
+                             part=plans.DITTO_MAIN_FED.name, note="the second reading of the paper's Ditto; the row "
                              "\"Ditto's accuracy on FashionMNIST n1\" is ours, main_fed_ditto.py's")
 
 
@@ -91,7 +91,7 @@ def drops_only_at_small_v(ledger, per_seed: dict, dataset: str, shown: str, dims
     if not (high and low):
         return None
     claim = f"accuracy drops only at V <= 4 ({shown}: the lowest accuracy at V >= 8 against the highest at V <= 4)"
-    common = dict(kind="claim", quote=QUOTES["table3"], rounds=rounds, run_set=plans.DIMS.name,
+    common = dict(kind="claim", quote=QUOTES["table3"], rounds=rounds, part=plans.DIMS.name,
                   stand_in=dataset == "mnist")
     if any(("dim", dataset, V) not in per_seed for V in high + low):  # its runs are missing
         return ledger.compare("FedCR", "Table 3", claim, None, None, ">", **common)
@@ -106,7 +106,7 @@ def beta_claims(ledger, per_seed: dict, dataset: str, shown: str, rounds) -> lis
     accuracy (seed by seed). Without the runs of every beta, the first row says "not run"."""
     positive = [b for name, d, b in per_seed if name == "beta" and d == dataset and b > 0]
     claim = f"beta = 0 is worse than the best beta > 0 ({shown})"
-    common = dict(kind="claim", rounds=rounds, run_set=plans.BETAS.name, stand_in=dataset == "mnist")
+    common = dict(kind="claim", rounds=rounds, part=plans.BETAS.name, stand_in=dataset == "mnist")
     if not positive or ("beta", dataset, 0.0) not in per_seed:
         return [ledger.compare("FedCR", "Fig. 3(d)", claim, None, None, ">", quote=QUOTES["beta_zero"], **common)]
     best_b = max(positive, key=lambda b: np.mean(per_seed[("beta", dataset, b)]))
@@ -129,7 +129,7 @@ def kl_separates(ledger, silhouettes: dict, partition: str, rounds) -> str:
                              f"means are more separated than with beta = 0 (silhouette, {partition}; seed 0)",
                              [silhouettes[(partition, 5e-4)]] if there else None,
                              [silhouettes[(partition, 0.0)]] if there else None, ">", rounds=rounds, kind="claim",
-                             quote=QUOTES["fig2_n1" if partition == "n1" else "fig2_n2"])
+                             quote=QUOTES["fig2_n1" if partition == "n1" else "fig2_n2"], part=plans.FIG2.name)
     if not there:  # its runs are live (trained, then one client trains on), so nothing of them is shipped
         ledger.rows[-1].note = (f"its four views are not cached or shipped: `scripts/fedcr_fig2_views.py --profile "
                                 f"{ledger.profile}` computes them, `--pack` ships them")
@@ -144,7 +144,7 @@ def na_beats_local(ledger, table: dict, k: int, table9_paper: dict, rounds) -> s
                           ">", rounds=rounds, paper_value={kk: round(table9_paper[kk]["FedCR-NA"]
                                                                      - table9_paper[kk]["Local"], 2)
                                                            for kk in table9_paper},
-                          kind="claim", quote=QUOTES["table9"], run_set=plans.TABLE9.name, stand_in=True)
+                          kind="claim", quote=QUOTES["table9"], part=plans.TABLE9.name, stand_in=True)
 
 
 def fedlog_beats(ledger, t1: dict, other: str, rounds) -> str:
@@ -153,7 +153,7 @@ def fedlog_beats(ledger, t1: dict, other: str, rounds) -> str:
     best = lambda lab: [100 * r.best() for r in t1[lab]] if lab in t1 else None  # noqa: E731
     return ledger.compare("FedLog", "Table 1 (seed systems)", f"FedLog-C is more accurate than {other} in FedLog's "
                           "MNIST setting (best round)", best("FedLog-C"), best(other), ">", rounds=rounds,
-                          kind="extension", run_set=plans.SEED_SYSTEMS.name)
+                          kind="extension", part=plans.SEED_SYSTEMS.name)
 
 
 def record_crosscheck(profile: str, ditto_check: tuple[dict, dict]):
@@ -166,7 +166,7 @@ def record_crosscheck(profile: str, ditto_check: tuple[dict, dict]):
         return None
     ledger = rules.ClaimsLedger(NOTEBOOK, profile, scale="reduced")
     xc.record(ledger, "FedCR", f"Ditto against its authors' code (FashionMNIST n1, {setting['clients']} clients, "
-              f"{setting['participation']:.0%} a round)", "Ditto", curves)
+              f"{setting['participation']:.0%} a round)", "Ditto", curves, plans.DITTO_CROSSCHECK.name)
     ledger.save()
     return ledger
 

@@ -285,8 +285,14 @@ SEED_SYSTEMS = Part("fedcr_seed_systems", NOTEBOOK, _SEED_PROFILES, _seed_system
                     where=("Table 1 (seed systems)",))
 SEED_BASELINES = Part("fedcr_seed_baselines", NOTEBOOK, _SEED_PROFILES, _seed_baselines_plan,
                       where=("Table 1 (seed systems): FedLog's rows",), packed=False)
+# Computed by their own scripts, with no run set: Fig. 2's live views (scripts/fedcr_fig2_views.py) and Ditto's
+# cross-check against its authors' code (scripts/fedcr_crosscheck.py); their claims name them
+FIG2 = Part("fedcr_fig2", NOTEBOOK, PROFILES, None, where=("Fig. 2",), packed=False)
+DITTO_CROSSCHECK = Part("fedcr_ditto_crosscheck", NOTEBOOK, PROFILES, None, where=("Ditto against its authors' code",),
+                        packed=False)
 UPFRONT = (DITTO_GRID, DIMS, BETAS, TABLE9, SEED_SYSTEMS, DITTO_MAIN_FED)  # read before Ditto's lambda is chosen
 # SEED_BASELINES (FedLog's own runs) are read in part G's cell, so the tables before it name only this notebook's runs
-PARTS = (TABLE2_N1, TABLE2_N2, DITTO_MAIN_FED, TABLE9, DIMS, BETAS, SEED_SYSTEMS, DITTO_GRID, SEED_BASELINES)  # the
+PARTS = (TABLE2_N1, TABLE2_N2, DITTO_MAIN_FED, TABLE9, DIMS, BETAS, SEED_SYSTEMS, DITTO_GRID, SEED_BASELINES, FIG2,
+         DITTO_CROSSCHECK)  # the
 # run sets in the order they were declared (the claims page lists them so)
 RUN_SETS = [p for p in PARTS if p.packed]  # what scripts/paper_runs.py computes and packs: derived, never listed

@@ -15,8 +15,9 @@ from . import figures
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import dp
 from .analysis import table1 as A
-from .plans import (DP_PARTS, FIG2, FIG3_LEFT, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_SETS, Table1Plan,
-                    chosen_datasets)
+from .plans import (COMPACTNESS, CROSSCHECK, DP_PARTS, EQ9, FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES,
+                    THM2, THM7, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_PARTS,
+                    TABLE_A1_PARTS, Table1Reads, chosen_datasets)
 from .protocol import DP_DELTA
 from .reported import (PAPER_DATA, PAPER_RECOVERY, QUOTES, TABLE1, TABLE1_CELLS, TABLE1_MARKER_LEVEL, TABLE1_MARKERS,
                        TABLE1_SE, TABLE_A1_CELLS, TABLE_A1_MARKER_LEVEL, TABLE_A1_MARKERS, THRESHOLD)
@@ -43,7 +44,7 @@ def most_accurate_after_one_round(ledger, acc: dict) -> str:
     return ledger.compare("FedLog", "Fig. 1", "after one round FedLog's test accuracy (mean over the local-iteration "
                           f"range) is the highest of FedLog, LG-FedAvg and FedProto (against {plots.LABELS[rival]})",
                           per_seed["fedlog"], per_seed[rival], ">", rounds=1, kind="claim",
-                          quote=QUOTES["fig1_progress"])
+                          quote=QUOTES["fig1_progress"], part=FIG1.name)
 
 
 def overfits_least(ledger, acc: dict, iters) -> str:
@@ -55,7 +56,7 @@ def overfits_least(ledger, acc: dict, iters) -> str:
     rival = min(methods[1:], key=lambda m: sum(gap[m]))
     return ledger.compare("FedLog", "Fig. 1", f"FedLog overfits least: the smallest train-test gap after "
                           f"{iters[last]} local iterations (against {plots.LABELS[rival]})", gap["fedlog"], gap[rival],
-                          "<", rounds=1, kind="claim", quote=QUOTES["fig1_overfitting"])
+                          "<", rounds=1, kind="claim", quote=QUOTES["fig1_overfitting"], part=FIG1.name)
 
 
 def record_fig1(acc: dict, iters, profile: str):
@@ -90,8 +91,7 @@ def back_at_the_optimum(ledger, final: dict, runs: dict, drawn: dict, name: str,
     # the claim's words are the same in every profile (claims.md reads the quick profile's verdict beside the paper's
     # by them); the grid epsilon they start from, which depends on the profile's records, is said in the note
     where, quote = f"Fig. 3 right ({name})", QUOTES["dp_central" if mode == "central" else "dp_local"]
-    part = DP_PARTS.get(name)
-    common = dict(kind="claim", quote=quote, run_set=part.name if part and part.packed else "", stand_in=True)
+    common = dict(kind="claim", quote=quote, part=DP_PARTS[name].name, stand_in=True)
     if not_judged:
         return ledger.cannot_judge("FedLog", where, f"{claim} ({data})", not_judged, **common)
     if mode == "local":  # "the accuracy is still acceptable": no number in the paper, so no tolerance of ours decides
@@ -147,7 +147,7 @@ def sensitivity_holds(ledger, m: int, b: float, n_max: int) -> str:
                          "b^2), so the local and central DP runs are (epsilon, delta)-DP for the clients' records "
                          "(ours: the bound when the body is trained on the same records, as it is)",
                          thm7 + 2 * b * np.sqrt(m - 1) * (n_max - 1), thm7, rules.comparison("<="), kind="claim",
-                         quote=QUOTES["thm7"], note="ours is a worst-case bound on the change one record makes "
+                         quote=QUOTES["thm7"], part=THM7.name, note="ours is a worst-case bound on the change one record makes "
                          "through the trained body, not a measured change; the guarantee as stated covers the "
                          "statistic of fixed representations")
 
@@ -191,13 +191,14 @@ def gaussian_summary(rows: list[dict], normality: list[dict]) -> list[str]:
 
 def eq9_exact(ledger, error: float) -> str:
     return ledger.record("FedLog", "Eq. 9", "the closed-form log-partition equals numerical integration (relative "
-                         "error < 1e-6)", error, 1e-6, rules.comparison("<"), kind="claim", quote=QUOTES["eq9"])
+                         "error < 1e-6)", error, 1e-6, rules.comparison("<"), kind="claim", quote=QUOTES["eq9"],
+                         part=EQ9.name)
 
 
 def thm2_same_head(ledger, gap: float) -> str:
     return ledger.record("FedLog", "Thm. 2", "two different representation sets with the same summed statistic give "
                          "the same MAP head (relative difference < 1e-8)", gap, 1e-8, rules.comparison("<"),
-                         kind="claim", quote=QUOTES["thm2"])
+                         kind="claim", quote=QUOTES["thm2"], part=THM2.name)
 
 
 def prop1_gaussian(ledger, normality: list[dict]) -> str:
@@ -206,7 +207,8 @@ def prop1_gaussian(ledger, normality: list[dict]) -> str:
     fc = [r["passing_within_class"] for r in normality if r["model"] == "trained" and r["layer"].startswith("dense")]
     return ledger.record("FedProf", "Prop. 1", "pre-activations of a trained dense layer (fc1) tend to be Gaussian "
                          "within a class (ours: the share of dimensions passing K^2 at 5%, per dataset)", fc, None,
-                         rules.statement(), kind="claim", quote=FEDPROF_QUOTES["prop1"])
+                         rules.statement(), kind="claim", quote=FEDPROF_QUOTES["prop1"],
+                         part=NORMALITY.name)
 
 
 def more_gaussian(ledger, rows: list[dict], per_client: np.ndarray, rounds: int) -> list[str]:
@@ -217,11 +219,11 @@ def more_gaussian(ledger, rows: list[dict], per_client: np.ndarray, rounds: int)
     return [ledger.compare("FedLog", "Fig. A.2", "the auxiliary loss makes a client's class representations more "
                            f"Gaussian: the per-client HZ p-value at the best alpha ({best['alpha']}) exceeds that at "
                            "alpha = 0", at_best, [float(v) for v in per_client[:, 0]], ">", rounds=rounds,
-                           kind="claim", quote=QUOTES["figA2"]),
+                           kind="claim", quote=QUOTES["figA2"], part=COMPACTNESS.name),
             ledger.record("FedLog", "Fig. A.2", "with the auxiliary loss the per-client representations pass "
                           "Henze-Zirkler at 5%, seed by seed (ours: each seed's p-value at the best alpha)", at_best,
                           0.05, rules.comparison(">="), kind="claim", quote=QUOTES["figA2"], seeds=len(at_best),
-                          rounds=rounds)]
+                          rounds=rounds, part=COMPACTNESS.name)]
 
 
 def record_gaussian(eq9: list[dict], gap: float, normality: list[dict], rows: list[dict], per_client, rounds: int,
@@ -250,7 +252,7 @@ def converges_faster(ledger, by_label: dict, dataset: str, rounds) -> str:
                           [min(a, b) for a, b in zip(area["FedLog"], area["FedLog-C"])] if area else None,
                           [max(a, b) for a, b in zip(area["LG-FedAvg 1"], area["FedProto"])] if area else None, ">",
                           rounds=rounds, kind="claim", quote=QUOTES["fig2_faster"],
-                          run_set=FIG2.name if dataset in ("mnist", "fashion_mnist") else "", stand_in=True)
+                          part=FIG2_LEAF.get(dataset, FIG2).name, stand_in=True)
 
 
 # Stand-ins that cannot test Fig. 3 left's ordering (a 1.1-point CIFAR-100 gap at 54-56%): every method at the ceiling
@@ -262,14 +264,13 @@ def flexible_order(ledger, by_label: dict, dataset: str, rounds) -> list[str]:
     """Fig. 3 left: with flexible architectures FedLog-C > FedProto > LG-FedAvg 1 in best-round accuracy, one row
     per step of the order, seed by seed."""
     best = {lab: _seedwise(rs, np.max) for lab, rs in (by_label or {}).items()}  # None: the runs are missing
-    part = FIG3_LEFT.get(dataset)
     out = []
     for upper, lower in (("FedLog-C", "FedProto"), ("FedProto", "LG-FedAvg 1")):
         claim = (f"with flexible architectures {upper} is more accurate than {lower} ({dataset}, best round; the "
                  "paper's order FedLog-C > FedProto > LG-FedAvg 1)")
         common = dict(kind="claim" if upper == "FedLog-C" else "reproduction",
                       quote=QUOTES["fig3_left_accuracy" if upper == "FedLog-C" else "fig3_left_order"],
-                      run_set=part.name if part and part.packed else "", stand_in=True)
+                      part=FIG3_LEFT[dataset].name, stand_in=True)
         if dataset in CEILING:
             out.append(ledger.cannot_judge("FedLog", "Fig. 3 left", claim, CEILING[dataset], **common))
         else:
@@ -288,7 +289,7 @@ def loss_decreases_inside_the_bound(ledger, rows: list[dict], rounds) -> str:
                   "round (ours: the fraction of client-rounds whose loss decreased, lowest over the step sizes inside "
                   "the bound and the seeds)", min((r["loss_decreased"] for r in inside), default=None), None,
                   rules.statement(), kind="claim", quote=QUOTES["thm4"], seeds=len({r.get("seed", 0) for r in inside}),
-                  rounds=rounds,
+                  rounds=rounds, part=STEP_SIZES.name,
                   note="reported, not judged: Thms. 3-4 bound the expected loss under Assumptions 1-4, a bound on the "
                        "head step (beta < 2KHF/L2) and a body step below a bound smaller than 2/L1; none of these "
                        "assumptions is verified here, and a realised client-round is not the expectation")
@@ -324,11 +325,6 @@ def record_convergence(fig2: dict, fig3: dict, speed: dict, rows: list[dict], se
 
 # ----------------------------------------------------------------------------------------------- notebook 02
 # Table 1 and Table A.1 in both regimes: the stated protocol's rows are the paper's claims, the ablation's extensions.
-def _set_name(key: tuple) -> str:
-    """The name of notebook 02's run set for (part, regime, dataset) (`plans.TABLE1_SETS`), "" where none is."""
-    return TABLE1_SETS[key].name if key in TABLE1_SETS else ""
-
-
 def _where(table: str, regime: str) -> str:
     """"Table 1 (mnist)" for the stated protocol; "Table 1 (mnist, without augmentation)" for the ablation."""
     return table if regime == "augmented" else table[:-1] + ", without augmentation)"
@@ -341,12 +337,12 @@ def _cells(dataset: str) -> dict:
 
 class _Table:
     """What one regime of one dataset's Table 1 gives the claims: its runs (label -> Results, None where not all
-    there), where its rows go, their kind (the stated protocol: the paper's; the ablation: an extension) and run set."""
+    there), where its rows go, their kind (the stated protocol: the paper's; the ablation: an extension) and part."""
 
-    def __init__(self, ledger, table: str, regime: str, runs: dict, rounds, dataset: str, part: str = "table1"):
+    def __init__(self, ledger, table: str, regime: str, runs: dict, rounds, dataset: str, parts: dict = TABLE1_PARTS):
         self.ledger, self.regime, self.runs, self.rounds, self.dataset = ledger, regime, runs, rounds, dataset
         self.where = _where(table, regime)
-        self.run_set = _set_name((part, regime, dataset))
+        self.part = parts[(regime, dataset)].name
         self.stand_in = dataset in STAND_IN_FOR
 
     def kind(self, kind: str) -> str:
@@ -357,14 +353,14 @@ class _Table:
 
     def compare(self, claim: str, ours, reference, direction: str, quote: str, note: str = "") -> str:
         return self.ledger.compare("FedLog", self.where, claim, ours, reference, direction, kind=self.kind("claim"),
-                                   quote=quote, rounds=self.rounds, run_set=self.run_set, stand_in=self.stand_in,
+                                   quote=quote, rounds=self.rounds, part=self.part, stand_in=self.stand_in,
                                    note=note)
 
     def record(self, claim: str, ours, reference, rule, kind: str, quote: str, paper_value=None, seeds="",
                note: str = "") -> str:
         return self.ledger.record("FedLog", self.where, claim, ours, reference, rule, kind=self.kind(kind),
                                   quote=quote, paper_value=paper_value, seeds=seeds, rounds=self.rounds,
-                                  run_set=self.run_set, stand_in=self.stand_in, note=note)
+                                  part=self.part, stand_in=self.stand_in, note=note)
 
 
 def _strongest(t: _Table, labels: list[str], f, best=max) -> str | None:
@@ -447,10 +443,10 @@ def reproductions(t: _Table, entries: list[str]) -> list[str]:
     return out
 
 
-def ranking(ledger, d: str, rows: dict, p: Table1Plan):
+def ranking(ledger, d: str, rows: dict, p: Table1Reads):
     """Kendall's tau between our ranking (the stated protocol's) and the paper's Table 1, reported with no verdict
     (no tolerance of the paper's); and the ranking table (saved)."""
-    s = p.table1[d]
+    s = p.settings.table1[d]
     here = {m: r["accuracy_mean"] for m, r in rows.items()}
     out, lines, tau = A.ranking_rows(here, d, None)
     print("\n".join(lines))
@@ -458,7 +454,7 @@ def ranking(ledger, d: str, rows: dict, p: Table1Plan):
         ledger.record("FedLog", f"Table 1 ({d})", "our ranking of the entries by accuracy against the paper's "
                       "(Kendall tau)", tau, None, rules.statement(), kind="reproduction",
                       quote=QUOTES["table1_caption"], seeds=len(s.seeds), rounds=s.rounds,
-                      run_set=_set_name(("table1", "augmented", d)))
+                      part=TABLE1_PARTS[("augmented", d)].name)
     return outputs.save_table(out, f"table1_{d}_ranking")
 
 
@@ -468,7 +464,8 @@ def equivalent_to_authors(ledger, path) -> list[str]:
     out = []
     for model in feddbe_xcheck.models(path):
         where = f"Table 1 (FedDBE against its authors' code, {model or 'cnn_mnist_nodrop'})"
-        out += feddbe_xcheck.record(ledger, "FedLog", where, "FedDBE", feddbe_xcheck.curves(path, model=model))
+        out += feddbe_xcheck.record(ledger, "FedLog", where, "FedDBE", feddbe_xcheck.curves(path, model=model),
+                                    CROSSCHECK.name)
     return out
 
 
@@ -500,13 +497,13 @@ def _cross_notes(ledger, first: int, split: int) -> None:
         a.note = "; ".join(x for x in (a.note, said) if x)
 
 
-def record_table1(runs: dict, absent: dict, p: Table1Plan, a1: dict | None = None,
+def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = None,
            summary: dict | None = None) -> tuple[object, list]:
     """Notebook 02's claims, both regimes of Table 1 and Table A.1 (`a1`: as `table_a1` returns it); the stated
     protocol's rows are the paper's, the ablation's extensions, and each stated-protocol row names the ablation's
     verdict. The ledger is saved as `saving` decides. Returns it and the ranking tables."""
     ledger = rules.ClaimsLedger("02_communication_cost", p.profile)
-    for d, s in p.table1.items():
+    for d, s in p.settings.table1.items():
         entries = [m for m in s.methods if m in p.paper_entries]
         first = len(ledger.rows)
         for reg in REGIMES:
@@ -525,7 +522,7 @@ def record_table1(runs: dict, absent: dict, p: Table1Plan, a1: dict | None = Non
             if reg == "plain":
                 split = len(ledger.rows)
             by_label, threshold, rounds = (a1 or {}).get(reg, {}).get((d, k), ({}, None, s.rounds))
-            t = _Table(ledger, f"Table A.1 ({d}, {k} classes per client)", reg, by_label, rounds, d, "tableA1")
+            t = _Table(ledger, f"Table A.1 ({d}, {k} classes per client)", reg, by_label, rounds, d, TABLE_A1_PARTS)
             markers(t, threshold, TABLE_A1_MARKERS[(d, k)], TABLE_A1_CELLS.get((d, k), {}),
                     TABLE_A1_MARKER_LEVEL)
         _cross_notes(ledger, first, split)
@@ -534,7 +531,7 @@ def record_table1(runs: dict, absent: dict, p: Table1Plan, a1: dict | None = Non
 
         equivalent_to_authors(ledger, project_root() / "figures" / "feddbe_crosscheck.csv")
     shown = []
-    for d in p.table1:
+    for d in p.settings.table1:
         rows = (summary or {}).get("augmented", {}).get(d)
         if p.chosen or not rows:  # a ranking of some methods only would mislead
             continue
@@ -545,7 +542,7 @@ def record_table1(runs: dict, absent: dict, p: Table1Plan, a1: dict | None = Non
     return ledger, shown
 
 
-def saving(p: Table1Plan, runs: dict, absent: dict, chosen_datasets: list[str]) -> tuple[bool, bool]:
+def saving(p: Table1Reads, runs: dict, absent: dict, chosen_datasets: list[str]) -> tuple[bool, bool]:
     """Whether notebook 02 saves its ledger, and whether the file keeps the saved rows of tables this run has none
     for. Not saved when some methods were chosen (a ranking of some would mislead); a claim whose runs are not all
     there is saved as such ("not run"), never left at an older verdict; a run on some datasets (`chosen_datasets`)

@@ -7,14 +7,12 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ... import experiments as ex
 from ... import outputs, plots, privacy, stats
 from ...plots import LABELS, PALETTE, count, log_x, mean_band, method_styles
 from .analysis import convergence
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import table1 as A
-from .plans import (REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, TABLE_A1_METHODS, Table1Plan, augment_plan, beta_plan,
-                    commands)
+from .plans import AUGMENTED, REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, TABLE_A1_METHODS, Table1Reads
 from .protocol import EXTRA_METHODS, TABLE1_METHODS
 from .reported import PAPER_DATA, TABLE1, THRESHOLD
 
@@ -471,20 +469,21 @@ def figure_a2(abl: dict, alphas, seeds: int, rounds: int, profile: str) -> tuple
     return rows, per_client
 
 
-# Notebook 02: Table 1 and Table A.1 in both regimes, the ablations and FedDBE's cross-check. `p`: the notebook's plan
-# (`plans.table1_plan`); `runs`, `absent`: `analysis.table1.read_regimes`.
-def table1_regimes(results, p: Table1Plan):
+# Notebook 02: Table 1 and Table A.1 in both regimes, the ablations and FedDBE's cross-check. `p`: the notebook's parts
+# read at one profile (`plans.Table1Parts.read`); `runs`, `absent`: `analysis.table1.read_regimes`.
+def table1_regimes(p: Table1Reads):
     """Each Table 1 entry in both regimes beside the paper's number: best-round accuracy (mean +- SE over the seeds
     that are there, and how many: an entry shipped in part shows its seeds) and bits to the threshold; saved as
     table1_<dataset>_regimes. Returns the tables."""
     shown = []
-    for d, s in p.table1.items():
+    for d, s in p.settings.table1.items():
         rows = []
         for lab in s.methods:
             row = {"method": lab, "paper accuracy (%)": TABLE1.get(d, {}).get(lab, (NAN,))[0]}
             for reg in REGIMES:
-                cfgs = p.t1[reg][d].get("FedDBE" if reg == "augmented" and lab == SAME_AS_AUGMENTED else lab, [])
-                got = [results([c])[0] for c in cfgs if results.has([c])]
+                read = p.table1[reg][d]
+                key = "FedDBE" if reg == "augmented" and lab == SAME_AS_AUGMENTED else lab
+                got = read.there(key) if key in read.plan else []
                 acc = [100 * r.best() for r in got]
                 bits = [A.bits_to(THRESHOLD[d])(r) for r in got]
                 m, se = stats.mean_se(acc) if acc else (NAN, NAN)
@@ -493,13 +492,13 @@ def table1_regimes(results, p: Table1Plan):
                 row[f"accuracy {tag} (%)"] = m
                 row[f"SE {tag}"] = se
                 row[f"bits {tag} (Mb)"] = float(np.mean(bits)) / 1e6 if bits else NAN
-                row[f"seeds {tag}"] = f"{len(acc)} of {len(cfgs)}"
+                row[f"seeds {tag}"] = f"{len(acc)} of {len(read.plan.get(key, []))}"
             rows.append(row)
         shown.append(outputs.save_table(rows, f"table1_{d}_regimes"))
     return shown
 
 
-def table1_tables(runs: dict, absent: dict, p: Table1Plan) -> tuple[dict, list]:
+def table1_tables(runs: dict, absent: dict, p: Table1Reads) -> tuple[dict, list]:
     """Table 1 per regime and dataset whose entries are all there (the numbers and the paper's layout, saved: the
     stated protocol as table1_<d>_augmented, the ablation as table1_<d>); returns regime -> dataset -> the paper's
     entries' rows, for the claims, and the pretty tables to show."""
@@ -508,7 +507,7 @@ def table1_tables(runs: dict, absent: dict, p: Table1Plan) -> tuple[dict, list]:
         for d, by_label in runs[reg].items():
             if any(dd == d for dd, _ in absent[reg]) or not by_label:
                 continue
-            s = p.table1[d]
+            s = p.settings.table1[d]
             numbers, pretty, rows = A.table1_rows(by_label, d, len(s.seeds), s.rounds, p.profile)
             summary[reg][d] = {r["method"]: r for r in rows if r["method"] in p.paper_entries}
             name = f"table1_{d}" + ("_augmented" if reg == "augmented" else "")
@@ -519,7 +518,7 @@ def table1_tables(runs: dict, absent: dict, p: Table1Plan) -> tuple[dict, list]:
     return summary, shown
 
 
-def bits_per_round(runs: dict, p: Table1Plan):
+def bits_per_round(runs: dict, p: Table1Reads):
     """The bits of one (the last) round, from the ledger (runs without augmentation: a round's messages do not depend
     on it); saved as comm_bits_per_round (the rows of datasets not run here stay; a dataset run for every method
     replaces its rows)."""
@@ -530,7 +529,7 @@ def bits_per_round(runs: dict, p: Table1Plan):
                                units={"uplink_bits": "bits", "downlink_bits": "bits"}) if rows else None)
 
 
-def table1_curves(runs: dict, absent: dict, p: Table1Plan) -> None:
+def table1_curves(runs: dict, absent: dict, p: Table1Reads) -> None:
     """Accuracy against communicated bits and against rounds, per dataset and regime whose entries are all there
     (accuracy_vs_bits_<d> without augmentation, accuracy_vs_bits_<d>_augmented with it)."""
     methods = {**TABLE1_METHODS, **EXTRA_METHODS}
@@ -542,42 +541,41 @@ def table1_curves(runs: dict, absent: dict, p: Table1Plan) -> None:
                             "acc": np.array([r.curve() for r in rs]) * 100} for lab, rs in by_label.items()}
             fig = accuracy_vs_bits(curves, THRESHOLD[d], f"{d}, {REGIME_WORDS[reg]}: mean client "
                                            "accuracy (mean ± SE over seeds)")
-            plots.caption(fig, p.profile, len(p.table1[d].seeds), p.table1[d].rounds)
+            s = p.settings.table1[d]
+            plots.caption(fig, p.profile, len(s.seeds), s.rounds)
             outputs.save_figure(fig, f"accuracy_vs_bits_{d}" + ("_augmented" if reg == "augmented" else ""))
 
 
-def table_a1_tables(results, p: Table1Plan) -> tuple[list, dict]:
+def table_a1_tables(p: Table1Reads) -> tuple[list, dict]:
     """Table A.1 per regime and (dataset, classes per client) whose runs are there: the tables to show, and regime ->
     (dataset, classes) -> (label -> Results, the threshold, rounds) for the claims (`table_a1_markers`)."""
     shown, found = [], {reg: {} for reg in REGIMES}
     for reg in REGIMES:
-        for (d, k), cfgs in p.a1[reg].items():
-            s = p.settings.tableA1[(d, k)]
-            if not results.has(cfgs):
-                print(f"Table A.1 ({d}, {k} classes per client) {REGIME_WORDS[reg]}: not drawn, its runs are not all "
-                      f"cached or shipped (`{commands(cfgs)}`)")
-                continue
-            got, n = results(cfgs), len(s.seeds)
-            by_label = {lab: got[i * n:(i + 1) * n] for i, lab in enumerate(TABLE_A1_METHODS)}
-            rows, threshold = A.table_a1_rows(by_label, d, k, len(s.seeds), s.rounds)
-            print(f"{d}, {k} classes per client, {REGIME_WORDS[reg]}: threshold {threshold:.0%} (every method reaches "
-                  f"it in every seed)")
-            shown.append(outputs.save_table(rows, f"tableA1_{d}_{k}classes" + ("_augmented" if reg == "augmented"
-                                                                               else "")))
-            found[reg][(d, k)] = (by_label, threshold, s.rounds)
+        for d, read in p.tableA1[reg].items():
+            for k, s in read.settings.classes.items():
+                keys = [(k, lab) for lab in TABLE_A1_METHODS]
+                if any(read[key] is None for key in keys):
+                    print(read.note(keys, f"Table A.1 ({d}, {k} classes per client) {REGIME_WORDS[reg]}"))
+                    continue
+                by_label = {lab: read[(k, lab)] for lab in TABLE_A1_METHODS}
+                rows, threshold = A.table_a1_rows(by_label, d, k, len(s.seeds), s.rounds)
+                print(f"{d}, {k} classes per client, {REGIME_WORDS[reg]}: threshold {threshold:.0%} (every method "
+                      "reaches it in every seed)")
+                shown.append(outputs.save_table(rows, f"tableA1_{d}_{k}classes" + ("_augmented" if reg == "augmented"
+                                                                                   else "")))
+                found[reg][(d, k)] = (by_label, threshold, s.rounds)
     return shown, found
 
 
-def augmentation_table(results, p: Table1Plan):
+def augmentation_table(p: Table1Reads):
     """The augmentation ablation: with and without crop-and-flip, which lies nearer the paper; the table (or None)."""
     rows = []
-    for d, s in p.settings.augment.items():
-        wanted = augment_plan(d, s)
-        if ex.dataset_available(d) and results.has([c for by in wanted.values() for cs in by.values() for c in cs]):
-            pairs = {lab: {aug: results(cs) for aug, cs in by.items()} for lab, by in wanted.items()}
-            rows += A.augmentation_rows(pairs, d, len(s.seeds), s.rounds)
-        elif ex.dataset_available(d):
-            print(results.missing_note(f"the augmentation ablation ({d})"))
+    for d, read in p.augment.items():
+        if not read.whole():
+            print(read.note(what=f"the augmentation ablation ({d})"))
+            continue
+        pairs = {lab: {aug: read[(lab, aug)] for aug in (False, True)} for lab in AUGMENTED}
+        rows += A.augmentation_rows(pairs, d, len(read.settings.seeds), read.settings.rounds)
     if not rows:
         return None
     nearer = [r["method"] for r in rows if r["nearer_the_paper"] == "with"]
@@ -587,18 +585,16 @@ def augmentation_table(results, p: Table1Plan):
     return outputs.save_table(rows, "augmentation_ablation", keep_other=("dataset", "method"))
 
 
-def beta_table(results, p: Table1Plan):
+def beta_table(p: Table1Reads):
     """FedLog-C's second weight beta; the table (or None)."""
     table = None
-    for d, s in p.settings.beta.items():
-        wanted = beta_plan(d, s)
-        if ex.dataset_available(d) and not results.has([c for cs in wanted.values() for c in cs]):
-            print(results.missing_note(f"the beta ablation ({d})"))
-        elif ex.dataset_available(d):
-            rows, what = A.beta_rows({b: results(cs) for b, cs in wanted.items()}, d, len(s.seeds),
-                                              s.rounds)
-            print(what)
-            table = outputs.save_table(rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
+    for d, read in p.beta.items():
+        if not read.whole():
+            print(read.note(what=f"the beta ablation ({d})"))
+            continue
+        rows, what = A.beta_rows(read.each(), d, len(read.settings.seeds), read.settings.rounds)
+        print(what)
+        table = outputs.save_table(rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
     return table
 
 

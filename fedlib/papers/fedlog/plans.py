@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..part import Part
+from ..part import Part, Read
 from .protocol import (
     DP_B, DP_DELTA, EXTRA_METHODS, FEDDBE_KAPPA_GRID, PAPER_SETTINGS, TABLE1_METHODS, TABLE_A1_METHODS,
     paper_config, table1_config)
@@ -86,7 +86,7 @@ TABLE1_PROFILES = {
                            augment={"mnist": Runs((0, 1, 2), 100)},
                            beta={"mnist": Runs((0, 1), 40)}),  # the fidelity issue's setting
 }
-TABLE1_PARTS = "table1,tableA1,augment,beta"
+KNOB_PARTS = "table1,tableA1,augment,beta"  # FEDLIB_PARTS' choices
 
 
 def chosen_datasets(env=None) -> list[str]:
@@ -134,7 +134,7 @@ def table1_settings(profile: str, env=None) -> Table1Profile:
     # paper, on any machine; FashionMNIST's 5, its run set's)
     only, chosen = chosen_datasets(env), chosen_methods(env)
     fields = [f.name for f in dataclasses.fields(Table1Profile)]
-    parts = names(env.get("FEDLIB_PARTS", "")) or TABLE1_PARTS.split(",")
+    parts = names(env.get("FEDLIB_PARTS", "")) or KNOB_PARTS.split(",")
     bad = set(parts) - set(fields)
     if bad:
         raise ValueError(f"FEDLIB_PARTS: unknown {sorted(bad)}; choose from {', '.join(fields)}")
@@ -332,47 +332,6 @@ def fig3_configs(dataset: str, s: Fig3, seeds=None) -> dict:
             for lab, (m, o) in CONVERGENCE_METHODS.items()}
 
 
-def table_a1_configs(dataset: str, k: int, s: Runs) -> list:
-    """Notebook 02's Table A.1 runs: its methods with `k` classes per client."""
-    return [table1_config(dataset, lab, seed=sd, rounds=s.rounds, classes_per_client=k, **s.over)
-            for lab in TABLE_A1_METHODS for sd in s.seeds]
-
-
-# Each notebook part's runs at the paper profile, as scripts/paper_runs.py computes and packs them and as claims.md
-# counts them (`fedlib.papers.runset`).
-def _table1_runs(seeds, augment=False, dataset="mnist"):
-    labels = AUGMENTED if augment else list(TABLE1_METHODS) + list(EXTRA_METHODS)
-    extra = dict(augment=True) if augment else {}
-    return [(lab, table1_config(dataset, lab, seed=s, **extra)) for s in seeds for lab in labels]
-
-
-def _table_a1_runs(seeds, augment=False):
-    from dataclasses import replace
-
-    S = TABLE1_PROFILES["paper"].tableA1
-    labels = [lab for lab in TABLE_A1_METHODS for _ in seeds]  # table_a1_configs' order
-    over = dict(augment=True) if augment else {}
-    return [(f"{lab} k={k}", c) for (d, k), s in S.items() if d == "mnist"
-            for lab, c in zip(labels, table_a1_configs(d, k, replace(s, seeds=tuple(seeds), over={**s.over, **over})))]
-
-
-# Table 1 at the protocol its appendix E states ("Training data are normalized and randomly cropped and flipped"):
-# every entry with augmentation, the verdicts' own rows first (the order the background slots compute them in).
-# "FedDBE (FedLog's augmentation)" is FedDBE with augmentation: one entry, "FedDBE", here. Its runs, and those of the
-# augmentation ablation (FedAvg, FedBabu, FedLog, FedLog-C, seeds 0-2), keep their keys: they are this set's too.
-AUGMENTED_ORDER = ["FedLog-C", "FedLog", "FedDBE", "FedProto", "LG-FedAvg 2", "FedRep 1", "FedAvg", "LG-FedAvg 1",
-                   "FedPer", "FedRep 2", "CS-FL", "FedBabu", "FedDBE (Adam, kappa 1)"]
-
-
-def _table1_augmented_runs(seeds, dataset="mnist"):
-    return [(lab, table1_config(dataset, lab, seed=s, augment=True)) for s in seeds for lab in AUGMENTED_ORDER]
-
-
-def _kappa_runs(seeds):  # seed 0 only: a probe of FedDBE's kappa in Table 1's Adam regime
-    return [(f"kappa {k:g}", table1_config("mnist", next(iter(EXTRA_METHODS)), seed=0, options={"kappa": k}))
-            for k in FEDDBE_KAPPA_GRID]
-
-
 # The paper's Sec. 4.5 runs CIFAR-10 (not to be had here): 100 clients of 500 records. The released statistic sums a
 # client's records and its noise does not depend on how many there are, so a stand-in with fewer records is noisier
 # against what it releases (the counts: tests/test_run_sets.py reads them from the federations).
@@ -434,114 +393,197 @@ def convergence_parts() -> tuple[list[Part], list[Part]]:
     return leaf or [FIG2], [p for d, p in FIG3_LEFT.items() if p.packed or ex.data_here(d)]
 
 
-def _table1_sets():
-    from ..runset import RunSet
-
-    comm = "02_communication_cost"
-    T = TABLE1_PROFILES["paper"]
-    seeds = lambda s: tuple(s.seeds)  # noqa: E731  (each set's seeds: those its notebook's paper profile reads)
-    return {("table1", "plain", "mnist"): RunSet(
-                "table1", comm, _table1_runs, seeds=seeds(T.table1["mnist"]), where=("Table 1",),
-                archive="table1_mnist_paper", deviations="MNIST only (CIFAR-10/100 not to be had here)"),
-            ("table1", "augmented", "fashion_mnist"): RunSet(
-                "table1_fashion_mnist", comm, lambda s: _table1_augmented_runs(s, dataset="fashion_mnist"),
-                seeds=seeds(T.table1["fashion_mnist"]), where=("Table 1 (fashion_mnist)",),
-                deviations="FashionMNIST in CIFAR-10's client setting, for CIFAR-10 (not to be had here)"),
-            ("tableA1", "plain", "mnist"): RunSet(
-                "tableA1", comm, _table_a1_runs, seeds=seeds(T.tableA1[("mnist", 3)]), where=("Table A.1",),
-                deviations="MNIST only"),
-            ("table1", "augmented", "mnist"): RunSet(
-                "table1_augmented", comm, _table1_augmented_runs, seeds=seeds(T.table1["mnist"]),
-                where=("Table 1 (augmented)",), archive="table1_augmented_mnist_paper",
-                deviations="MNIST only (CIFAR-10/100 not to be had here)"),
-            ("tableA1", "augmented", "mnist"): RunSet(
-                "tableA1_augmented", comm, lambda s: _table_a1_runs(s, augment=True),
-                seeds=seeds(T.tableA1[("mnist", 3)]), where=("Table A.1 (augmented)",), deviations="MNIST only"),
-            ("augment", "both", "mnist"): RunSet(
-                "augment", comm, lambda s: _table1_runs(s, augment=True), seeds=seeds(T.augment["mnist"]),
-                where=("Table 1 (augmentation)",), archive="augment_mnist_paper"),
-            ("kappa", "plain", "mnist"): RunSet(
-                "feddbe_kappa", comm, _kappa_runs, seeds=(0,), where=("Table 1 (FedDBE's kappa)",))}
-
-
-# Notebook 02's run sets by (part, regime, dataset): the claims name a row's set from here, never by its text
-TABLE1_SETS = _table1_sets()
-
-
-def _run_sets():
-    T = TABLE1_SETS
-    return [*(T[k] for k in list(T)[:6]), DP_PARTS["mnist"], DP_PARTS["fashion_mnist"], FIG3_LEFT["mnist"],
-            FIG3_LEFT["fashion_mnist"], FIG2, T[("kappa", "plain", "mnist")]]
-
-
-RUN_SETS = _run_sets()
-
-
-def commands(cfgs: list) -> str:
-    """The commands of the run sets above that hold `cfgs` (`runset.commands_for`): what a part names for the runs
-    it misses."""
-    from ..runset import commands_for
-
-    return commands_for(cfgs, RUN_SETS, "no paper-profile run set declares them (the quick profile computes them)")
-
-
-# Notebook 02: Table 1 and Table A.1 in two regimes: the stated protocol (appendix E: "Training data are normalized and
+# Notebook 02's parts: Table 1 and Table A.1 per regime and dataset, the augmentation and beta ablations and FedDBE's
+# kappa probe on MNIST, each declared once. The stated protocol (appendix E: "Training data are normalized and
 # randomly cropped and flipped") decides the claims; the runs without augmentation stay beside it as a labelled
-# ablation.
+# ablation. The paper profile's MNIST parts (and Table 1 on FashionMNIST at the stated protocol) are the run sets
+# scripts/paper_runs.py computes, their keys and order pinned in tests/test_run_sets.py.
+NOTEBOOK_02 = "02_communication_cost"
 REGIMES = ("augmented", "plain")
 REGIME_WORDS = {"augmented": "with augmentation (the stated protocol)", "plain": "without augmentation (ablation)"}
 SAME_AS_AUGMENTED = "FedDBE (FedLog's augmentation)"  # with augmentation it is FedDBE itself: one entry there
 STAND_IN_FOR = {"fashion_mnist": "cifar10"}  # a stand-in dataset's claims quote the column it stands in for
-
-
-def augment_plan(dataset: str, s: Runs) -> dict:
-    """The augmentation ablation's runs on `dataset` at its settings `s`: label -> {without, with} -> one Config per
-    seed."""
-    return {lab: {aug: [table1_config(dataset, lab, seed=sd, rounds=s.rounds, augment=aug, **s.over)
-                        for sd in s.seeds] for aug in (False, True)} for lab in AUGMENTED}
-
-
-def beta_plan(dataset: str, s: Runs) -> dict:
-    """FedLog-C's beta ablation on `dataset` at its settings `s`: beta -> one Config per seed (0: Table 1's)."""
-    return {b: [table1_config(dataset, "FedLog-C", seed=sd, rounds=s.rounds, options={"beta": b} if b else {},
-                              **s.over) for sd in s.seeds] for b in [0.0] + BETAS}
+_OVER = {"augmented": dict(augment=True), "plain": {}}
+# Table 1 at the stated protocol, in the order the background slots compute it: the verdicts' own rows first. Its
+# FedDBE is "FedDBE (FedLog's augmentation)" (one entry there); those runs, and the augmentation ablation's (FedAvg,
+# FedBabu, FedLog, FedLog-C, seeds 0-2), keep their keys: they are this set's too.
+AUGMENTED_ORDER = ["FedLog-C", "FedLog", "FedDBE", "FedProto", "LG-FedAvg 2", "FedRep 1", "FedAvg", "LG-FedAvg 1",
+                   "FedPer", "FedRep 2", "CS-FL", "FedBabu", "FedDBE (Adam, kappa 1)"]
 
 
 @dataclass(frozen=True)
-class Table1Plan:
-    """Every run notebook 02 reads at one profile (`table1_plan`): its settings after the knobs, the Table 1 datasets
-    whose files are here, the rows chosen (FEDLIB_METHODS), every run once, and per regime the Configs of Table 1
-    (dataset -> label -> one per seed) and Table A.1 ((dataset, classes) -> every method's, method by method)."""
+class TableA1:
+    """Table A.1 on one dataset: classes per client -> its runs."""
+    classes: Mapping[int, Runs]
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        return next(iter(self.classes.values())).seeds if self.classes else ()
+
+
+def _table1_build(regime: str, dataset: str):
+    def build(s: Entries, seeds) -> dict:  # entry -> one Config per seed, in the profile's row order
+        return {lab: [table1_config(dataset, lab, seed=sd, rounds=s.rounds, **{**s.over, **_OVER[regime]})
+                      for sd in seeds]
+                for lab in s.methods if not (regime == "augmented" and lab == SAME_AS_AUGMENTED)}
+    return build
+
+
+def _table_a1_build(regime: str, dataset: str):
+    def build(s: TableA1, seeds) -> dict:  # (classes per client, entry) -> one Config per seed
+        return {(k, lab): [table1_config(dataset, lab, seed=sd, rounds=r.rounds, classes_per_client=k,
+                                         **{**r.over, **_OVER[regime]}) for sd in seeds]
+                for k, r in s.classes.items() for lab in TABLE_A1_METHODS}
+    return build
+
+
+_TABLE1_SETS = {  # (regime, dataset) -> what its paper-profile run set is called and stands for; the others: no set
+    ("plain", "mnist"): dict(name="table1", archive="table1_mnist_paper", where=("Table 1",),
+                             deviations="MNIST only (CIFAR-10/100 not to be had here)"),
+    ("augmented", "mnist"): dict(name="table1_augmented", archive="table1_augmented_mnist_paper",
+                                 where=("Table 1 (augmented)",), deviations="MNIST only (CIFAR-10/100 not to be had "
+                                                                            "here)",
+                                 order=AUGMENTED_ORDER.index),
+    ("augmented", "fashion_mnist"): dict(name="table1_fashion_mnist", where=("Table 1 (fashion_mnist)",),
+                                         deviations="FashionMNIST in CIFAR-10's client setting, for CIFAR-10 (not "
+                                                    "to be had here)", order=AUGMENTED_ORDER.index)}
+_A1_SETS = {("plain", "mnist"): dict(name="tableA1", where=("Table A.1",), deviations="MNIST only"),
+            ("augmented", "mnist"): dict(name="tableA1_augmented", where=("Table A.1 (augmented)",),
+                                         deviations="MNIST only")}
+_TABLE1_DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")
+
+
+def _table1_part(regime: str, dataset: str) -> Part:
+    kw = _TABLE1_SETS.get((regime, dataset)) or dict(name=f"table1_{dataset}_{regime}", packed=False,
+                                                     where=(f"Table 1 ({dataset})",))
+    return Part(notebook=NOTEBOOK_02, build=_table1_build(regime, dataset),
+                profiles={p: S.table1[dataset] for p, S in TABLE1_PROFILES.items() if dataset in S.table1}, **kw)
+
+
+def _table_a1_part(regime: str, dataset: str) -> Part:
+    kw = _A1_SETS.get((regime, dataset)) or dict(name=f"tableA1_{dataset}_{regime}", packed=False,
+                                                 where=(f"Table A.1 ({dataset})",))
+    profiles = {p: TableA1({k: r for (d, k), r in S.tableA1.items() if d == dataset})
+                for p, S in TABLE1_PROFILES.items() if any(d == dataset for d, _ in S.tableA1)}
+    return Part(notebook=NOTEBOOK_02, build=_table_a1_build(regime, dataset), profiles=profiles,
+                label=lambda key: f"{key[1]} k={key[0]}", stage=lambda key: key, **kw)  # each entry's seeds together
+
+
+TABLE1_PARTS = {(reg, d): _table1_part(reg, d) for d in _TABLE1_DATASETS for reg in REGIMES}  # (regime, dataset) -> part
+TABLE_A1_PARTS = {(reg, d): _table_a1_part(reg, d) for d in ("mnist", "cifar10", "cifar100") for reg in REGIMES}
+
+
+def _augment_build(s: Runs, seeds) -> dict:  # (entry, augmented) -> one Config per seed
+    return {(lab, aug): [table1_config("mnist", lab, seed=sd, rounds=s.rounds, augment=aug, **s.over) for sd in seeds]
+            for lab in AUGMENTED for aug in (False, True)}
+
+
+def _beta_build(s: Runs, seeds) -> dict:  # beta -> one Config per seed (0: Table 1's FedLog-C)
+    return {b: [table1_config("mnist", "FedLog-C", seed=sd, rounds=s.rounds, options={"beta": b} if b else {},
+                              **s.over) for sd in seeds] for b in [0.0] + BETAS}
+
+
+def _kappa_build(s: Runs, seeds) -> dict:  # seed 0 only: a probe of FedDBE's kappa in Table 1's Adam regime
+    return {k: [table1_config("mnist", next(iter(EXTRA_METHODS)), seed=0, options={"kappa": k})]
+            for k in FEDDBE_KAPPA_GRID}
+
+
+# The augmentation ablation's set holds its augmented runs; those without augmentation are Table 1's
+AUGMENT = Part("augment", NOTEBOOK_02, {p: S.augment["mnist"] for p, S in TABLE1_PROFILES.items() if S.augment},
+               _augment_build, label=lambda key: key[0], in_set=lambda key: key[1], where=("Table 1 (augmentation)",),
+               archive="augment_mnist_paper")
+BETA = Part("fedlog_c_beta", NOTEBOOK_02, {p: S.beta["mnist"] for p, S in TABLE1_PROFILES.items() if S.beta},
+            _beta_build, where=("FedLog-C's beta",), packed=False)
+KAPPA = Part("feddbe_kappa", NOTEBOOK_02, {"paper": Runs((0,), 100)}, _kappa_build, label=lambda k: f"kappa {k:g}",
+             where=("Table 1 (FedDBE's kappa)",))
+CROSSCHECK = Part("feddbe_crosscheck", NOTEBOOK_02, TABLE1_PROFILES, None, packed=False,
+                  where=("Table 1 (FedDBE against its authors' code: scripts/feddbe_crosscheck.py)",))
+
+
+@dataclass(frozen=True)
+class Table1Reads:
+    """Notebook 02's parts read at one profile (`Table1Parts.read`): Table 1 and Table A.1 per regime and dataset
+    (entry -> Results; (classes per client, entry) -> Results), the ablations per dataset ((entry, augmented) ->
+    Results; beta -> Results), the settings after the knobs and the Table 1 rows chosen (FEDLIB_METHODS)."""
     profile: str
     settings: Table1Profile
-    table1: Mapping[str, Entries]
+    table1: Mapping[str, Mapping[str, Read]]
+    tableA1: Mapping[str, Mapping[str, Read]]
+    augment: Mapping[str, Read]
+    beta: Mapping[str, Read]
     chosen: tuple[str, ...]
-    every_run: list
-    t1: Mapping[str, dict]
-    a1: Mapping[str, dict]
     paper_entries: tuple[str, ...] = tuple(TABLE1_METHODS)
 
 
-def table1_plan(profile: str) -> Table1Plan:
-    """Every run notebook 02 reads at `profile`, narrowed by the knobs (FEDLIB_DATASETS, _SEEDS, _PARTS, _METHODS)."""
-    from dataclasses import replace
+@dataclass(frozen=True)
+class Table1Parts:
+    """Notebook 02's parts at one profile, narrowed by its knobs and to the datasets whose files are here
+    (`table1_parts`)."""
+    settings: Table1Profile
+    table1: Mapping[str, Mapping[str, Part]]  # regime -> dataset -> part
+    tableA1: Mapping[str, Mapping[str, Part]]
+    augment: Mapping[str, Part]
+    beta: Mapping[str, Part]
+    chosen: tuple[str, ...]
 
+    def every(self) -> list[Part]:
+        return [*(p for by in self.table1.values() for p in by.values()),
+                *(p for by in self.tableA1.values() for p in by.values()), *self.augment.values(), *self.beta.values()]
+
+    def read(self, profile: str) -> Table1Reads:
+        """Every part at `profile` in one sweep (a run two parts read is run once); a run that is the first rounds of a
+        longer shipped run is read from it (`shipped_prefixes`)."""
+        from ..part import read
+
+        every = self.every()
+        got = iter(read(profile, *every, sets=RUN_SETS, shipped_prefixes=True))  # missing runs named by FedLog's sets
+        by = {id(p): r for p, r in zip(every, got)}
+        if every:
+            sweep, cfgs = by[id(every[0])].results, {c.key(): c for p in every for c in p.configs(profile)}
+            print(f"{sum('first_rounds_of' in sweep([c])[0] for c in cfgs.values() if sweep.has([c]))} read as the "
+                  "first rounds of shipped longer runs")
+        return Table1Reads(profile, self.settings, {reg: {d: by[id(p)] for d, p in x.items()}
+                                                    for reg, x in self.table1.items()},
+                           {reg: {d: by[id(p)] for d, p in x.items()} for reg, x in self.tableA1.items()},
+                           {d: by[id(p)] for d, p in self.augment.items()},
+                           {d: by[id(p)] for d, p in self.beta.items()}, self.chosen)
+
+
+def table1_parts(profile: str, env=None) -> Table1Parts:
+    """Notebook 02's parts at `profile`, narrowed by the knobs (FEDLIB_DATASETS, _SEEDS, _PARTS, _METHODS: see
+    `table1_settings`) and to the datasets whose files are here."""
     from ... import experiments as ex
 
-    S = table1_settings(profile)
-    table1 = {d: s for d, s in S.table1.items() if ex.dataset_available(d)}
-    over = {"augmented": dict(augment=True), "plain": {}}
-    t1 = {reg: {d: {lab: [table1_config(d, lab, seed=sd, rounds=s.rounds, **{**s.over, **over[reg]})
-                          for sd in s.seeds]
-                    for lab in s.methods if not (reg == "augmented" and lab == SAME_AS_AUGMENTED)}
-                for d, s in table1.items()} for reg in REGIMES}
-    a1 = {reg: {(d, k): table_a1_configs(d, k, replace(s, over={**s.over, **over[reg]}))
-                for (d, k), s in S.tableA1.items() if ex.dataset_available(d)} for reg in REGIMES}
-    every = [c for reg in REGIMES for by in t1[reg].values() for cfgs in by.values() for c in cfgs]
-    every += [c for reg in REGIMES for cfgs in a1[reg].values() for c in cfgs]
-    every += [c for d, s in S.augment.items() if ex.dataset_available(d)
-              for by in augment_plan(d, s).values() for cfgs in by.values() for c in cfgs]
-    every += [c for d, s in S.beta.items() if ex.dataset_available(d) for cfgs in beta_plan(d, s).values()
-              for c in cfgs]
-    every = list({c.key(): c for c in every}.values())  # a run two parts read is run once
-    return Table1Plan(profile, S, table1, tuple(chosen_methods()), every, t1, a1)
+    S = table1_settings(profile, env)
+    here = {d for d in {*S.table1, *(d for d, _ in S.tableA1), *S.augment, *S.beta} if ex.dataset_available(d)}
+    table1 = {d: s for d, s in S.table1.items() if d in here}
+    a1 = {d: TableA1({k: r for (dd, k), r in S.tableA1.items() if dd == d}) for d, _ in S.tableA1 if d in here}
+    return Table1Parts(
+        Table1Profile(table1, {k: r for k, r in S.tableA1.items() if k[0] in here}, S.augment, S.beta),
+        {reg: {d: TABLE1_PARTS[(reg, d)].at(profile, s) for d, s in table1.items()} for reg in REGIMES},
+        {reg: {d: TABLE_A1_PARTS[(reg, d)].at(profile, s) for d, s in a1.items()} for reg in REGIMES},
+        {d: AUGMENT.at(profile, s) for d, s in S.augment.items() if d in here},
+        {d: BETA.at(profile, s) for d, s in S.beta.items() if d in here}, tuple(chosen_methods(env)))
+
+
+# The parts computed in their notebook, with no run of the engine: their settings and claims only
+FIG1 = Part("fig1", "01_synthetic_separators", SYNTHETIC_PROFILES, None, where=("Fig. 1",), packed=False)
+THM7 = Part("thm7", "03_differential_privacy", {p: by["mnist"] for p, by in DP_PROFILES.items()}, None,
+            where=("Thm. 7",), packed=False)
+_GAUSSIAN = dict(notebook="04_gaussian_representations", profiles=GAUSSIAN_PROFILES, build=None, packed=False)
+EQ9 = Part("eq9", where=("Eq. 9",), **_GAUSSIAN)
+THM2 = Part("thm2", where=("Thm. 2",), **_GAUSSIAN)
+NORMALITY = Part("normality", where=("Prop. 1 (FedProf)", "Fig. A.1 (QQ)"), **_GAUSSIAN)
+COMPACTNESS = Part("compactness", where=("Fig. A.1", "Fig. A.2"), **_GAUSSIAN)
+STEP_SIZES = Part("thm4_step_sizes", "05_convergence", {p: c.thm for p, c in CONVERGENCE_PROFILES.items()}, None,
+                  where=("Thm. 4",), packed=False)
+
+NOTEBOOKS = ("01_synthetic_separators", NOTEBOOK_02, "03_differential_privacy", "04_gaussian_representations",
+             "05_convergence")
+PARTS = (FIG1, TABLE1_PARTS[("plain", "mnist")], TABLE1_PARTS[("augmented", "fashion_mnist")], TABLE_A1_PARTS[("plain", "mnist")],
+         TABLE1_PARTS[("augmented", "mnist")], TABLE_A1_PARTS[("augmented", "mnist")], AUGMENT,
+         *(p for p in TABLE1_PARTS.values() if not p.packed), *(p for p in TABLE_A1_PARTS.values() if not p.packed), BETA,
+         CROSSCHECK, DP_PARTS["mnist"], DP_PARTS["fashion_mnist"], DP_PARTS["cifar10"], THM7, EQ9, THM2, NORMALITY,
+         COMPACTNESS, FIG3_LEFT["mnist"], FIG3_LEFT["fashion_mnist"], FIG3_LEFT["cifar100"], FIG2, *FIG2_LEAF.values(),
+         STEP_SIZES, KAPPA)
+RUN_SETS = [p for p in PARTS if p.packed]  # what scripts/paper_runs.py computes and packs

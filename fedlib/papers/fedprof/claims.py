@@ -30,14 +30,14 @@ def fewer_rounds(ledger, fedprof, baseline, *, baseline_label: str, aggregation:
                           _each(baseline, lambda r: analysis.rounds_to(r, target)), "<",
                           paper_value=[reported[baseline_label][1], reported["FedProf"][1]] if reported else None,
                           rounds=rounds, censored_at=rounds + 1, kind="claim", quote=QUOTES["rounds"],
-                          run_set="fedprof_table3", **COMMON)
+                          part="fedprof_table3", **COMMON)
 
 
 def best_above_fedavg(ledger, fedprof, fedavg, *, C: float, rounds: int, said: str = "") -> str:
     """Table 3, full aggregation: FedProf's best accuracy is above FedAvg's."""
     return ledger.compare(PAPER, "Table 3", f"FedProf's best accuracy is above FedAvg's (full aggregation, C = {C}"
                           f"{said})", _each(fedprof, analysis.best), _each(fedavg, analysis.best), ">", rounds=rounds,
-                          kind="claim", quote=QUOTES["best"], run_set="fedprof_table3", **COMMON)
+                          kind="claim", quote=QUOTES["best"], part="fedprof_table3", **COMMON)
 
 
 def best_above_the_strongest(ledger, fedprof, fedavg_rp, fedprox, *, C: float, rounds: int, said: str = "") -> str:
@@ -47,7 +47,7 @@ def best_above_the_strongest(ledger, fedprof, fedavg_rp, fedprox, *, C: float, r
         [max(analysis.best(a), analysis.best(b)) for a, b in zip(fedavg_rp, fedprox)]
     return ledger.compare(PAPER, "Table 3", f"FedProf's best accuracy is above FedAvg-RP's and FedProx's (partial "
                           f"aggregation, C = {C}{said})", _each(fedprof, analysis.best), strongest, ">", rounds=rounds,
-                          kind="claim", quote=QUOTES["best"], run_set="fedprof_table3", **COMMON)
+                          kind="claim", quote=QUOTES["best"], part="fedprof_table3", **COMMON)
 
 
 def selected_less_often(ledger, fedprof, kind: str, *, C: float, rounds: int, said: str = "") -> str:
@@ -57,7 +57,7 @@ def selected_less_often(ledger, fedprof, kind: str, *, C: float, rounds: int, sa
     return ledger.compare(PAPER, "Fig. 6", f"{analysis.KINDS[kind]} clients are selected less often than clean ones "
                           f"(mean selections per client, C = {C}{said})", _each(picked, lambda by_kind: by_kind[kind]),
                           _each(picked, lambda by_kind: by_kind["clean"]), "<", rounds=rounds, kind="claim",
-                          quote=QUOTES["selection"], run_set="fedprof_table3", **COMMON)
+                          quote=QUOTES["selection"], part="fedprof_table3", **COMMON)
 
 
 def biased_and_noisy_slowest(ledger, conditions: dict | None, *, rounds: int) -> str:
@@ -68,7 +68,7 @@ def biased_and_noisy_slowest(ledger, conditions: dict | None, *, rounds: int) ->
         if finals else None
     return ledger.compare(PAPER, "Fig. 1", "biased + noisy data slow FedAvg most (final accuracy, against the lowest "
                           "of the other three conditions)", finals.get("biased + noisy"), others, "<", rounds=rounds,
-                          kind="claim", quote=QUOTES["fig1"], run_set="fedprof_fig1")
+                          kind="claim", quote=QUOTES["fig1"], part="fedprof_fig1")
 
 
 def record(profile: str, shown: Read | None, fig1: Read):

@@ -12,7 +12,7 @@ import numpy as np
 from ... import claims as rules
 from .analysis import after_round_one, final
 from . import reported
-from .plans import INIT, LADDER_PART, NOTEBOOK, REAL, TABLE1, TOY, Toy
+from .plans import DEPTHS, DPC, INIT, LADDER_PART, NOTEBOOK, REAL, SIDES, TABLE1, TOY, TOY_PART, Toy
 from .reported import QUOTES, TABLE3, TABLE4
 
 PAPER = "FedRD"
@@ -50,21 +50,21 @@ def dm_over_averaging(ledger, feddm, baselines, *, steps: int, rounds="") -> str
     """Table I: FedDM is more accurate than the best of FedAvg, FedProx and FedNova (seed by seed)."""
     return ledger.compare(PAPER, where("Table I", steps), "FashionMNIST: FedDM is more accurate than the best of "
                           "FedAvg, FedProx and FedNova", _each(feddm, final), _best_averaging(baselines, final), ">",
-                          rounds=rounds, kind="claim", quote=QUOTES["dd_over_averaging"], run_set=SET)
+                          rounds=rounds, kind="claim", quote=QUOTES["dd_over_averaging"], part=SET)
 
 
 def rd_over_dm(ledger, fedrd, feddm, *, steps: int, rounds="") -> str:
     """Table I: FedRD is more accurate than FedDM at the same samples per class."""
     return ledger.compare(PAPER, where("Table I", steps), "FashionMNIST: FedRD is more accurate than FedDM (the same "
                           "samples per class)", _each(fedrd, final), _each(feddm, final), ">", rounds=rounds,
-                          kind="claim", quote=QUOTES["best"], run_set=SET)
+                          kind="claim", quote=QUOTES["best"], part=SET)
 
 
 def real_over_random(ledger, real, random, *, method: str, steps: int, rounds="") -> str:
     """Table III: initialising the synthetic samples from real ones beats noise."""
     return ledger.compare(PAPER, where("Table III", steps), f"initialising from real samples beats noise ({method}, "
                           "FashionMNIST)", _each(real, final), _each(random, final), ">",
-                          rounds=rounds, kind="claim", quote=QUOTES["table3"], run_set=SET)
+                          rounds=rounds, kind="claim", quote=QUOTES["table3"], part=SET)
 
 
 def rd_ahead_after_round_one(ledger, fedrd, baselines, *, steps: int, rounds="") -> str:
@@ -72,7 +72,7 @@ def rd_ahead_after_round_one(ledger, fedrd, baselines, *, steps: int, rounds="")
     return ledger.compare(PAPER, where("Fig. 2", steps), "after one round FedRD is ahead of every model-averaging "
                           "method (FashionMNIST)", _each(fedrd, after_round_one),
                           _best_averaging(baselines, after_round_one), ">", rounds=1, kind="claim",
-                          quote=QUOTES["round_one"], run_set=SET)
+                          quote=QUOTES["round_one"], part=SET)
 
 
 def slopes(margins: dict[int, list[float] | None]) -> list[float] | None:
@@ -95,7 +95,7 @@ def trend(ledger, table: str, claim: str, margins: dict[int, list[float] | None]
     fitted = slopes(used)
     verdict = ledger.compare(PAPER, f"{table} (ladder, T = {steps[0]}-{steps[-1]})", f"{claim}: the margin grows "
                              "with the matching steps (its slope per decade of T)", fitted,
-                             None if fitted is None else 0.0, ">", kind="extension", run_set=SET)
+                             None if fitted is None else 0.0, ">", kind="extension", part=SET)
     left_out = sorted(set(margins) - set(used))
     ledger.add_note(f"over the rungs shipped; not shipped yet: T = {', '.join(map(str, left_out))}" if left_out else "")
     return verdict
@@ -108,7 +108,7 @@ def margins(ours, theirs) -> list[float] | None:
 def record_not_judged(ledger) -> None:
     for (place, claim), why in NOT_JUDGED.items():
         kind, quote = NOT_JUDGED_QUOTES[place]
-        ledger.cannot_judge(PAPER, f"{place} (ladder)", claim, why, kind=kind, quote=QUOTES[quote], run_set=SET)
+        ledger.cannot_judge(PAPER, f"{place} (ladder)", claim, why, kind=kind, quote=QUOTES[quote], part=SET)
 
 
 def record(ladder: dict, steps: tuple[int, ...], ledger, rounds: str = "") -> None:
@@ -166,25 +166,25 @@ def table1_claims(ledger, runs: dict | None, profile, paper_numbers: dict) -> No
     of = lambda lab, f=final: _seedwise(runs, lab, f)  # noqa: E731
     ledger.compare("FedRD", "Table I", "FashionMNIST: FedRD is more accurate than FedDM", of("FedRD"), of("FedDM"), ">",
                    paper_value=round(paper["FedRD"] - paper["FedDM"], 2), rounds=profile.rounds, kind="claim",
-                   quote=QUOTES["best"], run_set=TABLE1.name)
+                   quote=QUOTES["best"], part=TABLE1.name)
     ledger.compare("FedRD", "Table I", "FashionMNIST: FedDM is more accurate than the best of FedAvg, FedProx and "
                    "FedNova", of("FedDM"), _best_of_averaging(runs), ">",
                    paper_value=round(paper["FedDM"] - max(paper[lab] for lab in AVERAGING_ROWS), 2),
-                   rounds=profile.rounds, kind="claim", quote=QUOTES["dd_over_averaging"], run_set=TABLE1.name)
+                   rounds=profile.rounds, kind="claim", quote=QUOTES["dd_over_averaging"], part=TABLE1.name)
     if runs is not None:
         tail = {lab: 100 * np.mean([r.curve() for r in runs[lab]], 0)[-3:] for lab in ("FedDM", "FedRD")}
         print("how firm: the mean accuracy over the last 3 rounds", {lab: v.round(2).tolist() for lab, v in tail.items()})
     ledger.compare("FedRD", "Fig. 2", "after one round FedRD is ahead of every model-averaging method (FashionMNIST; "
                    "the paper: CIFAR-10, 65% against < 30%)", of("FedRD", after_round_one),
                    _best_of_averaging(runs, after_round_one), ">", rounds=1, kind="claim", quote=QUOTES["round_one"],
-                   run_set=TABLE1.name)
+                   part=TABLE1.name)
     if profile.rounds > 5:
         curve = np.mean([r.curve() for r in runs["FedRD"]], 0) * 100 if runs is not None else None
         ledger.record("FedRD", "Fig. 2", "FedRD has converged within about 5 rounds (ours: its best later round minus "
                       "round 5, FashionMNIST, in points; no tolerance of the paper's, so no verdict)",
                       float(curve[5:].max() - curve[4]) if curve is not None else None, None, rules.statement(),
                       kind="claim", quote=QUOTES["five_rounds"], seeds=len(profile.seeds), rounds=profile.rounds,
-                      run_set=TABLE1.name)
+                      part=TABLE1.name)
 
 
 def table3_claims(ledger, sides: dict, profile) -> None:
@@ -198,7 +198,7 @@ def table3_claims(ledger, sides: dict, profile) -> None:
         real, random = (None, None) if real is None or random is None else (real, random)
         ledger.compare("FedRD", "Table III", f"initialising from real samples beats noise ({lab}, FashionMNIST)",
                        real, random, ">", paper_value=round(TABLE3[f"{lab}(real)"][0] - TABLE3[f"{lab}(random)"][0], 2),
-                       rounds=profile.swept, kind="claim", quote=QUOTES["table3"], run_set=INIT.name)
+                       rounds=profile.swept, kind="claim", quote=QUOTES["table3"], part=INIT.name)
 
 
 RISES = "accuracy rises with the samples per class (dpc {} -> {}, FedDM and FedRD, FashionMNIST)"
@@ -220,7 +220,8 @@ def dpc_claims(ledger, points: dict, profile, planned: list) -> None:
         dm = [k for lab, k in planned if lab == "FedDM"]
         for claim in (RISES.format(min(dm), max(dm)), EQUAL_UPLINK):
             ledger.record("FedRD", "Fig. 4", claim, None, 0.0, rules.comparison(">"), kind="claim",
-                          quote=QUOTES["fig4_dpc" if claim != EQUAL_UPLINK else "fig4_uplink"], **at)
+                          quote=QUOTES["fig4_dpc" if claim != EQUAL_UPLINK else "fig4_uplink"], part=DPC.name,
+                          **at)
             ledger.rows[-1].note = UNDECLARED
         return
     dm = {k: v[0][0] for (lab, k), v in points.items() if lab == "FedDM"}
@@ -229,7 +230,7 @@ def dpc_claims(ledger, points: dict, profile, planned: list) -> None:
         rises = [dm[max(dm)] - dm[min(dm)], rd[max(rd)] - rd[min(rd)]]
         print(f"(4a) the largest dpc minus the smallest: FedDM {rises[0]:+.2f}, FedRD {rises[1]:+.2f}")
         ledger.record("FedRD", "Fig. 4", RISES.format(min(dm), max(dm)), rises, 0.0, rules.comparison(">"),
-                      kind="claim", quote=QUOTES["fig4_dpc"], **at)
+                      kind="claim", quote=QUOTES["fig4_dpc"], part=DPC.name, **at)
     same = [rd[k] - dm[k] for k in sorted(set(dm) & set(rd))]
     small = {k: v[0][0] for (lab, k), v in points.items() if lab == "FedRD d'=256"}
     equal = [small[3 * k] - dm[k] for k in sorted(dm) if 3 * k in small]
@@ -237,7 +238,7 @@ def dpc_claims(ledger, points: dict, profile, planned: list) -> None:
         print(f"(4b) FedRD minus FedDM at the same dpc and uplink: {[round(x, 2) for x in same]}; FedRD (d' = 256, "
               f"3x dpc) minus FedDM at about equal uplink: {[round(x, 2) for x in equal]}")
         ledger.record("FedRD", "Fig. 4", EQUAL_UPLINK, same + equal, 0.0, rules.comparison(">"), kind="claim",
-                      quote=QUOTES["fig4_uplink"], **at)
+                      quote=QUOTES["fig4_uplink"], part=DPC.name, **at)
 
 
 def size_and_depth_claims(ledger, dims: list[dict], depth_acc: dict, profile) -> None:
@@ -250,19 +251,19 @@ def size_and_depth_claims(ledger, dims: list[dict], depth_acc: dict, profile) ->
         by_side = {r["sqrt_d"]: r["final_mean"] for r in dims}
         ledger.record("FedRD", "Table IV", SIZE.format(min(by_side) ** 2, max(by_side) ** 2),
                       by_side[max(by_side)] - by_side[min(by_side)], 0.0, rules.comparison(">"), kind="claim",
-                      quote=QUOTES["table4"], paper_value=paper_gain, **at)
+                      quote=QUOTES["table4"], paper_value=paper_gain, part=SIDES.name, **at)
     elif profile.sides:
         ledger.record("FedRD", "Table IV", SIZE.format(min(sides) ** 2, max(sides) ** 2), None, 0.0,
-                      rules.comparison(">"), kind="claim", quote=QUOTES["table4"], paper_value=paper_gain, **at)
+                      rules.comparison(">"), kind="claim", quote=QUOTES["table4"], paper_value=paper_gain, part=SIDES.name, **at)
         ledger.rows[-1].note = UNDECLARED
     depths = (*profile.depths, 2)
     if depth_acc:
         gain = depth_acc[max(depth_acc)][0] - depth_acc[min(depth_acc)][0]
         ledger.record("FedRD", "Fig. 5", DEPTH.format(min(depth_acc), max(depth_acc)), gain, 0.0, rules.comparison(">"),
-                      kind="claim", quote=QUOTES["fig5"], **at)
+                      kind="claim", quote=QUOTES["fig5"], part=DEPTHS.name, **at)
     elif profile.depths:
         ledger.record("FedRD", "Fig. 5", DEPTH.format(min(depths), max(depths)), None, 0.0,
-                      rules.comparison(">"), kind="claim", quote=QUOTES["fig5"], **at)
+                      rules.comparison(">"), kind="claim", quote=QUOTES["fig5"], part=DEPTHS.name, **at)
         ledger.rows[-1].note = UNDECLARED
 
 
@@ -272,7 +273,8 @@ def fednova_unbiased(ledger, gap: dict, settings: Toy = TOY) -> str:
     return ledger.record("FedNova", "Sec. 4 (toy)", "with unequal local steps FedAvg's fixed point is biased and "
                          "FedNova's is not, to first order in lr (FedNova's distance to the minimiser is below lr x max "
                          "tau and FedAvg's is above it)", [bound - gap["FedNova"], gap["FedAvg"] - bound], 0.0,
-                         rules.comparison(">"), kind="self-check", seeds=1, rounds=settings.rounds)
+                         rules.comparison(">"), kind="self-check", seeds=1, rounds=settings.rounds,
+                         part=TOY_PART.name)
 
 
 def record_parts(profile: str, table1, init, dpcs, numbers: dict):

@@ -263,5 +263,7 @@ LADDER_PART = Part("fedrd_ladder", NOTEBOOK, {name: LADDER for name in PROFILES}
                               f"data, {LADDER.server_epochs} server epochs (not 500), the T its row names (not 1000)",
                    stage=lambda k: k[1] or 0)  # the averaging baselines first (once for every rung), cheap to dear
 AT_PROFILE = (TABLE1, INIT, DPC, SIDES, DEPTHS)  # parts A-F, run at the notebook's profile (G: the archive's)
-PARTS = (*AT_PROFILE, LADDER_PART)
+TOY_PART = Part("fedrd_toy", NOTEBOOK, {name: TOY for name in PROFILES}, None, where=("Sec. 4 (toy)",),
+                packed=False)  # FedNova's toy, computed in the notebook (no run of the engine)
+PARTS = (*AT_PROFILE, LADDER_PART, TOY_PART)
 RUN_SETS = [p for p in PARTS if p.packed]  # what scripts/paper_runs.py computes and packs: derived, never listed

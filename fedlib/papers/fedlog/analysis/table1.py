@@ -9,7 +9,7 @@ import numpy as np
 
 from .... import stats
 from ....result import as_result
-from ..plans import REGIME_WORDS, REGIMES, Table1Plan, commands
+from ..plans import REGIME_WORDS, REGIMES, Table1Reads
 from ..reported import TABLE1, TABLE1_MARKERS, TABLE_A1, TABLE_A1_MARKERS, THRESHOLD
 
 NAN = float("nan")
@@ -129,18 +129,16 @@ def ranking_rows(here: dict, dataset: str, reference: dict | None = None) -> tup
     return sorted(rows, key=lambda r: r["rank"]), lines, tau
 
 
-def read_regimes(results, p: Table1Plan) -> tuple[dict, dict]:
-    """Table 1's Results that are there (regime -> dataset -> label -> [Result], a label only with all its seeds)
-    and, per regime, the rows that are not, (dataset, label)."""
+def read_regimes(reads: Table1Reads) -> tuple[dict, dict]:
+    """Table 1's Results that are there (regime -> dataset -> entry -> [Result], an entry only with all its seeds)
+    and, per regime, the entries that are not, (dataset, entry), each regime's named with what computes them."""
     runs, absent = {}, {}
     for reg in REGIMES:
-        runs[reg] = {d: {lab: results(cfgs) for lab, cfgs in by.items() if results.has(cfgs)}
-                     for d, by in p.t1[reg].items()}
-        absent[reg] = [(d, lab) for d, by in p.t1[reg].items() for lab, cfgs in by.items() if not results.has(cfgs)]
-        if absent[reg]:
-            cfgs = [c for d, lab in absent[reg] for c in p.t1[reg][d][lab]]
-            print(f"Table 1 {REGIME_WORDS[reg]}: {len(absent[reg])} of {sum(map(len, p.t1[reg].values()))} entries "
-                  f"not all cached or shipped; their claims wait for them (`{commands(cfgs)}`)")
+        runs[reg] = {d: {lab: r[lab] for lab in r.keys() if r[lab] is not None} for d, r in reads.table1[reg].items()}
+        absent[reg] = [(d, lab) for d, r in reads.table1[reg].items() for lab in r.missing()]
+        for d, r in reads.table1[reg].items():
+            if r.missing():
+                print(r.note(r.missing(), f"Table 1 ({d}) {REGIME_WORDS[reg]}") + "; their claims wait for them")
     return runs, absent
 
 
