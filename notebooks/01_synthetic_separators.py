@@ -53,15 +53,15 @@ print(profile, SETTINGS)
 
 # %%
 fed = circle_federation(seed=0)
-E = SETTINGS.shown_iters
-snapshots = {m: synthetic.one_round(m, E, seed=0) for m in METHODS}
+shown = SETTINGS.shown_iters  # the local iterations the representation panels show
+snapshots = {m: synthetic.one_round(m, shown, seed=0) for m in METHODS}
 acc = synthetic.accuracy_vs_iterations(METHODS, SETTINGS.iters, SETTINGS.seeds)
 data = [(fed.train.x[c, :int(fed.train.counts[c])].numpy(), fed.train.y[c, :int(fed.train.counts[c])].numpy())
         for c in range(2)]
 panels = [(snapshots["fedlog"][0], "random initialisation (FedLog)", True),
-          (snapshots["fedlog"][1], f"FedLog after 1 round, {E} local iterations", True),
-          (snapshots["lg_fedavg"][1], f"LG-FedAvg after 1 round, {E} local iterations", True),
-          (snapshots["fedproto"][1], f"FedProto after 1 round, {E} local iterations", False)]
+          (snapshots["fedlog"][1], f"FedLog after 1 round, {shown} local iterations", True),
+          (snapshots["lg_fedavg"][1], f"LG-FedAvg after 1 round, {shown} local iterations", True),
+          (snapshots["fedproto"][1], f"FedProto after 1 round, {shown} local iterations", False)]
 fig = fedlog.figures.fig1(data, 26 / 7, panels, acc, SETTINGS.iters)
 plots.caption(fig, profile, len(SETTINGS.seeds), 1, note=f"{len(SETTINGS.iters)} local-iteration counts")
 saved = outputs.save_figure(fig, "fig1_synthetic")  # its .png and .pdf under figures/

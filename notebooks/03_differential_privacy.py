@@ -48,7 +48,7 @@ from fedlib.papers.fedlog.analysis import dp
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 
-B, DELTA = fedlog.DP_B, fedlog.DP_DELTA
+BOUND, DELTA = fedlog.DP_B, fedlog.DP_DELTA  # the logit bound B and delta of the DP runs
 plots.style()
 parts = dp.parts_here(profile)  # dataset -> its part (`fedlog.DP_PARTS`), for the datasets whose files are here
 runs = {d: p.settings(profile) for d, p in parts.items()}
@@ -58,7 +58,7 @@ print(profile, {d: (s.eps, s.seeds, s.rounds) for d, s in runs.items()})
 # ## How much noise: Thm. 7 against the tighter accountant
 
 # %%
-print(fedlog.figures.dp_noise(runs, dp.statistic_size("mnist"), profile, B, DELTA))  # m = 51 on MNIST, 101 on CIFAR
+print(fedlog.figures.dp_noise(runs, dp.statistic_size("mnist"), profile, BOUND, DELTA))  # m = 51 on MNIST, 101 on CIFAR
 
 # %% [markdown]
 # ## Accuracy vs epsilon
@@ -70,11 +70,11 @@ print("\n".join(filter(None, (dp.formal_spend(d, s, DELTA) for d, s in runs.item
 final, drawn = dp.finals(dict(zip(parts, papers.read(profile, *parts.values()))))
 
 # %%
-at_papers_noise = dp.matched(drawn, B, DELTA)  # see "What the numbers say"
-fig = fedlog.figures.dp_figure(drawn, final, profile, B, DELTA, at_papers_noise)
+at_papers_noise = dp.matched(drawn, BOUND, DELTA)  # see "What the numbers say"
+fig = fedlog.figures.dp_figure(drawn, final, profile, BOUND, DELTA, at_papers_noise)
 
 # %%
-sigmas = fedlog.figures.dp_table(drawn, final, {d: dp.statistic_size(d) for d in drawn}, B, DELTA)
+sigmas = fedlog.figures.dp_table(drawn, final, {d: dp.statistic_size(d) for d in drawn}, BOUND, DELTA)
 
 # %% [markdown]
 # ## What the numbers say
@@ -91,4 +91,4 @@ sigmas = fedlog.figures.dp_table(drawn, final, {d: dp.statistic_size(d) for d in
 # %%
 _, said = dp.recovery(drawn, final)
 print("\n".join(said))
-ledger = fedlog.claims.record_dp(final, runs, drawn, B, profile, at_papers_noise)  # fedlib/papers/fedlog/claims.py
+ledger = fedlog.claims.record_dp(final, runs, drawn, BOUND, profile, at_papers_noise)  # fedlib/papers/fedlog/claims.py

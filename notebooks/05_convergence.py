@@ -84,10 +84,10 @@ summary = outputs.save_table(convergence.summary_rows(fig2, "fig2_local_optimum"
 # the claim reads them all.
 
 # %%
-s = SETTINGS.thm
-base = fedlog.paper_config("mnist", "fedlog", rounds=s.rounds, **s.over)
-studies = convergence.step_size_studies(base, s, compute=sweep.may_compute(profile))  # seed -> step -> trace
-rows = fedlog.figures.step_size_part(studies, s, profile)
+thm = fedlog.STEP_SIZES.settings(profile)  # Thm. 4's part: its step sizes, seeds and rounds
+base = fedlog.paper_config("mnist", "fedlog", rounds=thm.rounds, **thm.over)
+studies = convergence.step_size_studies(base, thm, compute=sweep.may_compute(profile))  # seed -> step -> trace
+rows = fedlog.figures.step_size_part(studies, thm, profile)
 
 # %% [markdown]
 # ## What the numbers say

@@ -6,7 +6,7 @@ its rounds, and the core-hours of the whole set. One thread, as the paper runs a
     OMP_NUM_THREADS=1 python scripts/cost_table.py [--sets fedprof_table3 fedcr_table2_n1 ...] [--out FILE.md] [--record]
     python scripts/cost_table.py --from-runs --sets fig3_left [--like fig3_left] [--record]   # times nothing
 
-Each set is costed at the seeds its notebook's paper profile reads (`RunSet.seeds`). `--record` also writes each
+Each set is costed at the seeds its notebook's paper profile reads (`Part.seeds`). `--record` also writes each
 set's core-hours into archive/costs.csv (`fedlib.papers.accounting`), from which figures/claims.md lists the
 cost of every set that is not shipped yet.
 

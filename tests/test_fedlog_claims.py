@@ -506,7 +506,7 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
     fig3, missing3 = convergence.by_dataset(reads[1])
     missing = {"fig2": missing2, "fig3": missing3}
     assert ran == [] and fig2 == fig3 == {} and missing == {"fig2": ["mnist", "fashion_mnist"], "fig3": ["mnist"]}
-    said = capsys.readouterr().out  # the commands of the sets that hold the runs missing, built by runset.py
+    said = capsys.readouterr().out  # the commands of the sets that hold the runs missing, built by part.py
     assert "Fig. 2 (mnist): not drawn" in said and "compute them with scripts/paper_runs.py fig2 --seeds 0-9" in said
     assert "Fig. 3 left (mnist): not drawn" in said and "scripts/paper_runs.py fig3_left --seeds 0-9" in said
     assert figures.convergence_figure(fig2, fedlog.CONVERGENCE_METHODS, "x", "Fig. 2: x", "std", "paper") is None

@@ -186,7 +186,7 @@ def test_the_augmented_table_reuses_every_augmented_run_already_declared():
 
 
 def test_the_commands_for_missing_runs_name_the_fewest_sets_that_hold_them():
-    """runset.commands_for: the sets found by the runs' keys, a run that two sets share named once (DP's non-private
+    """part.commands_for: the sets found by the runs' keys, a run that two sets share named once (DP's non-private
     runs are also Table 1's), and the fallback where no declared set holds them."""
     from fedlib.papers import RUN_SETS, commands_for
 

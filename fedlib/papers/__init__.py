@@ -11,7 +11,7 @@ figures/claims.md (never typed).
 """
 from __future__ import annotations
 
-from . import fedcr, fedlog, fedprof, fedrd, part, runset
+from . import fedcr, fedlog, fedprof, fedrd, part
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 PARTS = {p.name: p for paper in (fedlog, fedprof, fedcr, fedrd) for p in paper.PARTS}  # every notebook part, by name:
@@ -19,10 +19,10 @@ PARTS = {p.name: p for paper in (fedlog, fedprof, fedcr, fedrd) for p in paper.P
 RUN_SETS = {s.name: s for paper in (fedlog, fedprof, fedcr, fedrd) for s in paper.RUN_SETS}
 
 
-def commands_for(configs: list, undeclared: str = runset.UNDECLARED) -> str:
-    """The `scripts/paper_runs.py` commands of the declared run sets that hold `configs` (`runset.commands_for`): what
+def commands_for(configs: list, undeclared: str = part.UNDECLARED) -> str:
+    """The `scripts/paper_runs.py` commands of the declared run sets that hold `configs` (`part.commands_for`): what
     a notebook names for the runs it misses (sweep.Runs calls it with them)."""
-    return runset.commands_for(configs, RUN_SETS.values(), undeclared)
+    return part.commands_for(configs, RUN_SETS.values(), undeclared)
 
 
 def read(profile: str, *parts: part.Part, shipped_prefixes: bool = False) -> tuple[part.Read, ...]:

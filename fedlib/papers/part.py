@@ -8,7 +8,9 @@ that one value, so no list of runs is written twice and none is found by matchin
     table3[(0.1, "FedAvg")]                           # one Result per seed, or None while any seed is missing
 
 A part whose runs no paper-profile run set declares (packed=False) is read the same way; a notebook reads through
-`fedlib.papers.read`, which names missing runs with every declared set that holds them."""
+`fedlib.papers.read`, which names missing runs with every declared set that holds them. A part its notebook computes
+with no run of the engine has no `build`: its settings and the name its claims rows give. The commands that compute a
+set are built here alone (`command`, `commands_for`; runset.py, which declared the sets apart, is gone)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,7 +18,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..config import Config
 from ..result import Result
-from . import runset
 
 
 @dataclass(frozen=True)
@@ -71,17 +72,17 @@ class Part:
         stages: dict = {}
         for key in plan:
             stages.setdefault(self.stage(key), []).append(key)
-        return runset.pick(self.name, [(self.label(key), plan[key][i]) for keys in stages.values()
+        return pick(self.name, [(self.label(key), plan[key][i]) for keys in stages.values()
                                        for i in range(max(len(plan[k]) for k in keys)) for key in keys
                                        if i < len(plan[key])], only)  # a key with fewer seeds stops early
 
     @property
     def archive_file(self) -> str:
-        return runset.archive_file(self.name, self.archive)
+        return archive_file(self.name, self.archive)
 
     def command(self, seeds: Sequence[int] | None = None) -> str:
         """The command that computes the runs of `seeds` (a range: the notebooks' seeds are 0..n-1)."""
-        return runset.command(self.name, self.seeds if seeds is None else seeds)
+        return command(self.name, self.seeds if seeds is None else seeds)
 
     def at(self, profile: str, settings) -> Part:
         """This part with `settings` for `profile` (a notebook's knobs narrowing its profile: fewer seeds, datasets or
@@ -163,7 +164,7 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
     sets = [p for p in parts if p.packed] if sets is None else list(sets)
 
     def commands(p: Part):  # missing Configs -> the commands computing them (the notebook's own where none declares)
-        return lambda missing: runset.commands_for(missing, sets, runset.undeclared(p.notebook))
+        return lambda missing: commands_for(missing, sets, undeclared(p.notebook))
 
     plans = [p.plan(profile) for p in parts]
     every = [c for plan in plans for cfgs in plan.values() for c in cfgs]
@@ -174,3 +175,54 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
 def first_whole(*reads: Read) -> Read | None:
     """The first of `reads` whose part is there whole (a paper's readings, its protocol's first); None if none is."""
     return next((r for r in reads if r.whole()), None)
+
+
+# The command that computes a run set, and the sets that hold a notebook's missing runs: built here alone (a test
+# finds the script's name typed nowhere else in the package).
+def pick(name: str, runs: list, only: list[str] | None) -> list:
+    """The (label, Config) of `runs` whose labels are in `only` (all without it); an unknown label is refused with
+    the choices of the set `name`."""
+    labels = {lab for lab, _ in runs}
+    unknown = set(only or ()) - labels
+    if unknown:
+        raise ValueError(f"unknown label(s) {sorted(unknown)} in {name}; choose from {', '.join(sorted(labels))}")
+    return [(lab, cfg) for lab, cfg in runs if not only or lab in only]
+
+
+def archive_file(name: str, archive: str = "") -> str:
+    """A set's file under archive/: `archive` (default NAME_paper) with .jsonl.gz."""
+    return f"{archive or name + '_paper'}.jsonl.gz"
+
+
+def command(name: str, seeds) -> str:
+    """The command that computes the runs of the set `name` for `seeds` (a range: the notebooks' seeds are 0..n-1)."""
+    seeds = sorted(seeds)
+    return f"{SCRIPT} {name} --seeds {seeds[0]}-{seeds[-1]}"
+
+
+SCRIPT = "scripts/paper_runs.py"  # every command that computes a run set is built here (Part.command, commands_for)
+UNDECLARED = "FEDLIB_COMPUTE=1 FEDLIB_PROFILE=paper ./run_all.sh NN (no run set declares them)"
+
+
+def undeclared(notebook: str) -> str:
+    """The command that computes a notebook's paper-profile runs that no run set declares."""
+    return UNDECLARED.replace(" NN ", f" {notebook[:2]} ")
+
+
+def commands_for(configs: list, sets, undeclared: str) -> str:
+    """The commands that compute `configs`: the fewest sets of `sets` that hold them, each the one holding most of
+    those left (a run two sets share, as the non-private runs of the DP sets and Table 1, is named once), their
+    commands `; ` between them, and `undeclared` for those no set holds (a part whose paper-size runs no set declares).
+    Sets are matched by the runs' cache keys, never by name."""
+    left = {c.key() for c in configs}
+    if not left:  # nothing missing (every quick run, most redraws): no set's runs are built
+        return undeclared
+    holds = [(s, {cfg.key() for _, cfg in s.runs()}) for s in sets]
+    named = []
+    while left:
+        best, keys = max(holds, key=lambda h: len(h[1] & left), default=(None, set()))
+        if not keys & left:
+            break
+        named.append(best.command())
+        left -= keys
+    return "; ".join(named + ([undeclared] if left else []))
