@@ -39,7 +39,7 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import outputs, papers, paths, plots, sweep
+from fedlib import outputs, papers, paths, plots
 from fedlib.papers import fedlog
 from fedlib.papers.fedlog.analysis import convergence
 
@@ -86,7 +86,7 @@ summary = outputs.save_table(convergence.summary_rows(fig2, "fig2_local_optimum"
 # %%
 thm = fedlog.STEP_SIZES.settings(profile)  # Thm. 4's part: its step sizes, seeds and rounds
 base = fedlog.paper_config("mnist", "fedlog", rounds=thm.rounds, **thm.over)
-studies = convergence.step_size_studies(base, thm, compute=sweep.may_compute(profile))  # seed -> step -> trace
+studies = convergence.step_size_studies(base, thm, compute=papers.part.may_compute(profile))  # seed -> step -> trace
 rows = fedlog.figures.step_size_part(studies, thm, profile)
 
 # %% [markdown]

@@ -511,7 +511,9 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
     assert "Fig. 3 left (mnist): not drawn" in said and "scripts/paper_runs.py fig3_left --seeds 0-9" in said
     assert figures.convergence_figure(fig2, fedlog.CONVERGENCE_METHODS, "x", "Fig. 2: x", "std", "paper") is None
     base = fedlog.paper_config("mnist", "fedlog", rounds=2, **S.thm.over)
-    assert not sweep.may_compute("paper")
+    from fedlib.papers import part
+
+    assert not part.may_compute("paper")
     assert convergence.step_size_study(base, [0.01, 0.1], compute=False) == {} and ran == []
     assert figures.step_size_part({}, S.thm, "paper") == []
     monkeypatch.setattr(archive, "folder", lambda: tmp_path)  # a trace shipped in archive/ is read, not computed

@@ -97,3 +97,52 @@ def test_a_note_names_the_keys_asked_about(monkeypatch):
 def test_a_quick_read_computes_what_is_missing():
     read = SMALL.read("quick")
     assert read.whole() and all(ex.is_cached(c) for c in SMALL.configs("quick"))
+
+
+# The workbook's policy on computing (sweep.py's before issue 70): in the paper profile nothing is computed
+def test_the_paper_profile_lists_missing_runs_instead_of_computing_them(monkeypatch):
+    from fedlib.papers import fedlog
+
+    cfgs = [fedlog.paper_config("mnist", "fedavg", rounds=3, seed=s) for s in (0, 1)]
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    with pytest.raises(part.NotShipped, match=r"(?s)2 of 2 paper-profile runs.*scripts/paper_runs.py X"):
+        part.require_shipped(cfgs, "paper", "scripts/paper_runs.py X")
+    part.require_shipped(cfgs, "quick", "-")  # other profiles compute
+    monkeypatch.setenv("FEDLIB_COMPUTE", "1")
+    part.require_shipped(cfgs, "paper", "-")
+    monkeypatch.setenv("FEDLIB_COMPUTE", "yes")
+    with pytest.raises(ValueError, match="FEDLIB_COMPUTE"):
+        part.require_shipped(cfgs, "paper", "-")
+
+
+def test_runs_draws_what_is_shipped_and_marks_the_rest_without_computing_it(monkeypatch, capsys):
+    """The paper profile of notebooks 06-08: the runs that are there are read, the others are listed, never
+    computed; a part asks `has` before it draws. Other profiles compute everything (duplicates once)."""
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    here, absent = _circle("fedlog", 0, 2), _circle("fedlog", 1, 2)
+    ex.run(here, progress=False)  # cached, as a shipped run would be
+    runs = part.Runs([here, absent, here], "paper", "scripts/paper_runs.py X")
+    assert runs.has([here]) and not runs.has([here, absent]) and [c.key() for c in runs.missing] == [absent.key()]
+    assert runs([here])[0].curve().tolist() == ex.run(here, progress=False).curve().tolist()
+    assert not ex.is_cached(absent)  # listed, not computed
+    with pytest.raises(part.NotShipped, match="scripts/paper_runs.py X"):
+        runs([absent])
+    assert "1 of 2" in capsys.readouterr().out
+    quick = part.Runs([absent, absent], "quick", "-")
+    assert quick.has([absent]) and ex.is_cached(absent) and not quick.missing
+
+
+
+def test_missing_paper_runs_are_listed_one_line_per_setting_with_their_seeds_not_one_per_key(tmp_path, monkeypatch):
+    """Before: notebook 06 printed 20 lines of keys ("fedavg fashion_mnist seed=0 (250 rounds, key 1a11...)") and
+    "... and 133 more"."""
+    from fedlib.papers import fedlog
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    monkeypatch.setenv("FEDLIB_COMPUTE", "0")
+    cfgs = [fedlog.paper_config("mnist", m, rounds=7, seed=s) for m in ("fedavg", "fedlog") for s in range(5)]
+    with pytest.raises(part.NotShipped) as err:
+        part.require_shipped(cfgs, "paper", "scripts/paper_runs.py X")
+    lines = str(err.value).splitlines()
+    assert lines[1:3] == ["  fedavg mnist, pathological partition, 7 rounds: seeds 0-4",
+                          "  fedlog mnist, pathological partition, 7 rounds: seeds 0-4"] and "key" not in str(err.value)

@@ -238,42 +238,6 @@ def _alive(pid):
         return False
 
 
-def test_the_paper_profile_lists_missing_runs_instead_of_computing_them(monkeypatch):
-    from fedlib.papers import fedlog
-
-    cfgs = [fedlog.paper_config("mnist", "fedavg", rounds=3, seed=s) for s in (0, 1)]
-    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
-    with pytest.raises(sweep.NotShipped, match=r"(?s)2 of 2 paper-profile runs.*scripts/paper_runs.py X"):
-        sweep.require_shipped(cfgs, "paper", "scripts/paper_runs.py X")
-    sweep.require_shipped(cfgs, "quick", "-")  # other profiles compute
-    monkeypatch.setenv("FEDLIB_COMPUTE", "1")
-    sweep.require_shipped(cfgs, "paper", "-")
-    monkeypatch.setenv("FEDLIB_COMPUTE", "yes")
-    with pytest.raises(ValueError, match="FEDLIB_COMPUTE"):
-        sweep.require_shipped(cfgs, "paper", "-")
-
-
-def test_runs_draws_what_is_shipped_and_marks_the_rest_without_computing_it(monkeypatch, capsys):
-    """The paper profile of notebooks 06-08: the runs that are there are read, the others are listed, never
-    computed; a part asks `has` before it draws. Other profiles compute everything (duplicates once)."""
-    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
-    here, absent = _circle(0, rounds=2), _circle(1, rounds=2)
-    ex.run(here, progress=False)  # cached, as a shipped run would be
-    runs = sweep.Runs([here, absent, here], "paper", "scripts/paper_runs.py X")
-    assert runs.has([here]) and not runs.has([here, absent]) and [c.key() for c in runs.missing] == [absent.key()]
-    assert runs([here])[0].curve().tolist() == ex.run(here, progress=False).curve().tolist()
-    assert not ex.is_cached(absent)  # listed, not computed
-    with pytest.raises(sweep.NotShipped, match="scripts/paper_runs.py X"):
-        runs([absent])
-    assert "scripts/paper_runs.py X" in runs.missing_note("Fig. 1") and "1 of 2" in capsys.readouterr().out
-    assert runs.get([here, absent], "Fig. 1") is None
-    assert "Fig. 1: not drawn" in capsys.readouterr().out
-    assert runs.get([here], "Fig. 1")[0].curve().tolist() == runs([here])[0].curve().tolist()
-    assert capsys.readouterr().out == ""  # nothing said when the part is drawn
-    quick = sweep.Runs([absent, absent], "quick", "-")
-    assert quick.has([absent]) and ex.is_cached(absent) and not quick.missing
-
-
 @pytest.mark.slow
 def test_paper_runs_takes_one_seed_or_a_range_and_refuses_the_rest():
     # before: --seeds 2 raised "ValueError: not enough values to unpack"
@@ -314,16 +278,3 @@ def test_paper_runs_list_tells_done_started_and_todo_without_reading_a_checkpoin
     assert ckpt.read_bytes() == b"not a checkpoint at all"  # left as it was
 
 
-def test_missing_paper_runs_are_listed_one_line_per_setting_with_their_seeds_not_one_per_key(tmp_path, monkeypatch):
-    """Before: notebook 06 printed 20 lines of keys ("fedavg fashion_mnist seed=0 (250 rounds, key 1a11...)") and
-    "... and 133 more"."""
-    from fedlib.papers import fedlog
-
-    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
-    monkeypatch.setenv("FEDLIB_COMPUTE", "0")
-    cfgs = [fedlog.paper_config("mnist", m, rounds=7, seed=s) for m in ("fedavg", "fedlog") for s in range(5)]
-    with pytest.raises(sweep.NotShipped) as err:
-        sweep.require_shipped(cfgs, "paper", "scripts/paper_runs.py X")
-    lines = str(err.value).splitlines()
-    assert lines[1:3] == ["  fedavg mnist, pathological partition, 7 rounds: seeds 0-4",
-                          "  fedlog mnist, pathological partition, 7 rounds: seeds 0-4"] and "key" not in str(err.value)

@@ -21,7 +21,7 @@ RUN_SETS = {s.name: s for paper in (fedlog, fedprof, fedcr, fedrd) for s in pape
 
 def commands_for(configs: list, undeclared: str = part.UNDECLARED) -> str:
     """The `scripts/paper_runs.py` commands of the declared run sets that hold `configs` (`part.commands_for`): what
-    a notebook names for the runs it misses (sweep.Runs calls it with them)."""
+    a notebook names for the runs it misses (part.Runs calls it with them)."""
     return part.commands_for(configs, RUN_SETS.values(), undeclared)
 
 

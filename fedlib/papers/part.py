@@ -13,9 +13,11 @@ with no run of the engine has no `build`: its settings and the name its claims r
 set are built here alone (`command`, `commands_for`; runset.py, which declared the sets apart, is gone)."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from .. import experiments as ex
 from ..config import Config
 from ..result import Result
 
@@ -104,7 +106,7 @@ class Read:
     part: Part
     profile: str
     plan: dict  # key -> one Config per seed
-    results: Any = field(repr=False)  # the sweep that made or read them (sweep.Runs)
+    results: Any = field(repr=False)  # the sweep that made or read them (`Runs`)
     commands: Callable[[list], str] = field(default=str, repr=False)  # missing Configs -> the commands computing them
 
     @property
@@ -153,12 +155,92 @@ class Read:
         return {k: self[k] for k in self.plan}
 
 
+# The workbook's policy on computing: in the paper profile a notebook redraws what is cached or shipped in archive/
+# and computes nothing unless FEDLIB_COMPUTE=1 (it was sweep.py's; the engine's sweep knows no profile).
+class NotShipped(RuntimeError):
+    """Paper-profile runs that are neither cached nor shipped, in a notebook that must not compute them itself."""
+
+
+def may_compute(profile: str) -> bool:
+    """Whether a notebook at `profile` computes what is missing: in every profile but the paper's, and there only
+    with FEDLIB_COMPUTE=1 (the paper profile redraws what is cached or shipped in archive/)."""
+    compute = os.environ.get("FEDLIB_COMPUTE", "0")
+    if compute not in ("0", "1"):
+        raise ValueError(f"FEDLIB_COMPUTE must be 0 or 1, got {compute!r}")
+    return profile != "paper" or compute == "1"
+
+
+def require_shipped(configs: list[Config], profile: str, driver: str) -> None:
+    """In the paper profile a notebook redraws what is cached or shipped in archive/ and never starts hours of
+    computing on its own: with runs missing it stops here, listing them and the command that computes them
+    (`driver`), unless FEDLIB_COMPUTE=1 asks it to compute them itself. Other profiles compute as usual."""
+    if may_compute(profile):
+        return
+    missing = [c for c in configs if not ex.is_cached(c)]
+    if missing:
+        groups = missing_groups(missing)
+        shown = "\n".join(f"  {line}" for line in groups[:12])
+        more = f"\n  ... and {len(groups) - 12} more such lines" if len(groups) > 12 else ""
+        raise NotShipped(f"{len(missing)} of {len(configs)} paper-profile runs are not cached or shipped:\n{shown}{more}\n"
+                         f"compute them with {driver} (then --pack them into archive/), or set FEDLIB_COMPUTE=1 to "
+                         f"compute them in this notebook")
+
+
+def missing_groups(configs: list[Config]) -> list[str]:
+    """Runs listed one line per setting (method with its options, dataset, partition, rounds) with their seeds, not
+    one line per key: "fedavg mnist, pathological partition, 500 rounds: seeds 0-2"."""
+    groups: dict[str, list[int]] = {}
+    for c in configs:
+        opts = ",".join(f"{k}={v}" for k, v in sorted(c.options.items()))
+        what = f"{c.method}{'(' + opts + ')' if opts else ''} {c.dataset}, {c.partition} partition, {c.rounds} rounds"
+        groups.setdefault(what, []).append(c.seed)
+    return [f"{what}: seed{'s' * (len(seeds) > 1)} {_span(sorted(set(seeds)))}" for what, seeds in groups.items()]
+
+
+def _span(seeds: list[int]) -> str:
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
+class Runs:
+    """The sweep behind `read`: every run a notebook reads, made in one sweep so that the workers stay busy (duplicates by cache key run
+    once); `runs(cfgs)` gives their Results. In the paper profile nothing is computed unless FEDLIB_COMPUTE=1:
+    what is neither cached nor shipped is listed with `driver`, the command that computes it, and a part asks
+    `runs.has(cfgs)` before it draws, so the notebook draws what is shipped and marks the rest missing."""
+
+    def __init__(self, configs: list[Config], profile: str, driver, shipped_prefixes: bool = False):
+        """`driver`: the command that computes missing runs, or a function of the missing runs that names it
+        (`fedlib.papers.commands_for`: the run sets that hold them)."""
+        unique = list({c.key(): c for c in configs}.values())
+        self.missing = [] if may_compute(profile) else [c for c in unique if not ex.is_cached(c)]
+        self.driver = driver(self.missing) if callable(driver) else driver
+        try:
+            require_shipped(unique, profile, self.driver)
+        except NotShipped as err:
+            print(f"not drawn from archive/ yet (parts that need them say so): {err}")
+        todo = [c for c in unique if c.key() not in {m.key() for m in self.missing}]
+        print(f"{len(unique)} runs" + (f", {len(self.missing)} of them missing" if self.missing else ""))
+        from ..sweep import run_many
+
+        self._done = dict(zip([c.key() for c in todo], run_many(todo, shipped_prefixes=shipped_prefixes)))
+
+    def has(self, cfgs: list[Config]) -> bool:
+        return all(c.key() in self._done for c in cfgs)
+
+    def __call__(self, cfgs: list[Config]) -> list[Result]:
+        absent = [c for c in cfgs if c.key() not in self._done]
+        if absent:
+            raise NotShipped(f"{len(absent)} runs asked for are not cached or shipped (first: {absent[0].label()}); "
+                             f"compute them with {self.driver}")
+        return [self._done[c.key()] for c in cfgs]
+
+
+
 def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) -> tuple[Read, ...]:
     """The runs of `parts` at `profile` in one sweep (duplicates by cache key run once), one Read per part. Missing
     runs are named with the commands of the run sets among `sets` that hold them (`fedlib.papers.read` passes every
     declared set, as a run two sets share may be shipped in either; default: the packed ones of `parts`)."""
-    from .. import sweep
-
     if not parts:  # nothing to read (e.g. no dataset of the notebook's is here)
         return ()
     sets = [p for p in parts if p.packed] if sets is None else list(sets)
@@ -168,7 +250,7 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
 
     plans = [p.plan(profile) for p in parts]
     every = [c for plan in plans for cfgs in plan.values() for c in cfgs]
-    results = sweep.Runs(every, profile, commands(parts[0]), shipped_prefixes=shipped_prefixes)
+    results = Runs(every, profile, commands(parts[0]), shipped_prefixes=shipped_prefixes)
     return tuple(Read(p, profile, plan, results, commands(p)) for p, plan in zip(parts, plans))  # each names its own
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from ... import experiments as ex
 from ... import outputs, plots, stats, sweep
 from ...result import COMPARE_UNITS, Result, compare
+from .. import part
 from . import analysis, plans, protocol
 from .analysis import final
 from .plans import DITTO_AS_MAIN_FED, REAL
@@ -162,7 +163,7 @@ def fig2(profile: str) -> dict:
         return silhouettes
     cases, cfgs = zip(*plans.fig2_cases(partial(plans.run, profile), f2))
     views = [analysis.cached_view(cfg, f2.epochs, f2.points, compute=False) for cfg in cfgs]
-    if None in views and not sweep.may_compute(profile):
+    if None in views and not part.may_compute(profile):
         print(f"Fig. 2: not drawn, its views are not cached or shipped and the {profile} profile computes "
               f"nothing; compute them with `scripts/fedcr_fig2_views.py --profile {profile}`, then ship them "
               f"with `--pack`")
