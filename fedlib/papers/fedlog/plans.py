@@ -555,7 +555,9 @@ def table1_parts(profile: str, env=None) -> Table1Parts:
     from ... import experiments as ex
 
     S = table1_settings(profile, env)
-    here = {d for d in {*S.table1, *(d for d, _ in S.tableA1), *S.augment, *S.beta} if ex.dataset_available(d)}
+    named = dict.fromkeys([*S.table1, *(d for d, _ in S.tableA1), *S.augment, *S.beta])  # in the profile's order
+    here = [d for d in named if ex.dataset_available(d)]  # (a set's order moves with the hash seed: the printed
+    # notes of missing datasets did, from one run to the next)
     table1 = {d: s for d, s in S.table1.items() if d in here}
     a1 = {d: TableA1({k: r for (dd, k), r in S.tableA1.items() if dd == d}) for d, _ in S.tableA1 if d in here}
     return Table1Parts(
