@@ -118,9 +118,8 @@ def test_a_paper_package_has_the_roles_and_its_notebook_reads_draws_and_says():
         tree = ast.parse(notebook.read_text())
         assert not any(isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef)) for n in ast.walk(tree)), name
         assert len(statements) <= 30, (name, len(statements))  # statements: a call wrapped over lines counts once
-        short = [t.id for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.For, ast.comprehension))
-                 for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
-                 if isinstance(t, ast.Name) and len(t.id) == 1 and t.id != "_" and isinstance(n, ast.Assign)]
+        short = [t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for target in n.targets
+                 for t in ast.walk(target) if isinstance(t, ast.Name) and len(t.id) == 1 and t.id != "_"]
         assert not short, (name, short)
 
 

@@ -538,8 +538,9 @@ class Table1Parts:
         every = self.every()
         got = iter(read(profile, *every, sets=RUN_SETS, shipped_prefixes=True))  # missing runs named by FedLog's sets
         by = {id(p): r for p, r in zip(every, got)}
-        if every:
-            sweep, cfgs = by[id(every[0])].results, {c.key(): c for p in every for c in p.configs(profile)}
+        if every:  # the plans the sweep read, not built again
+            sweep = by[id(every[0])].results
+            cfgs = {c.key(): c for r in by.values() for cs in r.plan.values() for c in cs}
             print(f"{sum('first_rounds_of' in sweep([c])[0] for c in cfgs.values() if sweep.has([c]))} read as the "
                   "first rounds of shipped longer runs")
         return Table1Reads(profile, self.settings, {reg: {d: by[id(p)] for d, p in x.items()}
@@ -559,7 +560,8 @@ def table1_parts(profile: str, env=None) -> Table1Parts:
     here = [d for d in named if ex.dataset_available(d)]  # (a set's order moves with the hash seed: the printed
     # notes of missing datasets did, from one run to the next)
     table1 = {d: s for d, s in S.table1.items() if d in here}
-    a1 = {d: TableA1({k: r for (dd, k), r in S.tableA1.items() if dd == d}) for d, _ in S.tableA1 if d in here}
+    a1 = {d: TableA1({k: r for (dd, k), r in S.tableA1.items() if dd == d}) for d in here
+          if any(dd == d for dd, _ in S.tableA1)}
     return Table1Parts(
         Table1Profile(table1, {k: r for k, r in S.tableA1.items() if k[0] in here}, S.augment, S.beta),
         {reg: {d: TABLE1_PARTS[(reg, d)].at(profile, s) for d, s in table1.items()} for reg in REGIMES},
