@@ -52,8 +52,8 @@ def _steps(monkeypatch, method: str, rounds: int = 2, explain: bool = False, **o
 
 
 def _state(opt) -> list[torch.Tensor]:
-    if isinstance(opt, engine.Adam):
-        return [*opt.m, *opt.v, opt.t]
+    if isinstance(opt, engine.Adam):  # its moments and step counts, and the buffers of its step's intermediates
+        return [*opt.m, *opt.v, opt.t, *opt.denom, *opt.update]
     return list(getattr(opt, "buf", None) or [])
 
 
