@@ -355,7 +355,8 @@ class Adam:
     moments, rather than in tensors made anew each step: each is the size of the parameters (4.4 MB at 50 MNIST
     CNNs), and a fresh one cost page faults on every step (glibc's allocator hands such sizes back to the kernel).
     The step then reads and writes the same memory every time (what a captured graph needs); the bits are the same
-    (the update is m times the rate where it was the rate times m, an exact commutation)."""
+    (the update is m times the rate where it was the rate times m, an exact commutation). The price: the optimizer
+    holds four copies of the parameters' size between steps, not two (the peak within a step is unchanged)."""
 
     def __init__(self, params: dict[str, torch.Tensor], lr: float, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0):
