@@ -703,9 +703,10 @@ class StepGraph:
 
 
 def _optimizer_tensors(opt) -> list[torch.Tensor]:
-    """The state tensors an optimizer's step writes: Adam's moments and step counts, SGD's momentum buffers."""
+    """The tensors an optimizer's step writes: Adam's moments, step counts and intermediates' buffers, SGD's momentum
+    buffers."""
     if isinstance(opt, Adam):
-        return [*opt.m, *opt.v, opt.t]
+        return [*opt.m, *opt.v, opt.t, *opt.denom, *opt.update]
     return list(getattr(opt, "buf", {}).values())
 
 

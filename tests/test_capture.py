@@ -26,7 +26,7 @@ def _steps(monkeypatch, method: str, rounds: int = 2, explain: bool = False, **o
         return real_loss(group, params, data, ids, ok, on, rows, augment, loss_fn)
 
     def step_update(loss, opt_params, optimizers, clip_norm, fast, active):
-        state = [t for opt, _ in optimizers for t in _state(opt)]
+        state = [t for opt, _ in optimizers for t in engine._optimizer_tensors(opt)]
         seen.append({"params": [(v.data_ptr(), tuple(v.shape)) for v in opt_params.values()],
                      "state": [(t.data_ptr(), tuple(t.shape)) for t in state],
                      "batch": tuple(last["loss"][3].shape)})
@@ -49,12 +49,6 @@ def _steps(monkeypatch, method: str, rounds: int = 2, explain: bool = False, **o
         seen.append({"round": rnd})
         run_round(alg, rnd, ledger)
     return seen, traced
-
-
-def _state(opt) -> list[torch.Tensor]:
-    if isinstance(opt, engine.Adam):  # its moments and step counts, and the buffers of its step's intermediates
-        return [*opt.m, *opt.v, opt.t, *opt.denom, *opt.update]
-    return list(getattr(opt, "buf", None) or [])
 
 
 @pytest.mark.parametrize("method", ["fedavg", "fedlog"])
