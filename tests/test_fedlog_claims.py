@@ -637,3 +637,37 @@ def test_notebook_02_names_its_missing_datasets_in_the_profiles_order_whatever_t
                            env={**os.environ, "PYTHONHASHSEED": str(seed), "FEDLIB_DATASETS": ""}).stdout
             for seed in range(4)}
     assert len(said) == 1, said
+
+
+def test_the_regimes_table_never_shows_augmented_runs_in_its_not_augmented_columns(monkeypatch):
+    """"FedDBE (FedLog's augmentation)" is one of the ablation set's rows, but its runs are augmented (they are FedDBE's
+    at the stated protocol). Before, the regimes table gave it a row whose "not augmented" columns held those
+    augmented runs; now it has none, and FedDBE's row reads its own runs in each regime."""
+    from fedlib.papers.fedlog import figures
+    from fedlib.papers.fedlog.plans import SAME_AS_AUGMENTED
+
+    class Shipped(dict):
+        def __call__(self, cfgs):
+            return [self[c] for c in cfgs]
+
+        def has(self, cfgs):
+            return all(c in self for c in cfgs)
+
+    def result(acc):
+        return SimpleNamespace(best=lambda: acc)
+
+    results = Shipped({"dbe-aug": result(0.95), "dbe-plain": result(0.98)})
+
+    def read(plan):
+        return Read(SimpleNamespace(where=("x",), name="x"), "paper", plan, results, lambda cfgs: "")
+
+    p = SimpleNamespace(settings=SimpleNamespace(table1={"mnist": SimpleNamespace(
+                            methods=["FedDBE", SAME_AS_AUGMENTED])}),
+                        table1={"augmented": {"mnist": read({"FedDBE": ["dbe-aug"]})},
+                                "plain": {"mnist": read({"FedDBE": ["dbe-plain"], SAME_AS_AUGMENTED: ["dbe-aug"]})}})
+    monkeypatch.setattr(figures.A, "bits_to", lambda threshold: lambda r: 1e6)
+    monkeypatch.setattr(figures.outputs, "save_table", lambda rows, name: rows)
+    (rows,) = figures.table1_regimes(p)
+    assert [r["method"] for r in rows] == ["FedDBE"]
+    assert rows[0]["accuracy augmented (%)"] == pytest.approx(95.0)
+    assert rows[0]["accuracy not augmented (%)"] == pytest.approx(98.0)
