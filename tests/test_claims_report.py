@@ -47,3 +47,21 @@ def test_a_tables_name_is_written_once_for_a_run_of_its_rows():
                  "where": "Table A.1 (mnist, 3 classes per client)"})
     table = [x for x in report._kind_tables(rows, {}) if x.startswith("| ") and "accuracy below" in x]
     assert [x.split(" | ")[0] for x in table] == ["| Table 1 (mnist)", "| ", "| Table A.1 (mnist, 3 classes per client)"]
+
+
+def test_a_verdict_that_depends_on_augmentation_says_so_in_its_cell_whatever_else_its_note_says():
+    """Table 1's main claim had the note "the strongest other entry: FedProto; depends on augmentation: with it within
+    noise, without it does not hold": longer than a cell's note, so the cell read "within noise" alone and the
+    regimes' difference stood below the table. Now the regime part stands in the cell, and the rest below."""
+    regime = "depends on augmentation: with it within noise, without it does not hold"
+    row = dict(_row("FedLog-C is more accurate than the strongest other entry (best round)", R.WITHIN, seeds="10",
+                    margin="0.008", kind="claim"), note=f"the strongest other entry: FedProto; {regime}")
+    assert report._verdict_cell(row, {}) == f"{R.WITHIN}; depends on augmentation, without it does not hold"
+    assert report._long_note(row) == "the strongest other entry: FedProto"
+    short = dict(row, note="without augmentation: agrees")  # a short note stands in the cell whole, as before
+    assert report._verdict_cell(short, {}) == f"{R.WITHIN}; without augmentation: agrees"
+    assert report._long_note(short) == ""
+    alone = dict(row, note=regime)  # a long note that is the regime part alone leaves nothing below
+    assert report._verdict_cell(alone, {}).endswith("without it does not hold") and report._long_note(alone) == ""
+    other = dict(row, note="x" * 70)  # a long note with no regime part stays below the table
+    assert report._verdict_cell(other, {}) == R.WITHIN and report._long_note(other) == "x" * 70

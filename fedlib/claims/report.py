@@ -146,15 +146,35 @@ NOTE_SHOWN = 200  # a longer note is cut on the page (claims.csv holds it whole)
 SHORT_NOTE = 60  # a note this short stands in the verdict cell (the ablation's verdict, the rival); longer ones below
 
 
+REGIME_SAYS = ("depends on augmentation", "without augmentation:")  # how a row names the other regime's verdict
+
+
+def _regime(note: str) -> str:
+    """The part of a note that names the ablation's verdict (FedLog's two regimes, `fedlog.claims._cross_notes`)."""
+    return next((part for part in note.split("; ") if part.startswith(REGIME_SAYS)), "")
+
+
 def _verdict_cell(r: dict, sets: dict) -> str:
+    """The verdict, and beside it a short note, or where the note is long the part of it that names the other regime's
+    verdict ("depends on augmentation: ..."): that stands beside the verdict whatever else the note says."""
     note = str(r.get("note") or "")
-    short = note if note and len(note) <= SHORT_NOTE and not note.startswith(R.NOT_JUDGED) else ""
+    if note.startswith(R.NOT_JUDGED):
+        short = ""
+    else:
+        short = note if note and len(note) <= SHORT_NOTE else _regime(note)
+    both = re.fullmatch(r"depends on augmentation: with it (.*), without it (.*)", short)
+    if both and both.group(1) == r["verdict"]:  # the cell's verdict is the first half: said once
+        short = f"depends on augmentation, without it {both.group(2)}"
     return _verdict(r, sets) + (f"; {short}" if short else "")
 
 
 def _long_note(r: dict) -> str:
+    """The note as said below the table: a long one, less the part that stands in the verdict cell."""
     note = str(r.get("note") or "")
-    return "" if len(note) <= SHORT_NOTE and not note.startswith(R.NOT_JUDGED) else note
+    if len(note) <= SHORT_NOTE and not note.startswith(R.NOT_JUDGED):
+        return ""
+    regime = "" if note.startswith(R.NOT_JUDGED) else _regime(note)
+    return "; ".join(part for part in note.split("; ") if part != regime) if regime else note
 
 
 def _seeds_rounds(r: dict) -> str:
