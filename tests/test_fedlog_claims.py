@@ -15,6 +15,15 @@ from fedlib.papers.fedlog.plans import DpRuns, Entries, Runs, Table1Profile
 ITERS = [1, 5, 10]
 
 
+class Shipped(dict):
+    """Runs by key, as `Read` asks for them: made-up results that are there (cached or shipped)."""
+    def __call__(self, cfgs):
+        return [self[c] for c in cfgs]
+
+    def has(self, cfgs):
+        return all(c in self for c in cfgs)
+
+
 def _acc(test: dict, gap: dict | None = None):
     """{method: {"train", "test"}} over 3 seeds and 3 iteration counts: each seed's test accuracy constant over the
     counts, train = test + that method's gap."""
@@ -572,13 +581,6 @@ def test_table1_reads_each_regime_and_names_what_is_missing(capsys):
     notebook), and each regime names its missing entries with the command of the part that holds them."""
     from fedlib.papers.fedlog.analysis import table1 as t
 
-    class Shipped(dict):
-        def __call__(self, cfgs):
-            return [self[c] for c in cfgs]
-
-        def has(self, cfgs):
-            return all(c in self for c in cfgs)
-
     results = Shipped({"m-a": "A", "m-b": "B", "a-b": "C"})
 
     def read(plan, name):
@@ -645,13 +647,6 @@ def test_the_regimes_table_never_shows_augmented_runs_in_its_not_augmented_colum
     augmented runs; now it has none, and FedDBE's row reads its own runs in each regime."""
     from fedlib.papers.fedlog import figures
     from fedlib.papers.fedlog.plans import SAME_AS_AUGMENTED
-
-    class Shipped(dict):
-        def __call__(self, cfgs):
-            return [self[c] for c in cfgs]
-
-        def has(self, cfgs):
-            return all(c in self for c in cfgs)
 
     def result(acc):
         return SimpleNamespace(best=lambda: acc)
