@@ -65,12 +65,12 @@ print(fedlog.figures.dp_noise(runs, dp.statistic_size("mnist"), profile, BOUND, 
 
 # %%
 print("\n".join(filter(None, (dp.formal_spend(d, s, DELTA) for d, s in runs.items()))))
-# every dataset's runs in one sweep; (dataset, mode, accountant, epsilon) -> each seed's final accuracy, and `drawn`:
-# the datasets whose runs are all there
+# every dataset's runs in one sweep; (dataset, mode, accountant, epsilon) -> each seed's final accuracy where all its
+# seeds are there (the claims read these), and `drawn`: the datasets whose runs are all there (the figure and table)
 final, drawn = dp.finals(dict(zip(parts, papers.read(profile, *parts.values()))))
 
 # %%
-at_papers_noise = dp.matched(drawn, BOUND, DELTA)  # see "What the numbers say"
+at_papers_noise = dp.matched(runs, BOUND, DELTA)  # see "What the numbers say"
 fig = fedlog.figures.dp_figure(drawn, final, profile, BOUND, DELTA, at_papers_noise)
 
 # %%
@@ -91,4 +91,4 @@ sigmas = fedlog.figures.dp_table(drawn, final, {d: dp.statistic_size(d) for d in
 # %%
 _, said = dp.recovery(drawn, final)
 print("\n".join(said))
-ledger = fedlog.claims.record_dp(final, runs, drawn, BOUND, profile, at_papers_noise)  # fedlib/papers/fedlog/claims.py
+ledger = fedlog.claims.record_dp(final, runs, BOUND, profile, at_papers_noise)  # fedlib/papers/fedlog/claims.py

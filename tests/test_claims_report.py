@@ -65,3 +65,21 @@ def test_a_verdict_that_depends_on_augmentation_says_so_in_its_cell_whatever_els
     assert report._verdict_cell(alone, {}).endswith("without it does not hold") and report._long_note(alone) == ""
     other = dict(row, note="x" * 70)  # a long note with no regime part stays below the table
     assert report._verdict_cell(other, {}) == R.WITHIN and report._long_note(other) == "x" * 70
+
+
+def test_a_row_not_run_yet_lists_no_note_below_the_table_and_a_judged_one_does():
+    """The notes of rows whose set is shipped in part ("from grid epsilon 5; its runs ... are not all cached or
+    shipped") explained no number and took the claims page past its size test. Now only their verdict line stands
+    (k of n runs shipped), and claims.csv keeps the note; a judged row's long note and a not-judged row's reason stay."""
+    sets = {"dp_fashion_mnist": {"have": 10, "n": 125}}
+    waiting = dict(_row("central DP is back", R.MISSING, kind="claim"), part="dp_fashion_mnist",
+                   note="from grid epsilon 0.5; its runs are not all cached or shipped" + " x" * 40)
+    judged = dict(_row("local DP costs", R.REPORTED, seeds="5", margin="-3.0", kind="claim"),
+                  part="dp_fashion_mnist", note="matched epsilon 2.81; from grid epsilon 5" + " y" * 40)
+    unfair = dict(_row("central DP on MNIST", R.MISSING, kind="claim"), part="dp_fashion_mnist",
+                  note=f"{R.NOT_JUDGED}: MNIST's 3,000 records")
+    md = "\n".join(report._details([waiting, judged, unfair], sets))
+    assert "its runs are not all cached" not in md and "matched epsilon 2.81" in md and "3,000 records" in md
+    assert report._verdict(waiting, sets) == "not run yet (10 of 125 runs shipped)"
+    shipped = {"dp_fashion_mnist": {"have": 125, "n": 125}}  # a set whole: a missing row's note says why again
+    assert "its runs are not all cached" in "\n".join(report._details([waiting], shipped))

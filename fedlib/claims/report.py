@@ -281,8 +281,10 @@ def _plain(cell: str) -> str:
     return " ".join(cell.split())
 
 
-def _details(at: list[dict]) -> list[str]:
-    """One scale's quotes (the text's words once each, the tables' cells per table) and notes, folded."""
+def _details(at: list[dict], sets: dict) -> list[str]:
+    """One scale's quotes (the text's words once each, the tables' cells per table) and notes, folded. A row not run
+    yet (its set shipped in part) has no numbers for a note to explain: its verdict cell says how many runs are
+    shipped, and claims.csv keeps its note."""
     md = []
     quoted: dict[str, list[str]] = {}  # the text's words, each once with the tables it is read for
     cells: dict[str, list[str]] = {}  # the tables' entries (reproductions, markers): their cells, per table
@@ -297,6 +299,8 @@ def _details(at: list[dict]) -> list[str]:
            + ", ".join(_md(_plain(q)) for q in dict.fromkeys(qs)) for w, qs in cells.items()]
     noted: dict[str, list[str]] = {}  # one line per note, naming the rows it is said of
     for r in at:
+        if _verdict(r, sets).startswith("not run yet"):
+            continue
         for n in (_long_note(r), r.get("says")):
             if n:
                 noted.setdefault(n, []).append(f"{r['where']}, {_short_claim(r)}")
@@ -328,7 +332,7 @@ def _sections(rows: list[dict], sets: dict) -> list[str]:
                             .get("deviations")})
             if stand and scale in ("stand-in", "reduced"):
                 md += [""] + [f"- {_md(s)}" for s in stand]
-            md += _kind_tables(at, sets) + _details(at)
+            md += _kind_tables(at, sets) + _details(at, sets)
     return md
 
 

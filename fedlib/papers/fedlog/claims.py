@@ -77,16 +77,16 @@ UNFAIR_AT_PAPERS_EPSILON = {"mnist": "MNIST's 3,000 training records carry about
                                      "the paper's noise per record"}
 
 
-def back_at_the_optimum(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str, from_eps: float,
-                        claim: str, note: str = "", not_judged: str = "") -> str:
+def back_at_the_optimum(ledger, final: dict, runs: dict, name: str, mode: str, from_eps: float, claim: str,
+                        note: str = "", not_judged: str = "") -> str:
     """One dataset's row of Fig. 3 right's claim "`mode` DP is back at the optimum from `from_eps`": a paired
     non-inferiority test over seeds. Per seed, the worst grid epsilon >= `from_eps` (`analysis.dp.worst_gap`) against
     -TOLERANCE points, one-sided paired t (the ledger's rule): it holds when every such epsilon is shown to be within
     1 point of the non-private accuracy (the worst one tested stands for all, so the test keeps its level). Missing
-    when the dataset's runs are not all there (`drawn`) or the grid stops below `from_eps`. `runs`: dataset ->
-    DpRuns."""
+    when the runs it reads (the non-private one and `mode` DP's from `from_eps` on, every seed) are not all in `final`,
+    or the grid stops below `from_eps`; the rest of the dataset's grid need not be there. `runs`: dataset -> DpRuns."""
     s = runs[name]
-    gaps = dp.worst_gap(final, name, mode, s, from_eps) if name in drawn else None
+    gaps = dp.worst_gap(final, name, mode, s, from_eps)
     data = figures.stand_in([name], PAPER_DATA["fig3_right"]) or name
     # the claim's words are the same in every profile (claims.md reads the quick profile's verdict beside the paper's
     # by them); the grid epsilon they start from, which depends on the profile's records, is said in the note
@@ -106,24 +106,25 @@ def back_at_the_optimum(ledger, final: dict, runs: dict, drawn: dict, name: str,
                                  "difference, in points; the 1-point tolerance is ours, the paper says \"back to "
                                  "optimum\")", gaps, -TOLERANCE, ">", paper_value=PAPER_RECOVERY[mode],
                                  rounds=s.rounds, **common)
-    why = "" if gaps is not None else "its runs are not all cached or shipped" if name not in drawn else \
-        f"the grid stops at epsilon = {max(s.eps):g}, below {from_eps:g}"
+    why = "" if gaps is not None else f"the grid stops at epsilon = {max(s.eps):g}, below {from_eps:g}" \
+        if max(s.eps) < from_eps * (1 - 1e-9) else f"its runs (no DP, and {mode} DP with Thm. 7's sigma from there " \
+        "on) are not all cached or shipped"
     start = f"from grid epsilon {from_eps:g}" if np.isfinite(from_eps) else "no grid epsilon that high"
     ledger.rows[-1].note = "; ".join(filter(None, [note, start, why, ledger.rows[-1].note]))
     return verdict
 
 
-def recovers_like_the_paper(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str) -> str:
+def recovers_like_the_paper(ledger, final: dict, runs: dict, name: str, mode: str) -> str:
     """Fig. 3 right as the paper says it: with Thm. 7's sigma, `mode` DP is back at the non-private accuracy from the
     paper's epsilon (PAPER_RECOVERY), on `name` (`back_at_the_optimum`)."""
     said = "is back at the non-private accuracy" if mode == "central" else "costs this much accuracy"
-    return back_at_the_optimum(ledger, final, runs, drawn, name, mode, PAPER_RECOVERY[mode],
+    return back_at_the_optimum(ledger, final, runs, name, mode, PAPER_RECOVERY[mode],
                                f"{mode} DP with Thm. 7's sigma {said} from the paper's "
                                f"epsilon = {PAPER_RECOVERY[mode]:g} (the paper's mechanism, not a formal guarantee)",
                                not_judged=UNFAIR_AT_PAPERS_EPSILON.get(name, ""))
 
 
-def recovers_at_the_papers_noise(ledger, final: dict, runs: dict, drawn: dict, name: str, mode: str,
+def recovers_at_the_papers_noise(ledger, final: dict, runs: dict, name: str, mode: str,
                                  matched_eps: float | None) -> str:
     """Fig. 3 right read at the paper's noise per record (`matched_eps`: `analysis.dp.matched_epsilon` for `name`):
     `mode` DP with Thm. 7's sigma is back at the non-private accuracy from the first epsilon of our grid at or above
@@ -131,7 +132,7 @@ def recovers_at_the_papers_noise(ledger, final: dict, runs: dict, drawn: dict, n
     buys them more noise per record."""
     grid = [e for e in runs[name].eps if matched_eps is not None and e >= matched_eps * (1 - 1e-9)]
     at = min(grid) if grid else float("inf")
-    return back_at_the_optimum(ledger, final, runs, drawn, name, mode, at,
+    return back_at_the_optimum(ledger, final, runs, name, mode, at,
                                f"at the paper's noise per record: {mode} DP with Thm. 7's sigma "
                                f"{'is back at the non-private accuracy' if mode == 'central' else 'costs this much accuracy'}"
                                f" from the first grid epsilon at or above the one whose sigma / "
@@ -152,18 +153,18 @@ def sensitivity_holds(ledger, m: int, b: float, n_max: int) -> str:
                          "statistic of fixed representations")
 
 
-def record_dp(final: dict, runs: dict, drawn: dict, b: float, profile: str, at_papers_noise: dict | None = None):
-    """Notebook 03's claims, saved; returns the ledger. `final`: `analysis.dp.finals`' accuracies; `runs`: dataset ->
-    DpRuns for the datasets whose files are here (a row each; Thm. 7's row reads their federations); `drawn`: those
-    whose runs are all there; `at_papers_noise`: `analysis.dp.matched` over `drawn` (default: computed here at the
-    paper's delta)."""
+def record_dp(final: dict, runs: dict, b: float, profile: str, at_papers_noise: dict | None = None):
+    """Notebook 03's claims, saved; returns the ledger. `final`: `analysis.dp.finals`' accuracies (a row is decided
+    once the runs it reads are there, before its dataset's whole grid); `runs`: dataset -> DpRuns for the datasets
+    whose files are here (a row each; Thm. 7's row reads their federations); `at_papers_noise`: `analysis.dp.matched`
+    over `runs` (default: computed here at the paper's delta)."""
     ledger = rules.ClaimsLedger("03_differential_privacy", profile)
     if at_papers_noise is None:
-        at_papers_noise = dp.matched(drawn, b, DP_DELTA)
+        at_papers_noise = dp.matched(runs, b, DP_DELTA)
     for mode in PAPER_RECOVERY:
         for name in runs:
-            recovers_like_the_paper(ledger, final, runs, drawn, name, mode)
-            recovers_at_the_papers_noise(ledger, final, runs, drawn, name, mode, at_papers_noise[mode].get(name))
+            recovers_like_the_paper(ledger, final, runs, name, mode)
+            recovers_at_the_papers_noise(ledger, final, runs, name, mode, at_papers_noise[mode].get(name))
     n_max = dp.largest_client(runs)
     for name in list(runs)[:1]:
         sensitivity_holds(ledger, dp.statistic_size(name), b, n_max)

@@ -36,17 +36,20 @@ def formal_spend(dataset: str, s: DpRuns, delta: float) -> str:
 
 
 def finals(reads: dict) -> tuple[dict, dict]:
-    """(dataset, mode, accountant, epsilon) -> each seed's final accuracy (a fraction), and the datasets of `reads`
-    (dataset -> its part's Read) whose every run is there, with their settings (the figure, table and claims read
-    those). A dataset with runs neither cached nor shipped is named with the command that computes them."""
+    """(dataset, mode, accountant, epsilon) -> each seed's final accuracy (a fraction), for every setting whose seeds
+    are all there, and the datasets of `reads` (dataset -> its part's Read) whose every run is there, with their
+    settings (the figure and table draw those). A claim reads the settings it needs from the first, so it is decided
+    once they are there, before the rest of its dataset's grid. A dataset with runs neither cached nor shipped is named
+    with the command that computes them."""
     out, drawn = {}, {}
     for name, read in reads.items():
-        if not read.whole():
+        if read.whole():
+            drawn[name] = read.settings
+        else:
             print(read.note(what=f"{name}'s runs"))
-            continue
-        drawn[name] = read.settings
         for key, results in read.each().items():
-            out[(name, *key)] = [r.last() for r in results]
+            if results is not None:
+                out[(name, *key)] = [r.last() for r in results]
     return out, drawn
 
 
@@ -75,9 +78,9 @@ def worst_gap(final: dict, name: str, mode: str, s: DpRuns, from_eps: float) -> 
     """Per seed, in points: the lowest over the grid's epsilons >= `from_eps` of `mode` DP's final accuracy (Thm. 7's
     sigma) minus the non-private run's of the same seed (None: no grid point that high, or the runs are not there)."""
     grid = [e for e in s.eps if e >= from_eps * (1 - 1e-9)]
-    if not grid or any((name, mode, "thm7", e) not in final for e in grid):
+    ref = final.get((name, "none", "-", np.inf))
+    if not grid or ref is None or any((name, mode, "thm7", e) not in final for e in grid):
         return None
-    ref = final[(name, "none", "-", np.inf)]
     return [100 * min(final[(name, mode, "thm7", e)][i] - ref[i] for e in grid) for i in range(len(ref))]
 
 
