@@ -129,8 +129,8 @@ def build_parser(command: str | None = "run") -> argparse.ArgumentParser:
     sw.add_argument("--out", default=None, metavar="FILE.csv",
                     help="write one row per run: its settings, final and best accuracy, megabytes sent, seconds")
     sw.add_argument("--threads", type=int, default=None,
-                    help="torch threads per Ray task (default: 1 on a local cluster, one task per core; on an "
-                         "existing cluster this process's count)")
+                    help="torch threads per Ray task (default 1, as every cached CPU run computes: the shipped "
+                         "numbers are one thread's; more threads sum in another order)")
     for name, action in sub.choices.items():  # each subcommand's --help opens with what it does
         action.description = action.description or next(a.help for a in sub._choices_actions if a.dest == name)
     return parser

@@ -9,13 +9,14 @@ import contextlib
 import functools
 import io
 import math
+import os
 import time
 import warnings
 from dataclasses import asdict
 
 import torch
 
-from . import algorithms, checkpoint, data, engine, leaf, models, provenance
+from . import algorithms, checkpoint, data, engine, knobs, leaf, models, provenance
 from . import cache as store
 from .config import PARTITIONED, Config
 from .messages import Ledger
@@ -210,9 +211,33 @@ def run_live(cfg: Config, progress: bool = False):
     return ctx, alg, rows
 
 
+def cached_threads() -> int:
+    """The torch threads a cached run computes with on a CPU: FEDLIB_THREADS, else one. Some CPU kernels (a
+    convolution's backward) sum in an order that depends on the thread count (FedRD's smoke Table I run reached
+    33.90% on one thread and 43.32% on two, docs/measurements.md), and a cache key names one set of numbers: every
+    shipped run was made on one thread. A run outside the cache (`cache=False`, benchmarks) keeps the caller's."""
+    raw = os.environ.get("FEDLIB_THREADS", "")
+    if raw:
+        knobs.check_one("FEDLIB_THREADS", raw)  # a value it does not take: refused by name, before any work
+    return int(raw or 1)
+
+
+@contextlib.contextmanager
+def torch_threads(n: int | None):
+    """Compute with `n` torch threads (None: as they are), then give back the caller's count."""
+    before = torch.get_num_threads()
+    if n is not None:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
     """Run (or load) one experiment. Returns a `Result`: {"config", "rounds": {metric: [per round]}, "client_acc",
-    ...}; with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune."""
+    ...}; with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune. A cached run on a
+    CPU computes with `cached_threads()` torch threads; "threads" in the result says how many it had."""
     Config(**asdict(cfg))  # a Config changed after it was built is checked again before anything is read or run
     if cache and (found := store.load(cfg)) is not None:
         out = Result(provenance.note(found))
@@ -220,6 +245,13 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
         return out  # another device type (`archive.find_run`)
     if cache:
         store.check_writable()
+    cpu = engine.resolve_device(cfg.device).type == "cpu"
+    with torch_threads(cached_threads() if cache and cpu else None):
+        return _compute(cfg, cache, progress)
+
+
+def _compute(cfg: Config, cache: bool, progress: bool) -> Result:
+    """`run`'s work once the cache has not got the run: set up (or resume from a checkpoint), train, save."""
     ctx, alg = setup(cfg)
     ckpt = checkpoint.path_for(store.path(cfg)) if cache else None
     state = checkpoint.load(ckpt, ctx) if cache else None
@@ -235,7 +267,8 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
                        saves=checkpoint.Schedule(ckpt, started_on) if cache else None)
     result = {"config": asdict(cfg), "key": cfg.key(), "rounds": rows, "client_acc": ev["client_acc"] if ev else [],
               "wall_s": time.perf_counter() - t_start, "device": engine.resolve_device(cfg.device).type,
-              "torch": torch.__version__, "code": provenance.record(engine.resolve_device(cfg.device))}
+              "torch": torch.__version__, "threads": torch.get_num_threads(),
+              "code": provenance.record(engine.resolve_device(cfg.device))}
     if started_on != result["code"]["machine"]:  # resumed on another kind of processor: its first rounds were not
         result["code"]["first_rounds_on"] = started_on  # made here (what the freshness check replays)
     if cfg.final_finetune_epochs:

@@ -88,6 +88,7 @@ RULES = {
     "FEDLIB_SHIPPED_PREFIXES": _one_of("0", "1"),
     "FEDLIB_CHECKPOINT_SECONDS": _number_at_least(0),
     "FEDLIB_WORKERS": _int_in(1, 1024),
+    "FEDLIB_THREADS": _int_in(1, 1024),
     "FEDLIB_RAY_CPUS": _int_in(1, 100_000),
     "FEDLIB_SWEEP_BACKEND": _one_of("auto", "pool", "local", "ray"),
     "FEDLIB_DEVICE": (_device, "cpu, cuda or cuda:K"),

@@ -150,7 +150,7 @@ def register_methods(methods: dict[str, bytes]) -> None:
 
 
 def _remote_run(cfg_dict: dict, env: dict, threads: int, methods: dict | None = None):
-    os.environ.update(env)
+    os.environ.update({**env, "FEDLIB_THREADS": str(threads)})  # what a cached run computes with on a CPU
     torch.set_num_threads(threads)
     register_methods(methods or {})
     return _run_guarded(Config(**cfg_dict), progress=False)
@@ -349,9 +349,8 @@ def _ray(configs, todo, report, progress, address, threads):
                 ray.init(address=address, log_to_driver=False)
             elif started:
                 ray.init(num_cpus=local_cluster_cpus(), include_dashboard=False, log_to_driver=False)
-                threads = threads or 1
             with _terminate_cleanly():  # again: ray.init installs a handler of its own
-                _ray_tasks(ray, configs, todo, report, progress, threads or torch.get_num_threads())
+                _ray_tasks(ray, configs, todo, report, progress, threads or 1)
     except BaseException:  # interrupted: the local cluster goes now (otherwise it serves the next sweep, then exits
         if started:        # with this process)
             ray.shutdown()
@@ -399,8 +398,8 @@ def shipped_prefixes_allowed() -> bool:
 def run_sweep(configs: list[Config], backend: str | None = None, address: str | None = None,
               progress: bool = True, threads: int | None = None, shipped_prefixes: bool = False) -> SweepReport:
     """Run every config not cached yet. `backend`: auto (default, or $FEDLIB_SWEEP_BACKEND), pool, local or ray.
-    `threads`: torch threads per Ray task (default: 1 on a local cluster, which has one task per core; this
-    process's count on an existing cluster). Pool workers run one thread each. `shipped_prefixes`: a run that is
+    `threads`: torch threads per Ray task (default 1, as every cached run on a CPU computes: `ex.cached_threads`).
+    Pool workers run one thread each. `shipped_prefixes`: a run that is
     not cached but is the first rounds of a longer shipped run is read from there (`from_shipped_run`; exact, as
     a run's first rounds do not depend on how many follow), not computed, and not written to the cache, since it
     lacks the last round's per-client accuracies."""

@@ -221,3 +221,30 @@ def test_a_federation_too_large_for_the_memory_is_refused_before_any_model_is_bu
     with pytest.raises(ValueError, match=r"4 clients of the model .* lower Config.n_clients"):
         experiments.setup(cfg)
     assert built == []
+
+
+def test_a_cached_run_computes_on_one_thread_whatever_the_callers_count(monkeypatch):
+    """Before, `fedlib run` and a sweep in the kernel computed with torch's default thread count while the slots, the
+    pool and the check used one, and some CPU kernels sum in a thread-count dependent order (FedRD's smoke Table I:
+    33.90% on one thread, 43.32% on two): the same key could hold either number. Now a cached run computes with
+    `cached_threads()` (FEDLIB_THREADS, else 1), says so in its result, and gives the caller its count back; a run
+    outside the cache keeps the caller's."""
+    import torch
+
+    seen = []
+    real = ex._rounds
+    monkeypatch.setattr(ex, "_rounds", lambda *a, **kw: (seen.append(torch.get_num_threads()), real(*a, **kw))[1])
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        res = ex.run(_cfg(seed=7), progress=False)
+        assert seen == [1] and res["threads"] == 1 and torch.get_num_threads() == 2
+        ex.run(_cfg(seed=7), cache=False, progress=False)
+        assert seen == [1, 2]  # a run outside the cache (a benchmark): the caller's count
+        monkeypatch.setenv("FEDLIB_THREADS", "2")
+        assert ex.run(_cfg(seed=8), progress=False)["threads"] == 2 and seen[-1] == 2
+        monkeypatch.setenv("FEDLIB_THREADS", "two")
+        with pytest.raises(ValueError, match="FEDLIB_THREADS"):
+            ex.run(_cfg(seed=9), progress=False)
+    finally:
+        torch.set_num_threads(before)
