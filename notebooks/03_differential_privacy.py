@@ -87,6 +87,8 @@ sigmas = fedlog.figures.dp_table(drawn, final, {d: dp.statistic_size(d) for d in
 # against CIFAR-10's 50,000) the paper's $\epsilon$ buys another noise per record. A second row per mode reads the
 # claim at the paper's noise per record: from the $\epsilon$ whose $\sigma$ / records equals the paper's
 # (`fedlog.analysis.dp.matched_epsilon`; its value per dataset is in the row's margin note, and a dotted line in the figure).
+# A row is decided once the runs it reads are there (the non-private runs and its mode's with Thm. 7's $\sigma$), before
+# the rest of its dataset's grid; the figure and the table wait for the whole grid.
 
 # %%
 _, said = dp.recovery(drawn, final)
