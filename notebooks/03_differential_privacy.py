@@ -66,7 +66,7 @@ print(fedlog.figures.dp_noise(runs, dp.statistic_size("mnist"), profile, BOUND, 
 # %%
 print("\n".join(filter(None, (dp.formal_spend(d, s, DELTA) for d, s in runs.items()))))
 # every dataset's runs in one sweep; (dataset, mode, accountant, epsilon) -> each seed's final accuracy where all its
-# seeds are there (the claims read these), and `drawn`: the datasets whose runs are all there (the figure and table)
+# seeds are there (the claims read these), and `drawn`: the datasets with their non-private runs and a whole curve
 final, drawn = dp.finals(dict(zip(parts, papers.read(profile, *parts.values()))))
 
 # %%
@@ -88,7 +88,7 @@ sigmas = fedlog.figures.dp_table(drawn, final, {d: dp.statistic_size(d) for d in
 # claim at the paper's noise per record: from the $\epsilon$ whose $\sigma$ / records equals the paper's
 # (`fedlog.analysis.dp.matched_epsilon`; its value per dataset is in the row's margin note, and a dotted line in the figure).
 # A row is decided once the runs it reads are there (the non-private runs and its mode's with Thm. 7's $\sigma$), before
-# the rest of its dataset's grid; the figure and the table wait for the whole grid.
+# the rest of its dataset's grid; the figure draws each curve whose runs are all there, and its caption names the rest.
 
 # %%
 _, said = dp.recovery(drawn, final)

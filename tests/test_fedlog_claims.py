@@ -126,14 +126,37 @@ def test_a_dp_claim_is_decided_once_its_own_runs_are_there_before_the_whole_grid
     there = {k: v for k, v in seeds.items() if k[1] != "local"}  # no DP and central DP's runs; none of local DP's
     read = SimpleNamespace(whole=lambda: False, note=lambda what: f"{what}: not drawn", settings=runs[F],
                            each=lambda: {k: there.get((F, *k)) for k in plan})
+    read.missing = lambda: [k for k in plan if (F, *k) not in there]
+    read.plan, read.results, read.commands = plan, SimpleNamespace(has=lambda cfgs: False), lambda cfgs: "CMD"
     got, drawn = dp.finals({F: read})
-    assert drawn == {} and set(got) == set(there) and got[(F, "central", "thm7", 0.5)] == final[(F, "central", "thm7", 0.5)]
+    assert set(got) == set(there) and got[(F, "central", "thm7", 0.5)] == final[(F, "central", "thm7", 0.5)]
+    assert drawn == {F: runs[F]}  # the non-private runs and one whole curve: drawn in part
     ledger = claims.record_dp(got, runs, 2.0, "quick", {"central": {F: 5.0}, "local": {F: 5.0}})
     verdicts = {(r.claim.split(" DP")[0], r.verdict) for r in ledger.rows if r.where.startswith("Fig. 3 right")}
     assert verdicts == {("central", rules.HOLDS), ("at the paper's noise per record: central", rules.HOLDS),
                         ("local", rules.MISSING), ("at the paper's noise per record: local", rules.MISSING)}
     assert all("local DP with Thm. 7's sigma from there on) are not all cached or shipped" in r.note
                for r in ledger.rows if r.verdict == rules.MISSING)
+
+
+def test_fig3_right_draws_each_whole_curve_and_names_the_others_in_its_caption(capsys):
+    """A dataset whose non-private runs and central DP's (Thm. 7) are all there is drawn with that curve; local DP,
+    with none of its runs, is named in the caption as not drawn, never drawn from what is there. Before, the figure
+    waited for the whole grid."""
+    from fedlib.papers import fedlog
+    from fedlib.papers.fedlog.analysis import dp
+
+    final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
+    part = {k: v for k, v in final.items() if k[1] != "local" and k != (F, "central", "thm7", 50.0)}
+    assert dp.whole_series(final, F, runs[F]) == [("central", "thm7"), ("local", "thm7")]
+    assert dp.whole_series(part, F, runs[F]) == []  # central DP lacks epsilon 50: no curve
+    central = {k: v for k, v in final.items() if k[1] != "local"}
+    fig = fedlog.figures.dp_figure(runs, central, "quick", 2.0, 0.01)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any(t.startswith("central DP, Thm. 7") for t in labels) and not any(t.startswith("local") for t in labels)
+    caption = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
+    assert "not drawn: fashion_mnist local DP, Thm. 7" in caption and "central DP, Thm. 7" not in caption.split(
+        "not drawn:")[1]
 
 
 def test_the_matched_epsilon_gives_our_records_the_papers_noise_per_record():

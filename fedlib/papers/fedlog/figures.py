@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import outputs, plots, privacy, stats
 from ...plots import LABELS, PALETTE, count, log_x, mean_band, method_styles
-from .analysis import convergence
+from .analysis import convergence, dp
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import table1 as A
 from .plans import AUGMENTED, REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, TABLE_A1_METHODS, Table1Reads
@@ -286,29 +286,34 @@ def dp_noise(runs: dict, m: int, profile: str, b: float, delta: float) -> str:
 
 
 def dp_figure(runs: dict, final: dict, profile: str, b: float, delta: float, at_papers_noise: dict | None = None):
-    """Fig. 3 right: accuracy against epsilon per dataset of `runs` (those whose runs are all there), central and
-    local DP with each accountant and the formal variant, in percent, with (`at_papers_noise`: mode -> dataset ->
-    epsilon, `analysis.dp.matched`) the epsilons at the paper's noise per record marked; saved as fig3_right_dp
-    (None, and nothing saved, when no dataset's runs are there)."""
+    """Fig. 3 right: accuracy against epsilon per dataset of `runs` (those that can be drawn: `analysis.dp.finals`),
+    central and local DP with each accountant and the formal variant, in percent, each curve whose runs are all
+    there (the caption names those that are not yet), with (`at_papers_noise`: mode -> dataset -> epsilon,
+    `analysis.dp.matched`) the epsilons at the paper's noise per record marked; saved as fig3_right_dp (None, and
+    nothing saved, when no dataset can be drawn)."""
     if not runs:
         print("Fig. 3 right: not drawn, no dataset's runs are all there")
         return None
-    panels = {}
+    panels, waiting = {}, []
     for name, s in runs.items():
-        series = {}
+        series, whole = {}, dp.whole_series(final, name, s)
         for mode, color in (("central", "tab:red"), ("local", "tab:blue")):
             for acct, ls, marker in (("thm7", "-", "o"), ("rdp", "--", "^")):
-                if (name, mode, acct, s.eps[0]) in final:
-                    ms = [stats.mean_se(final[(name, mode, acct, e)]) for e in s.eps]
-                    series[f"{mode} DP, {'Thm. 7' if acct == 'thm7' else 'RDP accountant'}"] = dict(
-                        eps=list(s.eps), mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms],
-                        seeds=len(s.seeds), color=color, ls=ls, marker=marker)
-        if s.formal:
+                label = f"{mode} DP, {'Thm. 7' if acct == 'thm7' else 'RDP accountant'}"
+                if (mode, acct) not in whole:  # a curve its profile runs (Renyi-DP's where `s.tight`), not all there
+                    waiting += [f"{name} {label}"] if acct == "thm7" or s.tight else []
+                    continue
+                ms = [stats.mean_se(final[(name, mode, acct, e)]) for e in s.eps]
+                series[label] = dict(eps=list(s.eps), mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms],
+                                     seeds=len(s.seeds), color=color, ls=ls, marker=marker)
+        if dp.formal_whole(final, name, s):
             f = s.formal
             ms = [stats.mean_se(final[(name, "formal", "rdp-sgd", e)]) for e in f.eps]
             series[f"formal: DP-SGD (z={f.z}, C={f.clip}) + local DP"] = dict(
                 eps=list(f.eps), mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms], seeds=len(f.seeds),
                 color="tab:green", ls="-.", marker="s")
+        elif s.formal:
+            waiting.append(f"{name} formal variant")
         marks = {f"{mode} DP at the paper's noise per record (ε = {by[name]:.3g})": (by[name], color)
                  for (mode, by), color in zip((at_papers_noise or {}).items(), ("tab:red", "tab:blue")) if name in by}
         panels[f"{name}, {plots.count(s.rounds, 'round')}, {plots.count(len(s.seeds), 'seed')}"] = dict(
@@ -316,7 +321,9 @@ def dp_figure(runs: dict, final: dict, profile: str, b: float, delta: float, at_
     fig = dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
     plots.caption(fig, profile, " / ".join(plots.count(len(s.seeds), "seed") for s in runs.values()),
                   " / ".join(plots.count(s.rounds, "round") for s in runs.values()),
-                  note="; ".join(filter(None, [f"δ = {delta}, b = {b}", stand_in(runs, PAPER_DATA["fig3_right"])])))
+                  note="; ".join(filter(None, [f"δ = {delta}, b = {b}", stand_in(runs, PAPER_DATA["fig3_right"]),
+                                               "runs not all shipped yet, so not drawn: " + ", ".join(waiting)
+                                               if waiting else ""])))
     outputs.save_figure(fig, "fig3_right_dp")
     return fig
 

@@ -35,21 +35,41 @@ def formal_spend(dataset: str, s: DpRuns, delta: float) -> str:
             f"epsilon grid {list(f.eps)}, {len(f.seeds)} seed(s)")
 
 
+SERIES = tuple((mode, acct) for mode in ("central", "local") for acct in ("thm7", "rdp"))  # Fig. 3 right's curves
+
+
+def whole_series(final: dict, name: str, s: DpRuns) -> list[tuple[str, str]]:
+    """The (mode, accountant) curves of `name` whose every grid epsilon has all its seeds in `final`."""
+    return [(m, a) for m, a in SERIES if all((name, m, a, e) in final for e in s.eps)]
+
+
+def formal_whole(final: dict, name: str, s: DpRuns) -> bool:
+    """Whether `name`'s formal variant (if it has one) has every epsilon's seeds in `final`."""
+    return s.formal is not None and all((name, "formal", "rdp-sgd", e) in final for e in s.formal.eps)
+
+
 def finals(reads: dict) -> tuple[dict, dict]:
     """(dataset, mode, accountant, epsilon) -> each seed's final accuracy (a fraction), for every setting whose seeds
-    are all there, and the datasets of `reads` (dataset -> its part's Read) whose every run is there, with their
-    settings (the figure and table draw those). A claim reads the settings it needs from the first, so it is decided
-    once they are there, before the rest of its dataset's grid. A dataset with runs neither cached nor shipped is named
-    with the command that computes them."""
+    are all there, and the datasets of `reads` (dataset -> its part's Read) that can be drawn, with their settings:
+    those whose non-private runs and at least one whole curve (`whole_series`) are there. The figure draws the whole
+    curves, the table leaves the rest empty, and a claim reads the settings it needs, so each is decided once they are
+    there, before the rest of its dataset's grid. What is missing is named with the command that computes it."""
     out, drawn = {}, {}
     for name, read in reads.items():
-        if read.whole():
-            drawn[name] = read.settings
-        else:
-            print(read.note(what=f"{name}'s runs"))
         for key, results in read.each().items():
             if results is not None:
                 out[(name, *key)] = [r.last() for r in results]
+        s = read.settings
+        there = (name, "none", "-", np.inf) in out and bool(whole_series(out, name, s))
+        if read.whole():
+            drawn[name] = s
+        elif there:
+            drawn[name] = s
+            absent = [c for k in read.missing() for c in read.plan[k] if not read.results.has([c])]
+            print(f"{name}'s runs: drawn in part, {len(read.missing())} of {len(read.plan)} of its settings have runs "
+                  f"neither cached nor shipped; compute them with {read.commands(absent)}")
+        else:
+            print(read.note(what=f"{name}'s runs"))
     return out, drawn
 
 
@@ -61,13 +81,13 @@ def recovery(runs: dict, final: dict) -> tuple[dict, list[str]]:
         ref = float(np.mean(final[(name, "none", "-", np.inf)]))
         for mode in ("central", "local"):
             for acct in ("thm7", "rdp"):
-                if (name, mode, acct, s.eps[0]) not in final:
+                if (mode, acct) not in whole_series(final, name, s):
                     continue
                 x = stats.recovers_from(list(s.eps), [np.mean(final[(name, mode, acct, e)]) for e in s.eps], ref)
                 out[(name, mode, acct)] = x
                 first = f"from epsilon = {x}" if x is not None else f"not even at epsilon = {max(s.eps)}"
                 lines.append(f"{name}: {mode} DP ({acct}) recovers the non-private accuracy {ref:.4f} {first}")
-        if s.formal:
+        if formal_whole(final, name, s):
             accs = ", ".join(f"{np.mean(final[(name, 'formal', 'rdp-sgd', e)]):.4f} at epsilon = {e}"
                              for e in s.formal.eps)
             lines.append(f"{name}: the formal variant (a guarantee that holds) reaches {accs} (non-private {ref:.4f})")
