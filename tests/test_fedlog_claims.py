@@ -124,10 +124,8 @@ def test_a_dp_claim_is_decided_once_its_own_runs_are_there_before_the_whole_grid
     seeds = {k: [SimpleNamespace(last=lambda a=a: a) for a in v] for k, v in final.items()}
     plan = {k[1:]: [object()] * 3 for k in final} | {("local", "rdp", 0.5): [object()] * 3}
     there = {k: v for k, v in seeds.items() if k[1] != "local"}  # no DP and central DP's runs; none of local DP's
-    read = SimpleNamespace(whole=lambda: False, note=lambda what: f"{what}: not drawn", settings=runs[F],
+    read = SimpleNamespace(whole=lambda: False, note=lambda what, drawn: f"{what}: {drawn}", settings=runs[F],
                            each=lambda: {k: there.get((F, *k)) for k in plan})
-    read.missing = lambda: [k for k in plan if (F, *k) not in there]
-    read.plan, read.results, read.commands = plan, SimpleNamespace(has=lambda cfgs: False), lambda cfgs: "CMD"
     got, drawn = dp.finals({F: read})
     assert set(got) == set(there) and got[(F, "central", "thm7", 0.5)] == final[(F, "central", "thm7", 0.5)]
     assert drawn == {F: runs[F]}  # the non-private runs and one whole curve: drawn in part

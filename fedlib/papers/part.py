@@ -137,14 +137,14 @@ class Read:
         """Key -> Results, or None where any seed is missing."""
         return {k: self[k] for k in self.plan}
 
-    def note(self, keys: list | None = None, what: str | None = None) -> str:
-        """What a notebook says where it cannot draw the part (or `what`, its `keys`): how much is missing and the
-        command that computes it."""
+    def note(self, keys: list | None = None, what: str | None = None, drawn: str = "not drawn") -> str:
+        """What a notebook says where it cannot draw the part (or `what`, its `keys`; `drawn`: "drawn in part" where
+        it draws what is there): how much is missing and the command that computes it."""
         keys = list(self.plan) if keys is None else list(keys)
         what = what or ", ".join(self.part.where) or self.part.name
         missing = [k for k in keys if not self.results.has(self.plan[k])]
         absent = [c for k in missing for c in self.plan[k] if not self.results.has([c])]
-        return (f"{what}: not drawn, {len(missing)} of {len(keys)} of its settings have runs neither cached nor "
+        return (f"{what}: {drawn}, {len(missing)} of {len(keys)} of its settings have runs neither cached nor "
                 f"shipped; compute them with {self.commands(absent)}")
 
     def all(self) -> dict | None:

@@ -61,15 +61,10 @@ def finals(reads: dict) -> tuple[dict, dict]:
                 out[(name, *key)] = [r.last() for r in results]
         s = read.settings
         there = (name, "none", "-", np.inf) in out and bool(whole_series(out, name, s))
-        if read.whole():
+        if read.whole() or there:
             drawn[name] = s
-        elif there:
-            drawn[name] = s
-            absent = [c for k in read.missing() for c in read.plan[k] if not read.results.has([c])]
-            print(f"{name}'s runs: drawn in part, {len(read.missing())} of {len(read.plan)} of its settings have runs "
-                  f"neither cached nor shipped; compute them with {read.commands(absent)}")
-        else:
-            print(read.note(what=f"{name}'s runs"))
+        if not read.whole():
+            print(read.note(what=f"{name}'s runs", drawn="drawn in part" if there else "not drawn"))
     return out, drawn
 
 
