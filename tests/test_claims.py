@@ -28,6 +28,22 @@ def test_verdicts_come_from_the_rule_and_can_be_recomputed(tmp_path, monkeypatch
                          R.Rule.from_cell(row["rule"])) == row["verdict"]
 
 
+def test_a_claim_the_runs_cannot_judge_is_stored_as_not_judged_not_as_missing_data(tmp_path, monkeypatch):
+    """Before, `cannot_judge` stored a statement with no numbers, whose verdict is "not run: missing data": claims.csv
+    and the notebook's printout said the runs were missing for rows (MNIST's DP rows, FedRD's ladder) whose runs are
+    there and cannot test the claim at their scale. Only claims.md read the reason out of the note."""
+    ledger = _ledger(tmp_path, monkeypatch)
+    verdict = ledger.cannot_judge("FedLog", "Fig. 3 right (mnist)", "central DP is back", "MNIST's 3,000 records",
+                                  kind="claim", quote=Q, stand_in=True)
+    assert verdict == R.NOT_JUDGED
+    row = claims.read(ledger.save())[0]
+    assert row["verdict"] == R.NOT_JUDGED and row["note"] == f"{R.NOT_JUDGED}: MNIST's 3,000 records"
+    assert R.verdict(claims.parse(row["ours"]), claims.parse(row["reference"]),
+                     R.Rule.from_cell(row["rule"])) == R.NOT_JUDGED  # recomputed from the row, as every verdict is
+    assert R.outcome(R.NOT_JUDGED) == "not judged"  # counted where the headline counted it before
+    assert claims.rejudge(tmp_path / "claims") == 0
+
+
 def test_a_row_of_the_papers_own_kinds_needs_a_quote_and_a_kind_is_one_of_five(tmp_path, monkeypatch):
     ledger = _ledger(tmp_path, monkeypatch)
     for kind in claims.PAPER_KINDS:

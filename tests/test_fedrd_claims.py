@@ -69,7 +69,7 @@ def test_every_ladder_row_names_its_rung_and_the_unjudged_say_why(tmp_path, monk
     claims.record(ladder, (10, 30), ledger)
     assert all("ladder" in row.where for row in ledger.rows) and {row.scale for row in ledger.rows} == {"reduced"}
     unjudged = [row for row in ledger.rows if row.note.startswith(rules.NOT_JUDGED)]
-    assert len(unjudged) == len(claims.NOT_JUDGED) and all(row.verdict == rules.MISSING for row in unjudged)
+    assert len(unjudged) == len(claims.NOT_JUDGED) and all(row.verdict == rules.NOT_JUDGED for row in unjudged)
     saved = ledger.save()
     assert saved.name == "07_test_reduced.csv"
     collected = rules.collect(saved.parent)
@@ -133,7 +133,7 @@ def test_what_the_ladder_cannot_judge_is_a_row_each_with_its_reason():
     ledger = _ledger()
     claims.record_not_judged(ledger)
     assert len(ledger.rows) == len(claims.NOT_JUDGED) > 0
-    assert all(r.verdict == rules.MISSING and r.note.startswith(f"{rules.NOT_JUDGED}: ") for r in ledger.rows)
+    assert all(r.verdict == rules.NOT_JUDGED and r.note.startswith(f"{rules.NOT_JUDGED}: ") for r in ledger.rows)
     assert all(r.quote and r.kind in ("claim", "reproduction") for r in ledger.rows)  # each quotes what it leaves
     assert all(r.where.endswith("(ladder)") for r in ledger.rows)
 

@@ -134,8 +134,8 @@ class ClaimsLedger:
 
     def cannot_judge(self, paper: str, where: str, claim: str, why: str, *, kind: str, quote: str = "",
                      part: str = "", stand_in: bool = False) -> str:
-        """A claim these runs cannot judge, with the reason (verdict: not judged at this scale)."""
-        return self.record(paper, where, claim, None, None, R.statement(), kind=kind, quote=quote, part=part,
+        """A claim these runs cannot judge, with the reason (verdict: not judged at this scale, its rule `unjudged`)."""
+        return self.record(paper, where, claim, None, None, R.unjudged(), kind=kind, quote=quote, part=part,
                            stand_in=stand_in, note=f"{R.NOT_JUDGED}: {why}")
 
     def add_note(self, text: str, last: int = 1) -> None:

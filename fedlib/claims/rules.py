@@ -13,6 +13,9 @@ evaluated and never parsed out of prose. Every verdict is recomputed from a row'
                (the level the caption states), with three outcomes
   observation  an entry a table leaves unmarked: an absent marker is not a claim; its p is reported, no verdict
   statement    a statement with no number ("still acceptable"): our number is reported, no verdict
+  unjudged     a claim these runs cannot test at their scale (the row's note says why): no numbers, verdict
+               NOT_JUDGED, whether or not the runs are there (before, such a row was a statement with no number,
+               which reads "not run: missing data")
   comparison   one exact quantity against a bound: ours OP reference + value (numerical checks, a rank)
   tolerance    one exact quantity: |ours - reference| <= value
 """
@@ -36,7 +39,7 @@ BAND = 2.0  # borderline: a p within a factor of BAND of its level; a tolerance'
 MIN_SEEDS = 3
 DELTA = 0.5  # the equivalence margin of a reproduced accuracy, in accuracy points
 NUDGE = 0.005  # a comparison's verdict that moving its numbers 0.5% flips is near its threshold
-RULE_KINDS = ("paired", "equivalence", "marker", "observation", "statement", "comparison", "tolerance")
+RULE_KINDS = ("paired", "equivalence", "marker", "observation", "statement", "unjudged", "comparison", "tolerance")
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 # How the headline counts read each verdict word (a word a rule can give is in exactly one of these)
@@ -104,6 +107,8 @@ class Rule:
             return "an unmarked entry: its p, no verdict"
         if k == "statement":
             return "a statement with no number: ours reported, no verdict"
+        if k == "unjudged":
+            return "not judged at this scale: the note says why"
         if k == "comparison":
             return f"ours {op} reference" + (f" {'+' if v >= 0 else '-'} {abs(v):g}" if v else "")
         return f"|ours - reference| <= {v:g}"
@@ -127,6 +132,10 @@ def observation() -> Rule:
 
 def statement() -> Rule:
     return Rule("statement")
+
+
+def unjudged() -> Rule:
+    return Rule("unjudged")
 
 
 def comparison(op: str, offset: float = 0.0) -> Rule:
@@ -343,6 +352,8 @@ def _missing(ours) -> bool:
 
 def decide(ours, reference, rule: Rule) -> Decision:
     """The verdict `rule` gives for these numbers, with what the report shows beside it."""
+    if rule.kind == "unjudged":
+        return Decision(NOT_JUDGED)
     if _missing(ours) or (rule.kind in ("paired", "marker", "observation") and reference is None):
         return Decision(MISSING)
     if rule.kind == "paired":
