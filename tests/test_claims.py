@@ -28,7 +28,7 @@ def test_verdicts_come_from_the_rule_and_can_be_recomputed(tmp_path, monkeypatch
                          R.Rule.from_cell(row["rule"])) == row["verdict"]
 
 
-def test_a_claim_the_runs_cannot_judge_is_stored_as_not_judged_not_as_missing_data(tmp_path, monkeypatch):
+def test_a_claim_the_runs_cannot_judge_is_stored_as_not_judged_not_as_missing_data(tmp_path, monkeypatch, capsys):
     """Before, `cannot_judge` stored a statement with no numbers, whose verdict is "not run: missing data": claims.csv
     and the notebook's printout said the runs were missing for rows (MNIST's DP rows, FedRD's ladder) whose runs are
     there and cannot test the claim at their scale. Only claims.md read the reason out of the note."""
@@ -36,6 +36,8 @@ def test_a_claim_the_runs_cannot_judge_is_stored_as_not_judged_not_as_missing_da
     verdict = ledger.cannot_judge("FedLog", "Fig. 3 right (mnist)", "central DP is back", "MNIST's 3,000 records",
                                   kind="claim", quote=Q, stand_in=True)
     assert verdict == R.NOT_JUDGED
+    said = capsys.readouterr().out  # the notebook's printout gives the reason, not "ours None against None"
+    assert "[not judged at this scale]" in said and "MNIST's 3,000 records" in said and "None" not in said
     row = claims.read(ledger.save())[0]
     assert row["verdict"] == R.NOT_JUDGED and row["note"] == f"{R.NOT_JUDGED}: MNIST's 3,000 records"
     assert R.verdict(claims.parse(row["ours"]), claims.parse(row["reference"]),

@@ -102,8 +102,8 @@ class ClaimsLedger:
         extra = f", margin {fmt(d.margin)}" if d.margin != "" else ""
         extra += f" +- {fmt(d.se)} (SE)" if d.se not in ("", None) and d.se == d.se else ""
         extra += f", p {d.p:.2g}" if d.p != "" else ""
-        print(f"[{d.verdict}{', borderline' if d.borderline else ''}] {paper}, {where}: {claim} "
-              f"(ours {fmt(ours)} against {fmt(reference)}; {rule.words()}{extra})")
+        said = note if rule.kind == "unjudged" else f"ours {fmt(ours)} against {fmt(reference)}; {rule.words()}{extra}"
+        print(f"[{d.verdict}{', borderline' if d.borderline else ''}] {paper}, {where}: {claim} ({said})")
         return d.verdict
 
     def compare(self, paper: str, where: str, claim: str, ours, reference, direction: str = ">", *, kind: str,
