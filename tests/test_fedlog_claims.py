@@ -188,6 +188,24 @@ def test_dp_recovery_at_the_papers_noise_is_judged_at_the_first_grid_point_above
     assert "the grid stops at epsilon = 50" in beyond.rows[-1].note
 
 
+def test_dp_recovery_holds_on_the_paired_mean_and_says_so_rather_than_every_seed():
+    """A review (fidelity round 5): the central row holds on the seeds' mean while one seed falls 1.19 points below
+    its non-private run, yet its words said "within 1 point ..., seed by seed". The test is a paired non-inferiority
+    test over seeds; the words now say that, and the seeds-toward column shows the seed that falls further."""
+    from fedlib.papers.fedlog import claims
+
+    no_dp = [0.97, 0.972, 0.968, 0.971, 0.969]  # five seeds; at epsilon 0.5 seed 0 falls 1.19 points (as on MNIST)
+    final = {(F, "none", "-", float("inf")): no_dp}
+    for e, gap in ((0.5, [-1.19, 0.08, -0.09, 0.11, -0.04]), (5.0, [0.0] * 5), (50.0, [0.0] * 5)):
+        final[(F, "central", "thm7", e)] = [a + g / 100 for a, g in zip(no_dp, gap)]
+    runs = {F: DpRuns(eps=(0.5, 5.0, 50.0), seeds=tuple(range(5)), rounds=5, tight=False)}
+    ledger = rules.ClaimsLedger("03_test", "paper")
+    verdict = claims.recovers_like_the_paper(ledger, final, runs, F, "central")
+    row = ledger.rows[-1]
+    assert min(row.ours) < -1.0 and verdict == rules.HOLDS  # one seed beyond the tolerance, the mean well within
+    assert "seed by seed" not in row.claim and "paired non-inferiority test over seeds, not on every seed" in row.claim
+
+
 def test_dp_on_mnist_at_the_papers_epsilon_is_not_judged_the_stand_in_cannot_test_it():
     """MNIST's 3,000 records carry 17 times CIFAR-10's noise per record at the paper's epsilon: its central row at
     0.5 says so instead of "does not hold" (the matched-noise row still reads it)."""
