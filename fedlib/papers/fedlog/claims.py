@@ -105,8 +105,8 @@ def back_at_the_optimum(ledger, final: dict, runs: dict, name: str, mode: str, f
                                  f"; at every grid epsilon from there on the final accuracy is within {TOLERANCE:g} "
                                  "point of the non-private run's by a paired non-inferiority test over seeds, not "
                                  "on every seed: ours is each seed's worst such epsilon's difference, in points; the "
-                                 "1-point tolerance is ours, the paper says \"back to optimum\")", gaps, -TOLERANCE, ">", paper_value=PAPER_RECOVERY[mode],
-                                 rounds=s.rounds, **common)
+                                 "1-point tolerance is ours, the paper says \"back to optimum\")", gaps, -TOLERANCE,
+                                 ">", paper_value=PAPER_RECOVERY[mode], rounds=s.rounds, **common)
     why = "" if gaps is not None else f"the grid stops at epsilon = {max(s.eps):g}, below {from_eps:g}" \
         if max(s.eps) < from_eps * (1 - 1e-9) else f"its runs (no DP, and {mode} DP with Thm. 7's sigma from there " \
         "on) are not all cached or shipped"
