@@ -157,6 +157,24 @@ def test_fig3_right_draws_each_whole_curve_and_names_the_others_in_its_caption(c
         "not drawn:")[1]
 
 
+def test_fig3_rights_caption_gives_seeds_and_rounds_once_where_its_datasets_agree():
+    """Two datasets of 3 seeds x 5 rounds: "3 seeds · 5 rounds", not "3 seeds / 3 seeds · 5 rounds / 5 rounds" (the
+    paper profile's caption read so with MNIST and FashionMNIST); where they differ, each in panel order."""
+    from fedlib.papers import fedlog
+
+    final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
+    other, more = _final(0.98, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965], d="mnist")
+    both = {**final, **other}
+
+    def caption(runs):
+        fig = fedlog.figures.dp_figure(runs, both, "quick", 2.0, 0.01)
+        return next(t.get_text() for t in fig.texts if " profile · " in t.get_text()).replace("\n", " ")
+
+    assert caption({**runs, **more}).startswith("quick profile · 3 seeds · 5 rounds ·")
+    fewer = {"mnist": DpRuns(eps=more["mnist"].eps, seeds=(0, 1), rounds=5, tight=False)}
+    assert caption({**runs, **fewer}).startswith("quick profile · 3 seeds / 2 seeds · 5 rounds ·")
+
+
 def test_the_matched_epsilon_gives_our_records_the_papers_noise_per_record():
     from fedlib import privacy
     from fedlib.papers.fedlog.analysis import dp

@@ -319,8 +319,8 @@ def dp_figure(runs: dict, final: dict, profile: str, b: float, delta: float, at_
         panels[f"{name}, {plots.count(s.rounds, 'round')}, {plots.count(len(s.seeds), 'seed')}"] = dict(
             no_dp=100 * float(np.mean(final[(name, "none", "-", np.inf)])), series=series, marks=marks)
     fig = dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
-    plots.caption(fig, profile, " / ".join(plots.count(len(s.seeds), "seed") for s in runs.values()),
-                  " / ".join(plots.count(s.rounds, "round") for s in runs.values()),
+    plots.caption(fig, profile, plots.counts((len(s.seeds) for s in runs.values()), "seed"),
+                  plots.counts((s.rounds for s in runs.values()), "round"),
                   note="; ".join(filter(None, [f"δ = {delta}, b = {b}", stand_in(runs, PAPER_DATA["fig3_right"]),
                                                "runs not all shipped yet, so not drawn: " + ", ".join(waiting)
                                                if waiting else ""])))
