@@ -76,10 +76,20 @@ def test_a_row_not_run_yet_lists_no_note_below_the_table_and_a_judged_one_does()
                    note="from grid epsilon 0.5; its runs are not all cached or shipped" + " x" * 40)
     judged = dict(_row("local DP costs", R.REPORTED, seeds="5", margin="-3.0", kind="claim"),
                   part="dp_fashion_mnist", note="matched epsilon 2.81; from grid epsilon 5" + " y" * 40)
-    unfair = dict(_row("central DP on MNIST", R.MISSING, kind="claim"), part="dp_fashion_mnist",
+    unfair = dict(_row("central DP on MNIST", R.NOT_JUDGED, kind="claim"), part="dp_fashion_mnist",
                   note=f"{R.NOT_JUDGED}: MNIST's 3,000 records")
     md = "\n".join(report._details([waiting, judged, unfair], sets))
     assert "its runs are not all cached" not in md and "matched epsilon 2.81" in md and "3,000 records" in md
     assert report._verdict(waiting, sets) == "not run yet (10 of 125 runs shipped)"
     shipped = {"dp_fashion_mnist": {"have": 125, "n": 125}}  # a set whole: a missing row's note says why again
     assert "its runs are not all cached" in "\n".join(report._details([waiting], shipped))
+
+
+def test_a_not_judged_row_is_told_by_its_verdict_not_by_how_its_note_begins():
+    """A row of rule `unjudged` whose note gives its reason in plain words (a researcher's own ledger) is shown as not
+    judged, with the reason below the table; before, only a note beginning "not judged at this scale: " was."""
+    row = dict(_row("DP recovers at the paper's epsilon", R.NOT_JUDGED, kind="claim"),
+               note="3,000 records carry 17 times the paper's noise per record")
+    assert report._verdict(row, {}) == f"{R.NOT_JUDGED} (why: below)"
+    assert report._verdict_cell(row, {}) == f"{R.NOT_JUDGED} (why: below)"
+    assert report._long_note(row) == row["note"]

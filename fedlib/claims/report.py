@@ -109,10 +109,15 @@ def _toward(r: dict) -> str:
     return re.sub(r"^(\d+/\d+) seeds, smallest ", r"\1, ", str(r.get("toward") or "")) or "-"
 
 
+def _not_judged(r: dict) -> bool:
+    """A row its runs cannot judge (rule `unjudged`): its note says why, below the table."""
+    return r["verdict"] == R.NOT_JUDGED
+
+
 def _verdict(r: dict, sets: dict) -> str:
     """The verdict as shown: a paper-scale row whose runs are not all shipped says how many are."""
-    v, note = r["verdict"], str(r.get("note") or "")
-    if note.startswith(R.NOT_JUDGED):
+    v = r["verdict"]
+    if _not_judged(r):
         return f"{R.NOT_JUDGED} (why: below)"
     s = sets.get(r.get("part") or "")
     if v == R.MISSING and s and r["scale"] in ("paper", "stand-in", "reduced") and s["have"] < s["n"]:
@@ -158,7 +163,7 @@ def _verdict_cell(r: dict, sets: dict) -> str:
     """The verdict, and beside it a short note, or where the note is long the part of it that names the other regime's
     verdict ("depends on augmentation: ..."): that stands beside the verdict whatever else the note says."""
     note = str(r.get("note") or "")
-    if note.startswith(R.NOT_JUDGED):
+    if _not_judged(r):
         short = ""
     else:
         short = note if note and len(note) <= SHORT_NOTE else _regime(note)
@@ -171,9 +176,9 @@ def _verdict_cell(r: dict, sets: dict) -> str:
 def _long_note(r: dict) -> str:
     """The note as said below the table: a long one, less the part that stands in the verdict cell."""
     note = str(r.get("note") or "")
-    if len(note) <= SHORT_NOTE and not note.startswith(R.NOT_JUDGED):
+    if len(note) <= SHORT_NOTE and not _not_judged(r):
         return ""
-    regime = "" if note.startswith(R.NOT_JUDGED) else _regime(note)
+    regime = "" if _not_judged(r) else _regime(note)
     return "; ".join(part for part in note.split("; ") if part != regime) if regime else note
 
 
