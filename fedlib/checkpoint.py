@@ -194,12 +194,13 @@ FORMAT = b"fedlib-checkpoint 2\n"  # the first line of every checkpoint; the sec
 
 
 def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: float,
-         started_on: str | None = None) -> bool:
+         started_on: str | None = None, cpu: float = 0.0) -> bool:
     """Write the run's state to `target` atomically; on a write error (a full disk) warn, keep the previous
     checkpoint and return False, so that the run goes on. `started_on`: the kind of processor that made its first
-    rounds (`provenance.machine`; default this one), kept so that a run resumed on another kind says so."""
+    rounds (`provenance.machine`; default this one), kept so that a run resumed on another kind says so. `elapsed`
+    and `cpu`: the wall time and the processor time (every thread's) the run has taken so far."""
     state = {"alg": alg, "rows": rows, "ledger": ledger, "ev": ev, "next_round": next_round, "elapsed": elapsed,
-             "fingerprint": provenance.fingerprint(), "started_on": started_on or provenance.machine(),
+             "cpu": cpu, "fingerprint": provenance.fingerprint(), "started_on": started_on or provenance.machine(),
              "rng": (torch.get_rng_state(), np.random.get_state(), random.getstate(),
                      torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)}
     buffer = io.BytesIO()

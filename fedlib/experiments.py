@@ -153,11 +153,12 @@ def _rounds(cfg: Config, ctx, alg, rounds: int, progress: bool, ledger: Ledger |
     the last evaluation; with `saves`, a checkpoint whenever one is due."""
     ledger = Ledger() if ledger is None else ledger
     rows = {k: [] for k in ("acc_mean", "acc_all", "loss", "train_loss", "up_bits", "down_bits", "seconds")}
-    start, ev, elapsed = 0, None, 0.0
+    start, ev, elapsed, cpu = 0, None, 0.0, 0.0
     if resume is not None:
         rows, ev, start, elapsed = resume["rows"], resume["ev"], resume["next_round"], resume["elapsed"]
+        cpu = resume.get("cpu", 0.0)
     bar = tqdm(range(start, rounds), desc=cfg.label(), leave=False, disable=not progress, initial=start, total=rounds)
-    t_start = time.perf_counter() - elapsed
+    t_start, c_start = time.perf_counter() - elapsed, time.process_time() - cpu
     for rnd in bar:
         t0 = time.perf_counter()
         res = run_round(alg, rnd, ledger)
@@ -167,7 +168,7 @@ def _rounds(cfg: Config, ctx, alg, rounds: int, progress: bool, ledger: Ledger |
         bar.set_postfix(acc=f"{rows['acc_mean'][-1]:.4f}")
         if saves is not None and rnd + 1 < rounds and saves.due():
             checkpoint.save(saves.target, alg, rows, ledger, ev, rnd + 1, time.perf_counter() - t_start,
-                            saves.started_on)
+                            saves.started_on, cpu=time.process_time() - c_start)
             saves.written()
     return rows, ev
 
@@ -255,18 +256,18 @@ def _compute(cfg: Config, cache: bool, progress: bool) -> Result:
     ctx, alg = setup(cfg)
     ckpt = checkpoint.path_for(store.path(cfg)) if cache else None
     state = checkpoint.load(ckpt, ctx) if cache else None
-    ledger, elapsed = Ledger(), 0.0
+    ledger, elapsed, cpu = Ledger(), 0.0, 0.0
     if state is not None:
-        alg, ledger, elapsed = state["alg"], state["ledger"], state["elapsed"]
+        alg, ledger, elapsed, cpu = state["alg"], state["ledger"], state["elapsed"], state.get("cpu", 0.0)
         ctx = alg.ctx
         # said with or without progress bars (scripts/paper_runs.py runs without them and printed nothing)
         print(f"{cfg.label()}: resuming from its checkpoint after round {state['next_round'] - 1}", flush=True)
     started_on = (state or {}).get("started_on") or provenance.machine()
-    t_start = time.perf_counter() - elapsed
+    t_start, c_start = time.perf_counter() - elapsed, time.process_time() - cpu
     rows, ev = _rounds(cfg, ctx, alg, cfg.rounds, progress, ledger, resume=state,
                        saves=checkpoint.Schedule(ckpt, started_on) if cache else None)
     result = {"config": asdict(cfg), "key": cfg.key(), "rounds": rows, "client_acc": ev["client_acc"] if ev else [],
-              "wall_s": time.perf_counter() - t_start, "device": engine.resolve_device(cfg.device).type,
+              "wall_s": time.perf_counter() - t_start, "cpu_s": time.process_time() - c_start, "device": engine.resolve_device(cfg.device).type,
               "torch": torch.__version__, "threads": torch.get_num_threads(),
               "code": provenance.record(engine.resolve_device(cfg.device))}
     if started_on != result["code"]["machine"]:  # resumed on another kind of processor: its first rounds were not

@@ -75,10 +75,13 @@ def from_runs(what: str, like: str | None = None) -> dict:
         return cfg.method if like else label
 
     walls: dict[str, list[float]] = {}
+    timed = {"cpu_s": 0, "wall_s": 0}  # how many runs each time stands for
     for label, cfg in source:
         r = cache.load(cfg)
-        if r is not None and r.get("wall_s"):
-            walls.setdefault(group(label, cfg), []).append(r["wall_s"])
+        took = next((k for k in timed if r is not None and r.get(k)), None)  # processor time where it is recorded
+        if took:
+            walls.setdefault(group(label, cfg), []).append(r[took])
+            timed[took] += 1
     groups = list(dict.fromkeys(group(label, cfg) for label, cfg in runs))
     missing = [g for g in groups if g not in walls]
     if missing:
@@ -88,8 +91,11 @@ def from_runs(what: str, like: str | None = None) -> dict:
     mean = {g: sum(walls[g]) / len(walls[g]) for g in groups}
     hours = sum(mean[group(label, cfg)] for label, cfg in runs) / 3600
     read = sum(len(walls[g]) for g in groups)
-    said = (f"the wall time of {read} finished runs of {like} (same clients, model and rounds), method by method"
-            if like else f"the wall time of {read} of its {len(runs)} runs, finished, run group by run group")
+    time_of = ("the processor time" if not timed["wall_s"] else "the wall time" if not timed["cpu_s"] else
+               f"the processor time ({timed['cpu_s']} runs; the wall time of {timed['wall_s']} made before runs "
+               f"recorded it)")
+    said = (f"{time_of} of {read} finished runs of {like} (same clients, model and rounds), method by method"
+            if like else f"{time_of} of {read} of its {len(runs)} runs, finished, run group by run group")
     print(f"| {what} | {len(runs)} | all, from finished runs | "
           f"{'; '.join(f'{g} {mean[g]:.0f} s' for g in groups)} a run | | **{hours:.1f}** | "
           f"{sum(ex.is_cached(c) for _, c in runs)} |", flush=True)

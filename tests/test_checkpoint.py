@@ -47,7 +47,7 @@ CHILD = textwrap.dedent("""
 
 def _comparable(result):
     rounds = {k: v for k, v in result["rounds"].items() if k not in TIMING}
-    return {**{k: v for k, v in result.items() if k not in ("wall_s", "code", "rounds")}, "rounds": rounds}
+    return {**{k: v for k, v in result.items() if k not in ("wall_s", "cpu_s", "code", "rounds")}, "rounds": rounds}
 
 
 @pytest.mark.parametrize("kind", ["fedavg", "ditto", "fedcr", "fedlog_local"])
@@ -77,6 +77,46 @@ def test_a_run_killed_mid_way_resumes_to_a_bit_identical_result(kind, tmp_path, 
     a, b = _comparable(resumed), _comparable(whole)
     assert {k: (a[k], b[k]) for k in a if a[k] != b[k]} == {}
     assert not saved.exists()
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_runs_processor_time_leaves_out_its_pauses_and_goes_on_over_a_resume(tmp_path, monkeypatch):
+    """The cost of a run is its processor time (cpu_s), beside its wall time: a run paused (a slot stopped with SIGSTOP
+    while the clean-clone suite ran) or slowed by other work read 3,264 s of wall time where its like took 808. The
+    time a resumed run had taken before its checkpoint is counted, as the wall time's is."""
+    import time
+
+    cfg = _config("fedavg")
+    monkeypatch.setenv("FEDLIB_CHECKPOINT_SECONDS", "0")
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    real = ex.run_round
+
+    def first_part(alg, rnd, ledger, *a):
+        if rnd == 1:  # work before the checkpoint: half a second of the processor's time
+            until = time.process_time() + 0.5
+            while time.process_time() < until:
+                pass
+        if rnd == 3:
+            raise _Stop  # after round 2's checkpoint
+        return real(alg, rnd, ledger, *a)
+
+    monkeypatch.setattr(ex, "run_round", first_part)
+    with pytest.raises(_Stop):
+        ex.run(cfg, progress=False)
+    assert checkpoint.path_for(cache.path(cfg)).exists()
+
+    def second_part(alg, rnd, ledger, *a):
+        if rnd == 4:
+            time.sleep(0.5)  # a pause: wall time, no processor time
+        return real(alg, rnd, ledger, *a)
+
+    monkeypatch.setattr(ex, "run_round", second_part)
+    res = ex.run(cfg, progress=False)
+    assert res["cpu_s"] >= 0.5  # the first part's work is counted
+    assert res["wall_s"] - res["cpu_s"] >= 0.45  # the pause is not
 
 
 def test_a_damaged_checkpoint_is_set_aside_and_the_run_starts_over(tmp_path, monkeypatch, capsys):

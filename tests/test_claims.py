@@ -315,6 +315,29 @@ def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_lik
         cost_table.from_runs("fig2")
 
 
+def test_a_sets_cost_from_its_finished_runs_reads_their_processor_time_where_they_record_it(monkeypatch):
+    """A run paused or slowed by other work has a long wall time (3,264 s where its like took 808): the cost reads the
+    processor time (cpu_s) a run records, its wall time only where it records none, and says which it read."""
+    import sys
+
+    from fedlib import papers
+
+    sys.path.insert(0, str(paths.project_root() / "scripts"))
+    import cost_table
+
+    runs = papers.RUN_SETS["fig3_left"].runs()
+    done = {cfg.key(): {"wall_s": 3600.0, "cpu_s": 1800.0} for _, cfg in runs}
+    monkeypatch.setattr(cost_table.cache, "load", lambda cfg: done.get(cfg.key()))
+    monkeypatch.setattr(cost_table.ex, "is_cached", lambda cfg: cfg.key() in done)
+    row = cost_table.from_runs("fig3_left")
+    assert row["core_hours"] == "20.0" and row["how"].startswith("measured as the processor time of 40 of its 40")
+    for _, cfg in runs[:10]:  # made before runs recorded it: their wall time, and the note says how many
+        done[cfg.key()] = {"wall_s": 1800.0}
+    row = cost_table.from_runs("fig3_left")
+    assert row["core_hours"] == "20.0"
+    assert "the processor time (30 runs; the wall time of 10 made before runs recorded it) of 40" in row["how"]
+
+
 def test_a_sets_cost_from_its_finished_runs_is_read_run_group_by_run_group_not_method_by_method(monkeypatch):
     """FedRD's ladder holds FedDM and FedRD at T = 10 ... 300 matching steps: one method, run groups whose runs cost
     150 s to 30 minutes. Its cost from its finished runs is read label by label (a method's mean over its rungs would

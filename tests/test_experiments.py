@@ -183,8 +183,8 @@ def test_a_full_disk_during_a_checkpoint_keeps_the_last_one_and_the_run_goes_on(
     monkeypatch.setattr(checkpoint.os, "fdopen", fdopen)
     seen = []
     real_save = checkpoint.save
-    monkeypatch.setattr(checkpoint, "save", lambda target, *a: seen.append(target.read_bytes() if target.exists()
-                                                                           else None) or real_save(target, *a))
+    monkeypatch.setattr(checkpoint, "save", lambda target, *a, **kw: seen.append(
+        target.read_bytes() if target.exists() else None) or real_save(target, *a, **kw))
     res = ex.run(cfg, progress=False)
     assert res["rounds"]["acc_mean"] == whole["rounds"]["acc_mean"]
     assert "could not write the checkpoint" in capsys.readouterr().err
