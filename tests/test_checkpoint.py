@@ -79,8 +79,22 @@ def test_a_run_killed_mid_way_resumes_to_a_bit_identical_result(kind, tmp_path, 
     assert not saved.exists()
 
 
-class _Stop(Exception):
-    pass
+def _stopped_after_round_2(cfg, monkeypatch, before=lambda rnd: None) -> None:
+    """Run `cfg` (FEDLIB_CHECKPOINT_SECONDS=0) and stop it as Ctrl-C does when round 3 begins, after round 2's
+    checkpoint; `before(rnd)` runs ahead of each round. `ex.run_round` is the real one again after."""
+    real = ex.run_round
+
+    def stopped(alg, rnd, ledger, *a):
+        before(rnd)
+        if rnd == 3:
+            raise KeyboardInterrupt
+        return real(alg, rnd, ledger, *a)
+
+    monkeypatch.setattr(ex, "run_round", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        ex.run(cfg, progress=False)
+    monkeypatch.setattr(ex, "run_round", real)
+    assert checkpoint.path_for(cache.path(cfg)).exists()
 
 
 def test_a_runs_processor_time_leaves_out_its_pauses_and_goes_on_over_a_resume(tmp_path, monkeypatch):
@@ -92,28 +106,21 @@ def test_a_runs_processor_time_leaves_out_its_pauses_and_goes_on_over_a_resume(t
     cfg = _config("fedavg")
     monkeypatch.setenv("FEDLIB_CHECKPOINT_SECONDS", "0")
     monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+
+    def work(rnd):  # before the checkpoint: half a second of the processor's time
+        until = time.process_time() + 0.5 if rnd == 1 else 0
+        while time.process_time() < until:
+            pass
+
+    _stopped_after_round_2(cfg, monkeypatch, work)
     real = ex.run_round
 
-    def first_part(alg, rnd, ledger, *a):
-        if rnd == 1:  # work before the checkpoint: half a second of the processor's time
-            until = time.process_time() + 0.5
-            while time.process_time() < until:
-                pass
-        if rnd == 3:
-            raise _Stop  # after round 2's checkpoint
-        return real(alg, rnd, ledger, *a)
-
-    monkeypatch.setattr(ex, "run_round", first_part)
-    with pytest.raises(_Stop):
-        ex.run(cfg, progress=False)
-    assert checkpoint.path_for(cache.path(cfg)).exists()
-
-    def second_part(alg, rnd, ledger, *a):
+    def paused(alg, rnd, ledger, *a):
         if rnd == 4:
-            time.sleep(0.5)  # a pause: wall time, no processor time
+            time.sleep(0.5)  # wall time, no processor time
         return real(alg, rnd, ledger, *a)
 
-    monkeypatch.setattr(ex, "run_round", second_part)
+    monkeypatch.setattr(ex, "run_round", paused)
     res = ex.run(cfg, progress=False)
     assert res["cpu_s"] >= 0.5  # the first part's work is counted
     assert res["wall_s"] - res["cpu_s"] >= 0.45  # the pause is not
@@ -266,17 +273,7 @@ def test_a_run_resumed_on_another_kind_of_processor_says_so_and_where_it_began(t
     monkeypatch.setenv("FEDLIB_CHECKPOINT_SECONDS", "0")
     monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
     monkeypatch.setattr(provenance, "machine", lambda: "x86_64-AVX512-GenuineIntel-6-207")
-    real = ex.run_round
-
-    def killed(alg, rnd, ledger, *a):
-        if rnd == 3:
-            raise KeyboardInterrupt  # after round 2's checkpoint
-        return real(alg, rnd, ledger, *a)
-
-    monkeypatch.setattr(ex, "run_round", killed)
-    with pytest.raises(KeyboardInterrupt):
-        ex.run(cfg, progress=False)
-    monkeypatch.setattr(ex, "run_round", real)
+    _stopped_after_round_2(cfg, monkeypatch)
     monkeypatch.setattr(provenance, "machine", lambda: "x86_64-AVX2-AuthenticAMD-25-1")
     resumed = ex.run(cfg, progress=False)
     assert "resuming from its checkpoint after round 2" in capsys.readouterr().out
