@@ -78,11 +78,6 @@ def count(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def counts(ns, word: str) -> str:
-    """A figure's panels' counts: "5 seeds" where they agree, "5 seeds / 3 seeds" (panel order) where they differ."""
-    return " / ".join(dict.fromkeys(count(n, word) for n in ns))
-
-
 def log_x(ax) -> None:
     """A log x axis labelled at its decades only (minor labels collide at half width)."""
     from matplotlib.ticker import NullFormatter

@@ -319,13 +319,18 @@ def dp_figure(runs: dict, final: dict, profile: str, b: float, delta: float, at_
         panels[f"{name}, {plots.count(s.rounds, 'round')}, {plots.count(len(s.seeds), 'seed')}"] = dict(
             no_dp=100 * float(np.mean(final[(name, "none", "-", np.inf)])), series=series, marks=marks)
     fig = dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
-    plots.caption(fig, profile, plots.counts((len(s.seeds) for s in runs.values()), "seed"),
-                  plots.counts((s.rounds for s in runs.values()), "round"),
+    plots.caption(fig, profile, _counts((len(s.seeds) for s in runs.values()), "seed"),
+                  _counts((s.rounds for s in runs.values()), "round"),
                   note="; ".join(filter(None, [f"δ = {delta}, b = {b}", stand_in(runs, PAPER_DATA["fig3_right"]),
                                                "runs not all shipped yet, so not drawn: " + ", ".join(waiting)
                                                if waiting else ""])))
     outputs.save_figure(fig, "fig3_right_dp")
     return fig
+
+
+def _counts(ns, word: str) -> str:
+    """The panels' counts: "5 seeds" where they agree, "5 seeds / 3 seeds" (panel order) where they differ."""
+    return " / ".join(dict.fromkeys(plots.count(n, word) for n in ns))
 
 
 def dp_table(runs: dict, final: dict, sizes: dict, b: float, delta: float):
