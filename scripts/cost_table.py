@@ -61,8 +61,8 @@ FEDLOG_SETS = ("table1", "tableA1", "dp", "fig3_left", "fig2", "table1_fashion_m
 
 def from_runs(what: str, like: str | None = None) -> dict:
     """A set's cost from the wall time of finished runs (in the results cache or archive/) rather than from one
-    timed round: for each label of the set (its run group, e.g. "FedDM T=300 real"), the mean wall time of its
-    finished runs, times the set's runs of it; summed. With `like`, whose labels are its own ("FedLog mnist" for
+    timed round: for each label of the set (its run group, e.g. "FedDM T=300 real"), the mean time of its finished
+    runs (the processor time of those that record it, else the wall time), times the set's runs of it; summed. With `like`, whose labels are its own ("FedLog mnist" for
     "FedLog fashion_mnist"), method by method instead: the finished runs of each method in `like`. A run's later rounds
     can cost more than its second (Fig. 3 left's rose from about 2 to 4-6 s), and the runs are made beside another
     single-threaded job, so this is what computing the set costs as it is computed. Refused, before anything is
@@ -74,28 +74,33 @@ def from_runs(what: str, like: str | None = None) -> dict:
     def group(label, cfg):  # the run group a run's wall time stands for
         return cfg.method if like else label
 
-    walls: dict[str, list[float]] = {}
-    timed = {"cpu_s": 0, "wall_s": 0}  # how many runs each time stands for
+    times: dict[str, dict[str, list[float]]] = {}  # group -> {"cpu_s": [...], "wall_s": [...]}
     for label, cfg in source:
         r = cache.load(cfg)
-        took = next((k for k in timed if r is not None and r.get(k)), None)  # processor time where it is recorded
-        if took:
-            walls.setdefault(group(label, cfg), []).append(r[took])
-            timed[took] += 1
+        for k in ("cpu_s", "wall_s") if r is not None else ():
+            if r.get(k):
+                times.setdefault(group(label, cfg), {"cpu_s": [], "wall_s": []})[k].append(r[k])
+                break  # a run's processor time where it records one, else its wall time
     groups = list(dict.fromkeys(group(label, cfg) for label, cfg in runs))
-    missing = [g for g in groups if g not in walls]
+    missing = [g for g in groups if g not in times]
     if missing:
         raise SystemExit(f"--from-runs: no run of {', '.join(missing)} in {like or what} is finished, so there is no "
                          f"wall time to read for {'it' if len(missing) == 1 else 'them'}; compute one first "
                          f"(scripts/paper_runs.py {like or what} --only LABEL) or time it without --from-runs")
+    # a group whose runs record their processor time is read from those alone: the wall time of the others counts
+    # the pauses and the load they were made under (3,264 s of wall time where a like run took 808)
+    walls = {g: times[g]["cpu_s"] or times[g]["wall_s"] for g in groups}
     mean = {g: sum(walls[g]) / len(walls[g]) for g in groups}
     hours = sum(mean[group(label, cfg)] for label, cfg in runs) / 3600
     read = sum(len(walls[g]) for g in groups)
-    time_of = ("the processor time" if not timed["wall_s"] else "the wall time" if not timed["cpu_s"] else
-               f"the processor time ({timed['cpu_s']} runs; the wall time of {timed['wall_s']} made before runs "
-               f"recorded it)")
+    by_cpu = [g for g in groups if times[g]["cpu_s"]]
+    left = sum(len(times[g]["wall_s"]) for g in by_cpu)
+    time_of = ("the wall time" if not by_cpu else "the processor time" if len(by_cpu) == len(groups) else
+               f"the processor time ({', '.join(by_cpu)}; the wall time for the rest)")
     said = (f"{time_of} of {read} finished runs of {like} (same clients, model and rounds), method by method"
             if like else f"{time_of} of {read} of its {len(runs)} runs, finished, run group by run group")
+    said += (f"; {left} finished runs made before runs recorded their processor time are left out (their wall time "
+             f"counts pauses and load)" if left else "")
     print(f"| {what} | {len(runs)} | all, from finished runs | "
           f"{'; '.join(f'{g} {mean[g]:.0f} s' for g in groups)} a run | | **{hours:.1f}** | "
           f"{sum(ex.is_cached(c) for _, c in runs)} |", flush=True)

@@ -316,8 +316,9 @@ def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_lik
 
 
 def test_a_sets_cost_from_its_finished_runs_reads_their_processor_time_where_they_record_it(monkeypatch):
-    """A run paused or slowed by other work has a long wall time (3,264 s where its like took 808): the cost reads the
-    processor time (cpu_s) a run records, its wall time only where it records none, and says which it read."""
+    """A run paused or slowed by other work has a long wall time (3,264 s where its like took 808): a group whose runs
+    record their processor time (cpu_s) is read from those alone, another from its wall time, and the row says which
+    and how many runs it left out."""
     import sys
 
     from fedlib import papers
@@ -331,11 +332,19 @@ def test_a_sets_cost_from_its_finished_runs_reads_their_processor_time_where_the
     monkeypatch.setattr(cost_table.ex, "is_cached", lambda cfg: cfg.key() in done)
     row = cost_table.from_runs("fig3_left")
     assert row["core_hours"] == "20.0" and row["how"].startswith("measured as the processor time of 40 of its 40")
-    for _, cfg in runs[:10]:  # made before runs recorded it: their wall time, and the note says how many
-        done[cfg.key()] = {"wall_s": 1800.0}
+    fedlog_runs = [cfg for label, cfg in runs if label.startswith("FedLog ")]
+    assert len(fedlog_runs) == 10
+    for cfg in fedlog_runs[:6]:  # made before runs recorded it: read from the group's other 4 (a mix would say more)
+        done[cfg.key()] = {"wall_s": 3600.0}
     row = cost_table.from_runs("fig3_left")
     assert row["core_hours"] == "20.0"
-    assert "the processor time (30 runs; the wall time of 10 made before runs recorded it) of 40" in row["how"]
+    assert "of 34 of its 40 runs" in row["how"] and "6 finished runs made before" in row["how"]
+    others = [cfg for label, cfg in runs if not label.startswith("FedLog ")]
+    for cfg in others:  # no run of the other groups records it: their wall time, and the row names the group read so
+        done[cfg.key()] = {"wall_s": 3600.0}
+    row = cost_table.from_runs("fig3_left")
+    assert row["core_hours"] == f"{(10 * 1800 + 30 * 3600) / 3600:.1f}"
+    assert "the processor time (FedLog mnist; the wall time for the rest)" in row["how"]
 
 
 def test_a_sets_cost_from_its_finished_runs_is_read_run_group_by_run_group_not_method_by_method(monkeypatch):
