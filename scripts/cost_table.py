@@ -85,7 +85,7 @@ def from_runs(what: str, like: str | None = None) -> dict:
     missing = [g for g in groups if g not in times]
     if missing:
         raise SystemExit(f"--from-runs: no run of {', '.join(missing)} in {like or what} is finished, so there is no "
-                         f"wall time to read for {'it' if len(missing) == 1 else 'them'}; compute one first "
+                         f"time to read for {'it' if len(missing) == 1 else 'them'}; compute one first "
                          f"(scripts/paper_runs.py {like or what} --only LABEL) or time it without --from-runs")
     # a group whose runs record their processor time is read from those alone: the wall time of the others counts
     # the pauses and the load they were made under (3,264 s of wall time where a like run took 808)
@@ -116,7 +116,7 @@ def main() -> None:
     p.add_argument("--fedlog", action="store_true", help="FedLog's paper sets (notebooks 02, 03, 05) instead")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--record", action="store_true", help="write each set's core-hours into archive/costs.csv")
-    p.add_argument("--from-runs", action="store_true", help="each set's cost from its finished runs' wall time")
+    p.add_argument("--from-runs", action="store_true", help="each set's cost from its finished runs' processor time (else their wall time)")
     p.add_argument("--like", default=None, choices=paper_runs.SETS,
                    help="with --from-runs: the finished runs of this set stand for every run of the sets")
     args = p.parse_args()

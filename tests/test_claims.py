@@ -306,7 +306,7 @@ def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_lik
     assert "derived from fig3_left's finished runs" in accounting.cost_text("fig3_left_fashion_mnist", costs)
     for key in first["fedproto"]:
         del done[key]
-    with pytest.raises(SystemExit, match="no run of FedProto mnist in fig3_left is finished"):
+    with pytest.raises(SystemExit, match="no run of FedProto mnist in fig3_left is finished, so there is no time to read for it"):
         cost_table.from_runs("fig3_left")
     with pytest.raises(SystemExit, match="no run of fedproto in fig3_left is finished"):
         cost_table.from_runs("fig3_left_fashion_mnist", like="fig3_left")
