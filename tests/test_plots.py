@@ -62,6 +62,17 @@ def test_dp_accuracy_tells_the_accountants_apart_and_marks_thin_budgets():
     assert any(list(line.get_xdata()) == [7.6, 7.6] for line in marked.get_lines())  # a vertical line at it
 
 
+def test_fig3_rights_legends_reach_down_to_the_caption_line_with_no_band_between():
+    line = dict(eps=[0.1, 1, 10, 50], mean=[10, 50, 90, 97], se=[1] * 4, seeds=5, color="tab:red", ls="-", marker="o")
+    panels = {name: dict(no_dp=97, series={f"curve {i}": line for i in range(n)}, marks={"at the paper's noise": (3, "b")})
+              for name, n in (("mnist", 5), ("fashion_mnist", 2))}  # legends of different heights, as the figure has
+    fig = fedlog_figures.dp_accuracy(panels, "synthetic")
+    fig.canvas.draw()
+    to_figure = fig.transFigure.inverted()
+    lowest = min(to_figure.transform_bbox(ax.get_legend().get_window_extent()).y0 for ax in fig.axes)
+    assert -0.01 < lowest * fig.get_figheight() < 0.25  # inches above the caption line (plots.caption hangs at 0)
+
+
 def _snapshot(rng, local=False):
     from types import SimpleNamespace
 
