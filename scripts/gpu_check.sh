@@ -71,13 +71,14 @@ EOF
         echo "no PFLlib checkout in $DEPS/PFLlib: part skipped" | tee "$OUT/bench_pfllib.log"
       fi
       ;;
-    paper)  # $PAPER_SETS (default: what the CPU budget left out, in the paper-scale issue's order), $PAPER_JOBS
+    paper)  # $PAPER_SETS (default: the paper-scale issue's queue, in its order: FedCR's Table 2 n2 and Table 9, FedLog's
+      # Table 1 and Fig. 3 left on FashionMNIST, then FedRD's Table I; a set already shipped costs one --list), $PAPER_JOBS
       # processes at a time (default 4: a round of these small models is launch-bound, so processes share the GPU),
       # each set sharded over them, all within 9 minutes. The results folder (default build/gpu_results) stays on a
       # warm machine, so the next call resumes through the runs' checkpoints. Every set is then packed into the tree's
       # archive/ (merged with the runs already there) and its archive file copied to OUT; here, merge it with
       # `scripts/paper_runs.py SET --merge FILE`.
-      sets=(${PAPER_SETS:-fedcr_table2_n2 fedcr_table9 fedprof_fig1 fedprof_alpha fedrd_table1})
+      sets=(${PAPER_SETS:-fedcr_table2_n2 fedcr_table9 table1_fashion_mnist fig3_left_fashion_mnist fedrd_table1})
       jobs="${PAPER_JOBS:-4}"
       [[ "$jobs" =~ ^[1-9][0-9]?$ ]] || { echo "PAPER_JOBS=$jobs: a number of processes, 1 to 99" >&2; exit 2; }
       export FEDLIB_RESULTS="${GPU_RESULTS:-$ROOT/build/gpu_results}"
