@@ -64,13 +64,25 @@ def test_dp_accuracy_tells_the_accountants_apart_and_marks_thin_budgets():
 
 def test_fig3_rights_legends_reach_down_to_the_caption_line_with_no_band_between():
     line = dict(eps=[0.1, 1, 10, 50], mean=[10, 50, 90, 97], se=[1] * 4, seeds=5, color="tab:red", ls="-", marker="o")
-    panels = {name: dict(no_dp=97, series={f"curve {i}": line for i in range(n)}, marks={"at the paper's noise": (3, "b")})
-              for name, n in (("mnist", 5), ("fashion_mnist", 2))}  # legends of different heights, as the figure has
+    labels = ["central DP, Thm. 7", "central DP, RDP accountant", "local DP, Thm. 7", "local DP, RDP accountant",
+              "formal: DP-SGD (z=5.0, C=1.0) + local DP"]
+    marks = {f"{mode} DP at the paper's noise per record (ε = 7.64)": (7.64, "b") for mode in ("central", "local")}
+    panels = {name: dict(no_dp=97, series={lab: line for lab in labels[:n]}, marks=marks)
+              for name, n in (("mnist", 5), ("fashion_mnist", 1))}  # legends as wide and as uneven as the figure's
     fig = fedlog_figures.dp_accuracy(panels, "synthetic")
     fig.canvas.draw()
     to_figure = fig.transFigure.inverted()
     lowest = min(to_figure.transform_bbox(ax.get_legend().get_window_extent()).y0 for ax in fig.axes)
     assert -0.01 < lowest * fig.get_figheight() < 0.25  # inches above the caption line (plots.caption hangs at 0)
+    # the legends, wider than their panels, do not narrow them: each panel keeps most of its half of the figure
+    assert all(ax.get_position().width > 0.35 for ax in fig.axes)
+    saved = fig.get_tightbbox().transformed(fig.dpi_scale_trans)  # what savefig(bbox_inches="tight") keeps, in pixels
+    for ax in fig.axes:  # every legend whole in it
+        box = ax.get_legend().get_window_extent()
+        assert saved.x0 - 1 <= box.x0 and box.x1 <= saved.x1 + 1 and saved.y0 - 1 <= box.y0
+    for ax in fig.axes:  # and a legend starts below its panel's axis label
+        label = to_figure.transform_bbox(ax.xaxis.label.get_window_extent())
+        assert to_figure.transform_bbox(ax.get_legend().get_window_extent()).y1 < label.y0
 
 
 def _snapshot(rng, local=False):

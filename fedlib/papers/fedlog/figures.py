@@ -58,6 +58,7 @@ def dp_accuracy(panels: dict[str, dict], title: str):
     Every panel shares one accuracy range. Returns the figure."""
 
     fig, axes = plt.subplots(1, len(panels), figsize=(5.8 * len(panels), 4.8), squeeze=False, sharey=True)
+    below = 0.3  # a legend's top, in its panel's heights under the panel (room for the ticks and the axis label)
     for ax, (name, panel) in zip(axes[0], panels.items()):
         ax.axhline(panel["no_dp"], color="k", ls=":", label="no DP")
         for label, (eps, color) in panel.get("marks", {}).items():  # an epsilon to read the curves at, as a line
@@ -77,12 +78,20 @@ def dp_accuracy(panels: dict[str, dict], title: str):
         ax.set_xlabel("privacy budget ε")
         ax.set_ylabel("mean client accuracy (%)")
         ax.set_title(name, fontsize=10)
-        ax.legend(fontsize=7, handlelength=3.2, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)  # below: never on the data
+        legend = ax.legend(fontsize=7, handlelength=3.2, loc="upper center", bbox_to_anchor=(0.5, -below), ncol=2)
+        legend.set_in_layout(False)  # below the panel, never on the data; placed by hand, so it neither narrows the
+        # panels (wider than they are) nor leaves a band above the caption line, as tight_layout did with it
     fig.suptitle(title, fontsize=11)
-    # laid out twice: the legends hang a fraction of their panels' height below them, so the first layout, which
-    # shrinks the panels to fit them, lifts them and left a band of about 0.6 inch above the caption line
     fig.tight_layout()
-    fig.tight_layout()
+    fig.canvas.draw()
+    to_figure = fig.transFigure.inverted()
+    tallest = max(to_figure.transform_bbox(ax.get_legend().get_window_extent()).height for ax in axes[0])
+    top = axes[0, 0].get_position().y1
+    # the panels' bottom y0 such that the tallest legend, hung `below` panel heights under it, ends 0.05 inch above
+    # the figure's bottom (the caption line): y0 - below * (top - y0) - tallest = gap
+    fig.subplots_adjust(bottom=(0.05 / fig.get_figheight() + tallest + below * top) / (1 + below))
+    for ax in axes[0]:  # back in the layout, so that the saved figure (bbox_inches="tight") holds the whole legend
+        ax.get_legend().set_in_layout(True)
     return fig
 
 CLASS_COLORS = ("tab:blue", "tab:green")
