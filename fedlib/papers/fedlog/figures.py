@@ -87,9 +87,10 @@ def dp_accuracy(panels: dict[str, dict], title: str):
     to_figure = fig.transFigure.inverted()
     tallest = max(to_figure.transform_bbox(ax.get_legend().get_window_extent()).height for ax in axes[0])
     top = axes[0, 0].get_position().y1
-    # the panels' bottom y0 such that the tallest legend, hung `below` panel heights under it, ends 0.05 inch above
-    # the figure's bottom (the caption line): y0 - below * (top - y0) - tallest = gap
-    fig.subplots_adjust(bottom=(0.05 / fig.get_figheight() + tallest + below * top) / (1 + below))
+    # the panels' bottom y0 such that the tallest legend, hung `below` panel heights under it, ends about 0.05 inch
+    # above the figure's bottom (the caption line): y0 - below * (top - y0) - tallest = gap, where the gap of 0.1 inch
+    # holds the legend's own pad under its anchor (half its font size, 0.05 inch)
+    fig.subplots_adjust(bottom=(0.1 / fig.get_figheight() + tallest + below * top) / (1 + below))
     for ax in axes[0]:  # back in the layout, so that the saved figure (bbox_inches="tight") holds the whole legend
         ax.get_legend().set_in_layout(True)
     return fig
