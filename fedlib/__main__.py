@@ -34,8 +34,13 @@ def fetch_data(names: list[str]) -> int:
             print(f"{name}: {len(ds.train_y)} train / {len(ds.test_y)} test samples in {data.data_dir()}")
         except data.DatasetNotFound as err:
             if name == "fashion_mnist" and shutil.which("apt-get"):
-                # a fresh Debian machine has no package lists; `apt-get download` needs them
-                subprocess.run(["apt-get", "update", "-qq"], capture_output=True)
+                # a fresh Debian machine has no package lists; `apt-get download` needs them. Said before it runs:
+                # it changes the machine's package lists and may take a minute
+                print(f"{name}: not found; running `apt-get update -qq` (Debian's package lists, which `apt-get "
+                      f"download dataset-fashion-mnist` needs), then trying again", flush=True)
+                if subprocess.run(["apt-get", "update", "-qq"], capture_output=True).returncode != 0:
+                    print(f"{name}: `apt-get update` failed (run it as root, or fetch the files by hand)",
+                          file=sys.stderr)
                 try:
                     data.load_dataset(name)
                     print(f"{name}: fetched after apt-get update")

@@ -49,6 +49,31 @@ def test_errors_are_one_line_and_debug_shows_the_traceback():
     assert main(["sweep", "--grid", "x.json", "--threads", "-1"]) == 2
 
 
+
+def test_fetch_data_says_it_runs_apt_get_update_before_it_does(monkeypatch, capsys):
+    # before: a missing FashionMNIST ran `apt-get update` (it rewrites the machine's package lists) without a word
+    from fedlib import __main__ as cli
+    from fedlib import data
+
+    calls = []
+
+    def load(name):
+        if not calls:
+            raise data.DatasetNotFound(f"{name}: not here")
+        return type("DS", (), {"train_y": [0] * 3, "test_y": [0]})()
+
+    def run(cmd, **kw):
+        calls.append((cmd, capsys.readouterr().out))  # what had been said when the command started
+        return subprocess.CompletedProcess(cmd, 100)
+
+    monkeypatch.setattr(data, "load_dataset", load)
+    monkeypatch.setattr(cli.shutil, "which", lambda name: "/usr/bin/apt-get")
+    monkeypatch.setattr(cli.subprocess, "run", run)
+    assert cli.fetch_data(["fashion_mnist"]) == 0
+    (cmd, said_before), = calls
+    assert cmd == ["apt-get", "update", "-qq"] and "running `apt-get update -qq`" in said_before
+    assert "`apt-get update` failed" in capsys.readouterr().err  # its exit status 100 is reported
+
 def test_help_and_list_show_methods_datasets_defaults_and_profiles():
     text = _cli("run", "--help").stdout
     assert "fedlog_c" in text and "fashion_mnist" in text and "(default: fedlog)" in text
