@@ -49,7 +49,6 @@ def test_errors_are_one_line_and_debug_shows_the_traceback():
     assert main(["sweep", "--grid", "x.json", "--threads", "-1"]) == 2
 
 
-
 def test_fetch_data_says_it_runs_apt_get_update_before_it_does(monkeypatch, capsys):
     # before: a missing FashionMNIST ran `apt-get update` (it rewrites the machine's package lists) without a word
     from fedlib import __main__ as cli
@@ -73,6 +72,7 @@ def test_fetch_data_says_it_runs_apt_get_update_before_it_does(monkeypatch, caps
     (cmd, said_before), = calls
     assert cmd == ["apt-get", "update", "-qq"] and "running `apt-get update -qq`" in said_before
     assert "`apt-get update` failed" in capsys.readouterr().err  # its exit status 100 is reported
+
 
 def test_help_and_list_show_methods_datasets_defaults_and_profiles():
     text = _cli("run", "--help").stdout
