@@ -6,7 +6,8 @@ papermill with the notebook's `profile` parameter, run in notebooks/, its kernel
 in Jupyter's runtime folder) instead of unencrypted TCP: the kernel then has no reason to warn about eavesdropping,
 and nothing listens on a port; progress bars go to the kernel's own standard error, the terminal, not into its
 outputs (FEDLIB_PROGRESS=terminal), so the saved outputs hold results, not every update of a bar. Ctrl-C stops it
-with one line, not a ZMQ traceback, and exit status 130; run_all.sh's `.incomplete` marker then stays beside the executed notebook, so the book shows it as interrupted. The kernel runs in
+with one line, not a ZMQ traceback, and exit status 130 (the kernel's standard error reaches the terminal through
+this process, which drops what the kernel writes after the Ctrl-C, while it is shut down); run_all.sh's `.incomplete` marker then stays beside the executed notebook, so the book shows it as interrupted. The kernel runs in
 a session of its own, which a Ctrl-C at the terminal does not reach: it is passed on to the kernel, whose cell stops
 then, rather than when it would have ended (papermill's shutdown waits for the cell's reply).
 """
@@ -27,9 +28,35 @@ class IPCKernelManager(KernelManager):
     transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
     made: list = []
 
+    interrupted = False  # set by a Ctrl-C here: from then on the kernels' standard error is dropped
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         IPCKernelManager.made.append(self)
+        self.relay = None
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        """The kernel's standard error through a pipe that a thread copies to ours (progress bars, a cell's own
+        warnings) until a Ctrl-C: after it, what the kernel writes while papermill shuts it down (ipykernel's
+        "ZMQError: Socket operation on non-socket" traceback, when its output thread closed first) is dropped,
+        so that the interrupt stays one line."""
+        import os
+        import threading
+
+        read_end, write_end = os.pipe()
+        try:
+            await super()._async_launch_kernel(kernel_cmd, **{**kw, "stderr": write_end})
+        finally:
+            os.close(write_end)  # the kernel holds its own copy: the pipe ends when the kernel does
+
+        def copy() -> None:
+            with os.fdopen(read_end, "rb", buffering=0) as pipe:
+                while chunk := pipe.read(65536):
+                    if not IPCKernelManager.interrupted:
+                        os.write(2, chunk)  # where the kernel wrote before, when it inherited this descriptor
+
+        self.relay = threading.Thread(target=copy, name="kernel-stderr", daemon=True)
+        self.relay.start()
 
     @default("ip")
     def _ip_default(self) -> str:
@@ -48,6 +75,7 @@ def _interrupt_kernels(signum, frame) -> None:
     import os
     import signal
 
+    IPCKernelManager.interrupted = True  # before the kernel hears of it: what it writes from now on is dropped
     for km in IPCKernelManager.made:
         pid = getattr(getattr(km, "provisioner", None), "pid", None)
         if pid:
@@ -77,6 +105,9 @@ def execute(notebook: Path, out: Path, profile: str, cwd: Path | None = None) ->
     finally:
         if previous is signal.default_int_handler:
             signal.signal(signal.SIGINT, previous)
+        for km in IPCKernelManager.made:  # the kernel has exited: its last lines reach the terminal before ours
+            if km.relay is not None:
+                km.relay.join(timeout=5)
 
 
 VOLATILE_CELL = ("execution", "papermill")  # a cell's metadata that changes from run to run: timings, status
