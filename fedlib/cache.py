@@ -4,13 +4,17 @@ Files are written atomically (a temporary file, then a rename), so an interrupte
 file; temporaries a killed process left behind are removed after an hour. A file that cannot be read as a result
 is moved aside (`<key>.json.damaged`), named on stderr, and the run is computed again. Files are readable by the
 group, since a cluster shares the folder. A run that is not here but is shipped in `archive/` is copied in.
+A run being computed holds `<key>.lock` beside its result (`claim`), so two jobs on one folder never compute it at
+once.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -19,11 +23,55 @@ from .result import holds_a_run, not_servable
 from .config import Config
 from .paths import results_dir
 
+try:
+    import fcntl
+except ImportError:  # not a POSIX system: runs are not locked
+    fcntl = None
+
 STALE_SECONDS = 3600
+_HELD = threading.local()  # .locks: those this thread holds (its second flock of one file would wait forever)
 
 
 def path(cfg: Config) -> Path:
     return results_dir() / cfg.method / f"{cfg.key()}.json"
+
+
+@contextlib.contextmanager
+def claim(cfg: Config, wait: bool = True):
+    """Hold the run's lock, `<key>.lock` beside its result, while the body computes it; yields True once held. Two
+    jobs given overlapping lists of runs (two background slots, a notebook beside a slot: a session lost 35 min of
+    a core to one run computed twice at once) thus compute each run once: the second waits, then finds the result
+    (wait=True, said on stderr), or is told at once that another job has it (wait=False: yields False). The lock is
+    the kernel's (flock): it goes with the process that held it, so a killed job leaves no stale lock, only the empty
+    file. A folder whose file system has no locks is not locked."""
+    lock = path(cfg).with_suffix(".lock")
+    mine = _HELD.__dict__.setdefault("locks", set())
+    if lock in mine or fcntl is None:
+        yield True
+        return
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o664)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held = True
+        except BlockingIOError:
+            held = False
+            if wait:
+                print(f"fedlib: {cfg.label()} ({cfg.key()}) is being computed by another job on {results_dir()}; "
+                      f"waiting for it to finish", file=sys.stderr, flush=True)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                held = True
+        except OSError:  # a file system without locks
+            held = True
+        if held:
+            mine.add(lock)
+        try:
+            yield held
+        finally:
+            mine.discard(lock)
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def is_cached(cfg: Config) -> bool:

@@ -241,14 +241,22 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
     CPU computes with `cached_threads()` torch threads; "threads" in the result says how many it had."""
     Config(**asdict(cfg))  # a Config changed after it was built is checked again before anything is read or run
     if cache and (found := store.load(cfg)) is not None:
-        out = Result(provenance.note(found))
-        out.saved_to = store.path(cfg) if found["key"] == cfg.key() else None  # None: read from archive/, made on
-        return out  # another device type (`archive.find_run`)
-    if cache:
-        store.check_writable()
-    cpu = engine.resolve_device(cfg.device).type == "cpu"
-    with torch_threads(cached_threads() if cache and cpu else None):
-        return _compute(cfg, cache, progress)
+        return _cached(cfg, found)
+    if not cache:
+        with torch_threads(None):
+            return _compute(cfg, cache, progress)
+    store.check_writable()
+    with store.claim(cfg):  # another job on this results folder may be computing it: wait, then read its result
+        if (found := store.load(cfg)) is not None:
+            return _cached(cfg, found)
+        with torch_threads(cached_threads() if engine.resolve_device(cfg.device).type == "cpu" else None):
+            return _compute(cfg, cache, progress)
+
+
+def _cached(cfg: Config, found: dict) -> Result:
+    out = Result(provenance.note(found))
+    out.saved_to = store.path(cfg) if found["key"] == cfg.key() else None  # None: read from archive/, made on
+    return out  # another device type (`archive.find_run`)
 
 
 def _compute(cfg: Config, cache: bool, progress: bool) -> Result:

@@ -25,7 +25,9 @@ Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the 
   fedrd_table3         notebook 07: FedDM and FedRD initialised from noise (Table III; real: fedrd_table1's runs)
   fedrd_ladder         notebook 07: the same at a reduced scale, FedDM and FedRD (real and random initialisation)
                        at T = 10, 30, 100, 300 matching steps (fedrd.LADDER), the averaging baselines once
-Two jobs share a 2-core machine: give them `--shard 0/2` and `--shard 1/2` (or one `--reverse`).
+Two jobs share a 2-core machine: give them `--shard 0/2` and `--shard 1/2` (or one `--reverse`). A shard is taken
+from the runs --seeds and --only select, so `SET --shard 1/2` and `SET --only X --shard 0/2` overlap; a run one job
+is computing is skipped by the other (`fedlib.cache.claim`), so overlapping lists cost no run twice.
 `--backend ray` hands the set to Ray (`fedlib.sweep`'s backend): each run is a task, asking for a GPU where its
 device is CUDA, on the cluster at `--address` (or $FEDLIB_RAY_ADDRESS), else on a local cluster of every core. Every
 worker must see the same results folder ($FEDLIB_RESULTS: a shared file system), where its results and checkpoints
@@ -128,7 +130,12 @@ def compute(what: str, runs: list[tuple[str, ex.Config]], backend: str = "sequen
     if backend == "sequential":
         torch.set_num_threads(1)
         for lab, cfg in ordered:
-            if not ex.is_cached(cfg):  # asked just before: a job going the other way (--reverse) may have made it
+            if ex.is_cached(cfg):  # asked just before: a job going the other way (--reverse) may have made it
+                continue
+            with cache.claim(cfg, wait=False) as held:
+                if not held:  # another job on these results (a slot given an overlapping list) is computing it
+                    print(f"{what} seed {cfg.seed} {lab}: another job is computing it; left to that job", flush=True)
+                    continue
                 print(line(what, lab, cfg, ex.run(cfg, progress=False)), flush=True)
         return 0
     todo = [(lab, cfg) for lab, cfg in ordered if not ex.is_cached(cfg)]

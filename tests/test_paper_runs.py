@@ -109,3 +109,54 @@ def test_a_run_another_job_finished_meanwhile_is_not_computed_again(monkeypatch,
     monkeypatch.setattr(pr.ex, "run", run)
     assert pr.compute("tiny", runs) == 0
     assert computed == [runs[0][1].key()]
+
+
+
+def _held_elsewhere(cfg, then=None):
+    """Another job holding `cfg`'s lock: a thread of this process (a lock is a thread's own), which lets go after
+    `then()` or at once when the test says so (the event it returns with the thread)."""
+    import threading
+
+    held, go = threading.Event(), threading.Event()
+
+    def job():
+        with cache.claim(cfg, wait=False) as got:
+            assert got
+            held.set()
+            go.wait(30)
+            if then:
+                then()
+
+    t = threading.Thread(target=job)
+    t.start()
+    assert held.wait(10)
+    return t, go
+
+
+def test_a_run_another_job_is_computing_is_left_to_it(capsys):
+    """Two slots given overlapping lists (`SET --shard 1/2` beside `SET --only X --shard 0/2`) computed one run at
+    the same time, each from its checkpoint, for 35 min of a core (2026-12-02). A run another job holds is skipped."""
+    pr = _script()
+    runs = _tiny_set().runs([0], [])[:1]
+    t, go = _held_elsewhere(runs[0][1])
+    assert pr.compute("tiny", runs) == 0
+    go.set()
+    t.join()
+    assert not ex.is_cached(runs[0][1])
+    assert "another job is computing it; left to that job" in capsys.readouterr().out
+    assert pr.compute("tiny", runs) == 0  # the lock let go: computed now
+    assert ex.is_cached(runs[0][1])
+
+
+def test_a_run_waits_for_the_job_computing_it_and_returns_that_result(capsys):
+    """`experiments.run` of a run another job holds waits for it and reads its result, never computing it too."""
+    import threading
+
+    cfg = _tiny_set().runs([0], [])[0][1]
+    made = {**ex.run(cfg, cache=False, progress=False), "wall_s": 12345.0}  # marks the other job's result
+    t, go = _held_elsewhere(cfg, then=lambda: cache.save(cfg, made))
+    threading.Timer(1.0, go.set).start()  # the other job finishes a second after this one asks
+    got = ex.run(cfg, progress=False)
+    t.join()
+    assert got["wall_s"] == 12345.0
+    assert "is being computed by another job" in capsys.readouterr().err
