@@ -75,11 +75,14 @@ def from_runs(what: str, like: str | None = None) -> dict:
         return cfg.method if like else label
 
     times: dict[str, dict[str, list[float]]] = {}  # group -> {"cpu_s": [...], "wall_s": [...]}
+    kinds: dict[str, list[float]] = {}  # processor kind (provenance.machine) -> the processor times made on it
     for label, cfg in source:
         r = cache.load(cfg)
         for k in ("cpu_s", "wall_s") if r is not None else ():
             if r.get(k):
                 times.setdefault(group(label, cfg), {"cpu_s": [], "wall_s": []})[k].append(r[k])
+                if k == "cpu_s":
+                    kinds.setdefault((r.get("code") or {}).get("machine") or "a processor not recorded", []).append(r[k])
                 break  # a run's processor time where it records one, else its wall time
     groups = list(dict.fromkeys(group(label, cfg) for label, cfg in runs))
     missing = [g for g in groups if g not in times]
@@ -99,6 +102,9 @@ def from_runs(what: str, like: str | None = None) -> dict:
                f"the processor time ({', '.join(by_cpu)}; the wall time for the rest)")
     said = (f"{time_of} of {read} finished runs of {like} (same clients, model and rounds), method by method"
             if like else f"{time_of} of {read} of its {len(runs)} runs, finished, run group by run group")
+    said += ("; processor time a run, by processor kind: " + "; ".join(  # the kinds differ by up to 2x (2026-12-02)
+        f"{kind}, {len(t)} run{'s' * (len(t) > 1)}, {min(t):.0f}-{max(t):.0f} s, {sum(t) / len(t):.0f} s on average"
+        for kind, t in sorted(kinds.items(), key=lambda kt: -len(kt[1]))) if kinds else "")
     said += (f"; {left} finished runs made before runs recorded their processor time are left out (their wall time "
              f"counts pauses and load)" if left else "")
     print(f"| {what} | {len(runs)} | all, from finished runs | "
