@@ -85,6 +85,24 @@ def test_fig3_rights_legends_reach_down_to_the_caption_line_with_no_band_between
         assert to_figure.transform_bbox(ax.get_legend().get_window_extent()).y1 < label.y0
 
 
+def test_fig3_rights_legends_do_not_run_into_each_other():
+    """The paper-profile figure's left legend ran over the right one's first entry: its formal DP-SGD series' label
+    (with " (3 budgets)") made a column wider than half the panel (2026-12-02). Long labels then go on two lines."""
+    line = dict(eps=[0.1, 1, 10, 50], mean=[10, 50, 90, 97], se=[1] * 4, seeds=5, color="tab:red", ls="-", marker="o")
+    sparse = dict(line, eps=[10, 20, 50], mean=[10, 11, 12], se=[1] * 3)
+    marks = {f"{mode} DP at the paper's noise per record (ε = 7.64)": (7.64, "b") for mode in ("central", "local")}
+    series = {lab: line for lab in ("central DP, Thm. 7", "central DP, RDP accountant", "local DP, Thm. 7",
+                                    "local DP, RDP accountant")}
+    panels = {"mnist": dict(no_dp=97, marks=marks, series={**series,
+                                                           "formal: DP-SGD (z=5.0, C=1.0) + local DP": sparse}),
+              "fashion_mnist": dict(no_dp=97, marks=marks, series=series)}
+    fig = fedlog_figures.dp_accuracy(panels, "synthetic")
+    fig.canvas.draw()
+    left, right = (ax.get_legend().get_window_extent() for ax in fig.axes)
+    assert left.x1 <= right.x0
+    assert any("formal: DP-SGD" in t and "\n" in t for t in _legend_texts(fig.axes[0].get_legend()))
+
+
 def _snapshot(rng, local=False):
     from types import SimpleNamespace
 

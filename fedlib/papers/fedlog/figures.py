@@ -4,6 +4,8 @@ trade-off (03), Fig. 1's panels (01), the Gaussian checks (04), rounds and bits 
 (05). Each saves what it draws (`outputs.save_figure`, `outputs.save_table`) and returns it."""
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -78,12 +80,20 @@ def dp_accuracy(panels: dict[str, dict], title: str):
         ax.set_xlabel("privacy budget ε")
         ax.set_ylabel("mean client accuracy (%)")
         ax.set_title(name, fontsize=10)
-        legend = ax.legend(fontsize=7, handlelength=3.2, loc="upper center", bbox_to_anchor=(0.5, -below), ncol=2)
-        legend.set_in_layout(False)  # below the panel, never on the data; placed by hand, so it neither narrows the
-        # panels (wider than they are) nor leaves a band above the caption line, as tight_layout did with it
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    fig.canvas.draw()
+
+    def legends(wrap=None):  # below each panel, never on the data; placed by hand (out of the layout), so they
+        for ax in axes[0]:   # neither narrow the panels nor leave a band above the caption line, as tight_layout did
+            handles, labels = ax.get_legend_handles_labels()
+            ax.legend(handles, [textwrap.fill(t, wrap) if wrap else t for t in labels], fontsize=7,
+                      handlelength=3.2, loc="upper center", bbox_to_anchor=(0.5, -below), ncol=2).set_in_layout(False)
+        fig.canvas.draw()
+        return [ax.get_legend().get_window_extent() for ax in axes[0]]
+
+    boxes = legends()
+    if any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:])):  # one panel's legend runs into the next one's (the
+        legends(wrap=34)  # formal DP-SGD series' label did, 2026-12-02): long labels on two lines
     to_figure = fig.transFigure.inverted()
     tallest = max(to_figure.transform_bbox(ax.get_legend().get_window_extent()).height for ax in axes[0])
     top = axes[0, 0].get_position().y1
