@@ -160,3 +160,15 @@ def test_a_run_waits_for_the_job_computing_it_and_returns_that_result(capsys):
     t.join()
     assert got["wall_s"] == 12345.0
     assert "is being computed by another job" in capsys.readouterr().err
+
+
+def test_a_runs_lock_is_never_opened_through_a_link(tmp_path):
+    """The lock is created beside the result; a link put there is refused, so nothing is created where it points."""
+    cfg = _tiny_set().runs([0], [])[0][1]
+    lock = cache.path(cfg).with_suffix(".lock")
+    lock.parent.mkdir(parents=True)
+    lock.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OSError):
+        with cache.claim(cfg):
+            pass
+    assert not (tmp_path / "elsewhere").exists()
