@@ -105,7 +105,7 @@ def longer(cfg) -> dict | None:
     """A shipped run of `cfg`'s config with more rounds (the longest, if several), whose key is still what its
     config gives today (so no method version has changed since it ran); None if there is none. Its first rounds
     are `cfg`'s run (`experiments.first_rounds` says which runs that holds for)."""
-    from .config import Config
+    from .config import restore
 
     best = None
     for (method, key), result in _index(folder()).items():
@@ -113,7 +113,7 @@ def longer(cfg) -> dict | None:
         if method != cfg.method or config["rounds"] <= cfg.rounds or config["seed"] != cfg.seed:
             continue
         try:  # a config today's Config cannot take (an unknown field, an impossible value) is not today's run
-            same = Config(**config).key() == key and Config(**{**config, "rounds": cfg.rounds}).key() == cfg.key()
+            same = restore(config).key() == key and restore({**config, "rounds": cfg.rounds}).key() == cfg.key()
         except (TypeError, ValueError):
             continue
         if (best is None or config["rounds"] > best["config"]["rounds"]) and same:

@@ -162,6 +162,18 @@ class Config:
         return f"{self.method}{'(' + opts + ')' if opts else ''} {self.dataset} seed={self.seed}"
 
 
+def restore(stored: dict) -> "Config":
+    """A Config rebuilt from the fields of one built before: a stored run's config, one sent to a worker, one
+    checked again before it runs. Checked as every Config is, but without the warning about a field the setting
+    ignores, which went to whoever set that field when it was first built (FedCR's n2 keeps
+    classes_per_client=5 for its keys; every shipped n2 run would warn each time it is read)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Config\.\w+=.* has no effect with dataset=", category=UserWarning)
+        return Config(**stored)
+
+
 def field_help() -> dict[str, str]:
     """Each Config field's meaning, from the comment beside it in this class's source (the one place it is said),
     and what values it takes (`_RULES`): the CLI's help text."""

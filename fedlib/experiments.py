@@ -18,7 +18,7 @@ import torch
 
 from . import algorithms, checkpoint, data, engine, knobs, leaf, models, provenance
 from . import cache as store
-from .config import PARTITIONED, Config
+from .config import PARTITIONED, Config, restore
 from .messages import Ledger
 from .paths import portable
 from .progress import tqdm
@@ -85,7 +85,7 @@ def _check_memory(cfg: Config, fed: data.Federation, device: torch.device) -> No
 def setup(cfg: Config):
     """Data, population and algorithm of a config, ready for round 0. Seeds torch's global generator (dropout,
     augmentation) with the config's seed last, so every driver starts from the same state."""
-    Config(**asdict(cfg))  # checked again: a field changed after the Config was built (cfg.lr = -0.1) is refused
+    restore(asdict(cfg))  # checked again: a field changed after the Config was built (cfg.lr = -0.1) is refused
     alg = algorithms.make(cfg.method, **cfg.options)
     device = engine.resolve_device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -239,7 +239,7 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
     """Run (or load) one experiment. Returns a `Result`: {"config", "rounds": {metric: [per round]}, "client_acc",
     ...}; with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune. A cached run on a
     CPU computes with `cached_threads()` torch threads; "threads" in the result says how many it had."""
-    Config(**asdict(cfg))  # a Config changed after it was built is checked again before anything is read or run
+    restore(asdict(cfg))  # a Config changed after it was built is checked again before anything is read or run
     if cache and (found := store.load(cfg)) is not None:
         return _cached(cfg, found)
     if not cache:

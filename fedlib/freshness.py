@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 
 from . import archive, claims, engine, provenance
-from .config import Config
+from .config import Config, restore
 from .experiments import replay
 from .paths import project_root
 
@@ -52,7 +52,7 @@ AMPLIFIES_ROUNDING = {"fedrd": "its server's distillation amplifies rounding: 1.
 
 def differences(shipped: dict, rounds: int = 2) -> list[str]:
     """What differs between a shipped run's first rounds and the same rounds computed now (empty: fresh)."""
-    cfg = Config(**shipped["config"])
+    cfg = restore(shipped["config"])
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as paper runs are made (scripts/paper_runs.py): convolutions' backward sums in an
     try:  # order that depends on the thread count (FedRD's ladder, ConvNet-32: 0.4 points at round 0 with 2 threads)
@@ -89,7 +89,7 @@ def on_another_device(shipped: dict) -> bool:
     the check's tolerances were measured between CPUs, and a GPU's rounding already takes nearly all of
     `ACC_TOLERANCE` by round 1 (FedCR's Table 2 n1, seed 0: 0.45 points of accuracy, against 0.5), so it is replayed
     only on its own device type, where the comparison is exact."""
-    return shipped.get("device", "cpu") != engine.resolve_device(Config(**shipped["config"]).device).type
+    return shipped.get("device", "cpu") != engine.resolve_device(restore(shipped["config"]).device).type
 
 
 def check(rounds: int = 2, per_file: int = 2, notes: list | None = None) -> list[str]:
@@ -106,11 +106,11 @@ def check(rounds: int = 2, per_file: int = 2, notes: list | None = None) -> list
                 mine.append(r)
         for shipped in mine[:per_file]:
             method = shipped["config"].get("method")
-            if method in AMPLIFIES_ROUNDING and not _made_here(shipped, Config(**shipped["config"])):
+            if method in AMPLIFIES_ROUNDING and not _made_here(shipped, restore(shipped["config"])):
                 counts_only[method] = counts_only.get(method, 0) + 1
             found = differences(shipped, rounds)
             if found:
-                label = Config(**shipped["config"]).label()
+                label = restore(shipped["config"]).label()
                 stale.append(f"{path.name}: {label} (key {shipped['key']}) is stale: {found[0]}"
                              f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}. Bump the method's version "
                              f"if the change was meant, recompute the runs (scripts/paper_runs.py) and pack them again")

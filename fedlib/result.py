@@ -39,10 +39,10 @@ def not_servable(result: dict, key: str) -> str | None:
     """Why a parsed run (a cache entry or an archive line) may not be served as the run whose key is `key`, or None:
     its stored config must give that key (a file planted or renamed under another run's name is not that run), and
     its per-round metrics must be finite (a diverged run raises and is never saved, so a NaN is an altered file)."""
-    from .config import Config
+    from .config import restore
 
     try:
-        own = Config(**result["config"]).key(result.get("device", "cpu"))
+        own = restore(result["config"]).key(result.get("device", "cpu"))
     except (TypeError, ValueError) as err:
         return f"its config is not one this code accepts ({str(err).splitlines()[0]})"
     if own != key:

@@ -43,7 +43,7 @@ import torch
 from . import archive, engine, provenance
 from . import cache as store
 from . import experiments as ex
-from .config import Config
+from .config import Config, restore
 from .paths import data_dir, results_dir
 from .progress import tqdm
 from .result import Result
@@ -153,7 +153,7 @@ def _remote_run(cfg_dict: dict, env: dict, threads: int, methods: dict | None = 
     os.environ.update({**env, "FEDLIB_THREADS": str(threads)})  # what a cached run computes with on a CPU
     torch.set_num_threads(threads)
     register_methods(methods or {})
-    return _run_guarded(Config(**cfg_dict), progress=False)
+    return _run_guarded(restore(cfg_dict), progress=False)
 
 
 def _cap(variable: str) -> int:
@@ -191,7 +191,7 @@ def _pool_call(fn, args: tuple, env: dict):
 
 def _run_config(cfg_dict: dict, methods: dict | None = None):
     register_methods(methods or {})
-    return _run_guarded(Config(**cfg_dict), progress=False)
+    return _run_guarded(restore(cfg_dict), progress=False)
 
 
 class MainGuardMissing(RuntimeError):

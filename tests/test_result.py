@@ -72,3 +72,23 @@ def test_compare_puts_ours_beside_the_paper_and_marks_missing_columns():
     last = compare(runs, {"B": 1.0}, quantity=Result.last)[0]  # a paper without this row: NaN, never a number
     assert math.isclose(last["final_mean"], 70.0) and math.isnan(last["paper_accuracy"]) and "paper_std" not in last
     assert compare(runs, {"a": 1.0}, paper_name=str.lower)[0]["paper_accuracy"] == 1.0
+
+
+def test_a_stored_run_whose_config_keeps_an_ignored_field_is_checked_without_a_warning_no_reader_caused():
+    # before: `paper_runs.py fedcr_table2_n2 --list` printed "Config.classes_per_client=5 has no effect" for every
+    # shipped n2 run, although n2 keeps that field only for its keys and fedcr.config silences it when it builds one
+    import dataclasses
+    import warnings
+
+    from fedlib.papers import fedcr
+    from fedlib.result import not_servable
+
+    cfg = fedcr.config("fashion_mnist", "FedAvg", "n2", seed=0, rounds=1, width=8, dim=2)
+    stored = {"config": dataclasses.asdict(cfg), "rounds": {"acc_mean": [0.5]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not_servable(stored, cfg.key()) is None
+        ex.setup(cfg)  # checked again before it runs, as quietly
+    assert "is that of run" in not_servable(stored, "0" * 16)  # the check itself still runs
+    with pytest.warns(UserWarning, match="classes_per_client=3 has no effect"):  # one a reader sets still warns
+        fedcr.config("fashion_mnist", "FedAvg", "n2", seed=0, rounds=1, width=8, dim=2, classes=3)
