@@ -150,3 +150,8 @@ def per_seed(results, f) -> list[float] | None:
 def bits_to(threshold: float):
     """A Result -> the bits its run communicated until its accuracy first reached `threshold`."""
     return lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)[0]
+
+
+def reaches(threshold: float):
+    """A Result -> whether its run's accuracy reached `threshold` (else `bits_to` counts to its best round)."""
+    return lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)[2]
