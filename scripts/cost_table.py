@@ -69,7 +69,9 @@ def from_runs(what: str, like: str | None = None) -> dict:
     written, when a label (a method, with `like`) has no finished run: a group's runs do not stand for another's
     (FedCR's cost 4x FedAvg's; FedRD's ladder at T = 300 about 10x its T = 10)."""
     runs = paper_runs.configs_of(what, list(paper_runs.RUN_SETS[what].seeds), [])
-    source = paper_runs.configs_of(like, list(paper_runs.RUN_SETS[like].seeds), []) if like else runs
+    own = like in (None, what)  # `--like` the set itself: its own runs, method by method (FedCR's Table 9: k = 3's
+    # runs stand for k = 5 and 7, whose clients hold as many records)
+    source = runs if own else paper_runs.configs_of(like, list(paper_runs.RUN_SETS[like].seeds), [])
 
     def group(label, cfg):  # the run group a run's wall time stands for
         return cfg.method if like else label
@@ -100,8 +102,10 @@ def from_runs(what: str, like: str | None = None) -> dict:
     left = sum(len(times[g]["wall_s"]) for g in by_cpu)
     time_of = ("the wall time" if not by_cpu else "the processor time" if len(by_cpu) == len(groups) else
                f"the processor time ({', '.join(by_cpu)}; the wall time for the rest)")
-    said = (f"{time_of} of {read} finished runs of {like} (same clients, model and rounds), method by method"
-            if like else f"{time_of} of {read} of its {len(runs)} runs, finished, run group by run group")
+    said = (f"{time_of} of {read} of its {len(runs)} runs, finished, " + (
+        "method by method (a method's finished runs stand for its runs at the set's other settings)" if like else
+        "run group by run group") if own else
+        f"{time_of} of {read} finished runs of {like} (same clients, model and rounds), method by method")
     said += ("; processor time a run, by processor kind: " + "; ".join(  # the kinds differ by up to 2x (2026-12-02)
         f"{kind}, {len(t)} run{'s' * (len(t) > 1)}, {min(t):.0f}-{max(t):.0f} s, {sum(t) / len(t):.0f} s on average"
         for kind, t in sorted(kinds.items(), key=lambda kt: -len(kt[1]))) if kinds else "")
@@ -111,8 +115,8 @@ def from_runs(what: str, like: str | None = None) -> dict:
           f"{'; '.join(f'{g} {mean[g]:.0f} s' for g in groups)} a run | | **{hours:.1f}** | "
           f"{sum(ex.is_cached(c) for _, c in runs)} |", flush=True)
     return {"set": what, "runs": len(runs), "core_hours": f"{hours:.1f}", "bound": "",
-            "measured": time.strftime("%Y-%m-%d", time.gmtime()), "basis": "runs", "source": like or what,
-            "how": f"{'derived from' if like else 'measured as'} {said}, one thread beside another single-threaded "
+            "measured": time.strftime("%Y-%m-%d", time.gmtime()), "basis": "runs", "source": what if own else like,
+            "how": f"{'measured as' if own else 'derived from'} {said}, one thread beside another single-threaded "
                    f"job (scripts/cost_table.py --from-runs)"}
 
 
@@ -124,7 +128,8 @@ def main() -> None:
     p.add_argument("--record", action="store_true", help="write each set's core-hours into archive/costs.csv")
     p.add_argument("--from-runs", action="store_true", help="each set's cost from its finished runs' processor time (else their wall time)")
     p.add_argument("--like", default=None, choices=paper_runs.SETS,
-                   help="with --from-runs: the finished runs of this set stand for every run of the sets")
+                   help="with --from-runs: the finished runs of this set stand for every run of the sets, method by method "
+                   "(the set itself: its own finished runs of a method stand for that method's others)")
     args = p.parse_args()
     if args.like and not args.from_runs:
         p.error("--like goes with --from-runs")

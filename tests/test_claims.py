@@ -300,6 +300,11 @@ def test_a_sets_cost_from_its_finished_runs_wall_time_method_by_method_and_a_lik
     assert own["how"].startswith("measured as the wall time of 13 of its 40 runs, finished, run group by run group")
     like = cost_table.from_runs("fig3_left_fashion_mnist", like="fig3_left")
     assert (like["set"], like["core_hours"], like["source"]) == ("fig3_left_fashion_mnist", "5.0", "fig3_left")
+    # `--like` the set itself (FedCR's Table 9: k = 3's runs for k = 5 and 7): its own runs, method by method, and
+    # measured, not "derived from" itself
+    itself = cost_table.from_runs("fig3_left", like="fig3_left")
+    assert (itself["core_hours"], itself["source"]) == ("5.0", "fig3_left")
+    assert itself["how"].startswith("measured as the wall time of 13 of its 40 runs, finished, method by method")
     costs = {r["set"]: {**r, "core_hours": float(r["core_hours"])} for r in (own, like)}
     assert accounting.cost_text("fig3_left", costs).startswith("5 core-hours for all its runs (one thread, measured from "
                                                            "its finished runs ")
