@@ -320,3 +320,46 @@ def test_table2_shows_dittos_second_reading_beside_ours_and_says_which_the_paper
     second[DITTO_AS_MAIN_FED] = None
     assert figures.ditto_second_reading(second, by_label) == []
     assert "scripts/paper_runs.py fedcr_ditto_main_fed" in capsys.readouterr().out
+
+
+def test_table9_shows_an_entry_shipped_in_part_and_its_claims_read_whole_entries_only(tmp_path, monkeypatch):
+    """Table 9 is shipped run by run (FedCR-NA and Local k = 3 seed 0 first, 2026-12-06): its table shows an entry
+    whose seeds are there in part, with how many (the `seeds` column), as notebook 02's Table 1 does; before, such an
+    entry was left out and the paper profile's table showed none of the shipped Table 9 runs. The claims still read
+    only entries with every seed."""
+    import csv
+
+    from fedlib import paths
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    monkeypatch.setattr(paths, "_active", paths._active)  # the profile goes back after the test
+    paths.use_profile("paper")
+
+    def runs(finals):
+        return [Result({"config": {"method": "x", "n_clients": 2}, "final": {"acc_mean": f / 100},
+                        "rounds": {"acc_mean": [f / 100], "up_bits": [8.0], "down_bits": [8.0]}}) for f in finals]
+
+    there = {(3, "Local"): runs([94.0, 94.5, 94.2]), (3, "FedCR-NA"): runs([94.55])}
+
+    class PartlyShipped:
+        settings = SimpleNamespace(table9=SimpleNamespace(ks=(3,), rounds=250), seeds=(0, 1, 2))
+
+        def keys(self):
+            return [(3, lab) for lab in fedcr.protocol.NONAGGREGATE]
+
+        def __getitem__(self, key):
+            return there[key] if len(there.get(key, [])) == 3 else None
+
+        def there(self, key):
+            return there.get(key, [])
+
+        def note(self, keys=None, what="", drawn="not drawn"):
+            return f"{what}: {drawn}"
+
+    table = figures.table9(PartlyShipped())
+    assert list(table) == [(3, "Local")]  # the claims' entries: every seed there
+    with open(tmp_path / "fedcr_table9_nonaggregate_paper.csv") as f:
+        rows = {r["method"]: r for r in csv.DictReader(f)}
+    assert set(rows) == {"Local", "FedCR-NA"}
+    assert (rows["FedCR-NA"]["seeds"], rows["Local"]["seeds"]) == ("1", "3")
+    assert float(rows["FedCR-NA"]["final_mean"]) == pytest.approx(94.55)

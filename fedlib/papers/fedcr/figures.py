@@ -183,20 +183,22 @@ def fig2(profile: str) -> dict:
 
 
 def table9(read) -> dict:
-    """Part F: no model aggregation on FashionMNIST with k classes per client; (k, label) -> Results; saved as
-    fedcr_table9_nonaggregate."""
+    """Part F: no model aggregation on FashionMNIST with k classes per client; (k, label) -> Results of the entries
+    whose seeds are all there (the claims'); saved as fedcr_table9_nonaggregate, where an entry shipped in part shows
+    the seeds that are there (its `seeds` column says how many)."""
     S = read.settings
     if not read.keys():
         return {}
     keys = [(k, lab) for k in S.table9.ks for lab in protocol.NONAGGREGATE]
     table = {key: read[key] for key in keys}
     if any(rs is None for rs in table.values()):
-        print(read.note([key for key in keys if table[key] is None], "Table 9"))
+        print(read.note([key for key in keys if table[key] is None], "Table 9", drawn="drawn in part"))
     table = {key: rs for key, rs in table.items() if rs is not None}
+    shown = {key: read.there(key) for key in keys}
     rows = [{"classes_per_client": k, "method": lab, **dict(zip(("final_mean", "final_se"),
                                                                 stats.mean_se([final(r) for r in rs]))),
-             "total_bits": rs[0].total_bits(), "seeds": len(S.seeds), "rounds": S.table9.rounds}
-            for (k, lab), rs in table.items()]
+             "total_bits": rs[0].total_bits(), "seeds": len(rs), "rounds": S.table9.rounds}
+            for (k, lab), rs in shown.items() if rs]
     if rows:
         outputs.save_table(rows, "fedcr_table9_nonaggregate",
                            units={"final_mean": "%", "final_se": "%", "total_bits": "bits"})
