@@ -102,10 +102,13 @@ def from_runs(what: str, like: str | None = None) -> dict:
     left = sum(len(times[g]["wall_s"]) for g in by_cpu)
     time_of = ("the wall time" if not by_cpu else "the processor time" if len(by_cpu) == len(groups) else
                f"the processor time ({', '.join(by_cpu)}; the wall time for the rest)")
-    said = (f"{time_of} of {read} of its {len(runs)} runs, finished, " + (
-        "method by method (a method's finished runs stand for its runs at the set's other settings)" if like else
-        "run group by run group") if own else
-        f"{time_of} of {read} finished runs of {like} (same clients, model and rounds), method by method")
+    if not own:
+        said = f"{time_of} of {read} finished runs of {like} (same clients, model and rounds), method by method"
+    elif like:
+        said = (f"{time_of} of {read} of its {len(runs)} runs, finished, method by method (a method's finished runs "
+                f"stand for its runs at the set's other settings)")
+    else:
+        said = f"{time_of} of {read} of its {len(runs)} runs, finished, run group by run group"
     said += ("; processor time a run, by processor kind: " + "; ".join(  # the kinds differ by up to 2x (2026-12-02)
         f"{kind}, {len(t)} run{'s' * (len(t) > 1)}, {min(t):.0f}-{max(t):.0f} s, {sum(t) / len(t):.0f} s on average"
         for kind, t in sorted(kinds.items(), key=lambda kt: -len(kt[1]))) if kinds else "")

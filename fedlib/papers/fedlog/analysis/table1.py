@@ -147,11 +147,15 @@ def per_seed(results, f) -> list[float] | None:
     return None if results is None else [f(r) for r in results]
 
 
+def _to_threshold(r, threshold: float) -> tuple[float, int, bool]:
+    return stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)
+
+
 def bits_to(threshold: float):
     """A Result -> the bits its run communicated until its accuracy first reached `threshold`."""
-    return lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)[0]
+    return lambda r: _to_threshold(r, threshold)[0]
 
 
 def reaches(threshold: float):
     """A Result -> whether its run's accuracy reached `threshold` (else `bits_to` counts to its best round)."""
-    return lambda r: stats.bits_to_threshold(r.curve(), r.curve("up_bits"), r.curve("down_bits"), threshold)[2]
+    return lambda r: _to_threshold(r, threshold)[2]
