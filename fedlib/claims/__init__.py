@@ -13,13 +13,13 @@ from .ledger import (COLUMNS, KINDS, PAPER_KINDS, SCALES, Claim, ClaimsError, Cl
                      made_on, normalized, parse, read, rejudge)
 from .report import holm, with_holm, write_collected
 from .rules import (AGREES, BAND, CENSORED, DELTA, DIFFERS, FAILS, HOLDS, IMPRECISE, LEVEL, MIN_SEEDS, MISSING,
-                    NOT_JUDGED, NOT_SIGNIFICANT, OBSERVATION, OPPOSITE, PARTLY, REPORTED, REPRODUCED, TIES, UNRESOLVED,
-                    WITHIN, Rule, comparison, decide, equivalence, marker, observation, paired, paired_p, paired_stats,
+                    NOT_JUDGED, NOT_SIGNIFICANT, OBSERVATION, OPPOSITE, PARTLY, REPORTED, REPRODUCED, TIE, TIES,
+                    UNRESOLVED, WITHIN, Rule, comparison, decide, equivalence, marker, observation, paired, paired_p, paired_stats,
                     statement, tolerance, unjudged, verdict)
 
 __all__ = ["AGREES", "BAND", "CENSORED", "COLUMNS", "Claim", "ClaimsError", "ClaimsLedger", "DELTA", "DIFFERS", "FAILS",
            "HOLDS", "IMPRECISE", "KINDS", "LEVEL", "MIN_SEEDS", "MISSING", "NOT_JUDGED", "NOT_SIGNIFICANT",
-           "OBSERVATION", "OPPOSITE", "PAPER_KINDS", "PARTLY", "REPORTED", "REPRODUCED", "Rule", "SCALES", "TIES",
+           "OBSERVATION", "OPPOSITE", "PAPER_KINDS", "PARTLY", "REPORTED", "REPRODUCED", "Rule", "SCALES", "TIE", "TIES",
            "UNRESOLVED", "WITHIN", "collect", "comparison", "decide", "devices_note", "equivalence", "holm", "made_on",
            "marker", "normalized", "observation", "paired", "paired_p", "paired_stats", "parse", "read", "rejudge",
            "rules", "statement", "tolerance", "unjudged", "verdict", "with_holm", "write_collected"]

@@ -108,16 +108,19 @@ class ClaimsLedger:
 
     def compare(self, paper: str, where: str, claim: str, ours, reference, direction: str = ">", *, kind: str,
                 quote: str = "", paper_value=None, rounds="", censored_at=None, part: str = "",
-                stand_in: bool = False, note: str = "") -> str:
+                stand_in: bool = False, note: str = "", claimed: float | None = None) -> str:
         """A claim that compares methods or settings: `ours` one number per seed, `reference` one per seed (paired)
-        or one for all; decided by the paired t-test (`rules.paired`)."""
+        or one for all; decided by the paired t-test (`rules.paired`). `claimed`: the paper's own margin in the
+        claim's direction, where it prints both sides' numbers (a comparison that is not significant and whose 95% CI
+        excludes it is "not reproduced (a tie)")."""
         if direction not in (">", "<"):
             raise ValueError(f"direction is '>' or '<', got {direction!r}")
         if ours is not None and not isinstance(ours, (list, tuple)):
             raise ValueError("compare takes one number per seed (a list)")
         if reference is None:  # the other side's runs are missing: so is the comparison
             ours = None
-        return self.record(paper, where, claim, ours, reference, R.paired(direction, censored_at or 0.0), kind=kind,
+        return self.record(paper, where, claim, ours, reference, R.paired(direction, censored_at or 0.0, claimed),
+                           kind=kind,
                            quote=quote, paper_value=paper_value, seeds=len(ours) if ours is not None else 0,
                            rounds=rounds, part=part, stand_in=stand_in, note=note)
 

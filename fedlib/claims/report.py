@@ -31,24 +31,35 @@ def holm(pvalues: list[float], alpha: float = R.LEVEL) -> list[bool]:
 
 
 def _decided(r: dict) -> bool:
-    """A row Holm's family holds: the paper's own, with a p that decided it (paired, marker, equivalence)."""
-    return r["kind"] in PAPER_KINDS and r.get("p") not in ("", None, "nan") and R.outcome(r["verdict"]) in (
+    """A row a Holm family holds: a statement of the paper's text (kind "claim") with a p that decided it. Markers
+    are read as the paper read them, each at its caption's level with no correction (with 10 seeds the exact
+    Wilcoxon test's smallest p, 1/1024, is above Holm's first threshold in any family of more than 25 markers, so a
+    correction would reject none by construction); a reproduction is an equivalence test of one number, never part
+    of a claim's family."""
+    return r["kind"] == "claim" and r.get("p") not in ("", None, "nan") and R.outcome(r["verdict"]) in (
         "hold", "differ", "not resolved")
 
 
+def family(r: dict) -> str:
+    """The Holm family a decided row belongs to: its paper, scale, and table or figure (its `where` up to the first
+    parenthesis: "Table 1 (mnist)" -> "Table 1")."""
+    return f"{r['paper']}, {r['scale']}, {str(r['where']).split(' (')[0]}"
+
+
 def with_holm(rows: list[dict]) -> list[dict]:
-    """Each row with "holm": "survives" / "does not survive" (a decided row of the paper's own, its family the
-    paper at its scale, at family-wise LEVEL; a row that does not hold survives when its p against... is not counted:
-    the family tests the claims' own direction) or ""."""
-    out = [dict(r, holm="") for r in rows]
-    families: dict[tuple, list[int]] = {}
+    """Each row with "holm": "survives" / "does not survive" (a decided statement of the paper's text, `_decided`,
+    its family the paper's table or figure at its scale, `family`, at family-wise LEVEL in the claim's direction) or
+    "", and "holm_family": its family and size ("FedCR, paper, Table 2: 2 tests")."""
+    out = [dict(r, holm="", holm_family="") for r in rows]
+    families: dict[str, list[int]] = {}
     for i, r in enumerate(out):
         if _decided(r):
-            families.setdefault((r["paper"], r["scale"]), []).append(i)
-    for members in families.values():
+            families.setdefault(family(r), []).append(i)
+    for name, members in families.items():
         kept = holm([float(parse(out[i]["p"])) for i in members])
         for i, k in zip(members, kept):
             out[i]["holm"] = "survives" if k else "does not survive"
+            out[i]["holm_family"] = f"{name}: {len(members)} test{'s' if len(members) > 1 else ''}"
     return out
 
 
@@ -89,17 +100,40 @@ def _margin(r: dict) -> str:
         return f"ours {_sig(v)}" if isinstance(v, (int, float)) else "-"
     if r.get("margin") in ("", None):
         return "-"
+    bound = _bound(r)
+    if bound is not None:  # ours against a fixed bound (a tolerance): our mean itself, and the bound
+        rule = R.Rule.from_cell(r["rule"])
+        ours = bound + float(r["margin"]) if rule.op == ">" else bound - float(r["margin"])
+        se = r.get("se")
+        spread = f" ± {_sig(se, se).lstrip('+')}" if se not in ("", None, "nan") else ""
+        return f"ours {_sig(ours, se)}{spread} (bound {bound:+g})"
     se = r.get("se")
     if se not in ("", None, "nan"):
         return f"{_sig(r['margin'], se)} ± {_sig(se, se).lstrip('+')}"
     return _sig(r["margin"])
 
 
+def _bound(r: dict) -> float | None:
+    """The fixed bound a paired row's per-seed numbers are tested against (a tolerance such as -1 point), or None
+    where the reference is one number per seed."""
+    try:
+        rule = R.Rule.from_cell(r["rule"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    ref = parse(r.get("reference")) if isinstance(r.get("reference"), str) else r.get("reference")
+    if rule.kind != "paired" or isinstance(ref, bool) or not isinstance(ref, (int, float)):
+        return None
+    return float(ref)
+
+
 def _p(r: dict) -> str:
+    """The p, and for a row in a Holm family its size: "0.0077 (H, 2)" survives in a family of 2 tests, "0.04 (2)"
+    does not."""
     if r.get("p") in ("", None, "nan"):
         return "-"
     p = float(parse(r["p"]))
-    mark = {"survives": " (H)", "does not survive": ""}.get(r.get("holm", ""), "")
+    size = str(r.get("holm_family") or "").rsplit(": ", 1)[-1].split(" ")[0]
+    mark = {"survives": f" (H, {size})", "does not survive": f" ({size})"}.get(r.get("holm", ""), "")
     return f"{p:.2g}{mark}"
 
 
@@ -151,7 +185,8 @@ NOTE_SHOWN = 200  # a longer note is cut on the page (claims.csv holds it whole)
 SHORT_NOTE = 60  # a note this short stands in the verdict cell (the ablation's verdict, the rival); longer ones below
 
 
-REGIME_SAYS = ("depends on augmentation", "without augmentation:")  # how a row names the other regime's verdict
+REGIME_SAYS = ("depends on augmentation", "without augmentation:", "with crop-and-flip:",
+               "not reproduced in either regime")  # how a row names the other regime's verdict
 
 
 def _regime(note: str) -> str:
@@ -170,6 +205,8 @@ def _verdict_cell(r: dict, sets: dict) -> str:
     both = re.fullmatch(r"depends on augmentation: with it (.*), without it (.*)", short)
     if both and both.group(1) == r["verdict"]:  # the cell's verdict is the first half: said once
         short = f"depends on augmentation, without it {both.group(2)}"
+    elif both and both.group(2) == r["verdict"]:  # the second half
+        short = f"depends on augmentation, with it {both.group(1)}"
     return _verdict(r, sets) + (f"; {short}" if short else "")
 
 
@@ -196,7 +233,7 @@ def _headline(rows: list[dict]) -> list[str]:
             if not at:
                 continue
             count = {name: sum(R.outcome(r["verdict"]) == name for r in at) for name in R.OUTCOMES}
-            decided = [r for r in at if r.get("holm")]
+            decided = [r for r in at if r.get("holm")]  # the text's claims (markers, reproductions: no Holm)
             out.append(f"| {paper} | {scale} | {len(at)} | {count['hold']} | {count['differ']} | "
                        f"{count['not resolved']} | {count['not judged']} | {count['reported']} | "
                        f"{sum(r['holm'] == 'survives' for r in decided)} of {len(decided)} |")
@@ -240,9 +277,15 @@ def _rule_lines() -> list[str]:
             "untied seeds cannot reach the level. An entry the table leaves unmarked is an **observation**: its p, no "
             "verdict.",
             "- A statement with no number is **reported (no verdict)**: no tolerance is invented.",
-            f"- **Holm**: per paper and scale, every decided row's p (comparisons, markers, reproductions) at a "
-            f"family-wise {R.LEVEL:g}; (H) marks a row that survives. **borderline**: p within a factor {R.BAND:g} of "
-            f"its level.",
+            f"- **Words for a comparison that is not significant**: **not reproduced (a tie)** when its 95% CI "
+            f"excludes the paper's own margin (where the paper prints both sides' numbers; counted with \"differ\"); "
+            f"**within noise** when the CI holds both 0 and that margin, or the paper gives none.",
+            f"- **Holm**: over the statements of the text, one family per paper, scale and table or figure, at a "
+            f"family-wise {R.LEVEL:g}; (H, k) marks a row that survives in a family of k tests, (k) one that does not. "
+            f"Markers are read at their caption's level with no correction, as the paper did (with 10 seeds the exact "
+            f"test's smallest p is 1/1024, above Holm's first threshold in a family of more than 25 markers); a "
+            f"reproduction is one number's equivalence test, in no family. **borderline**: p within a factor "
+            f"{R.BAND:g} of its level.",
             "- Each section's scale is named in its heading; each row quotes its paper under *what the paper says*."]
 
 
@@ -321,7 +364,7 @@ def _sections(rows: list[dict], sets: dict) -> list[str]:
     """One section per paper; in it one compact table per scale (largest first), then the quotes and numbers folded."""
     md = []
     larger = {(r["paper"], r["where"], r["claim"]) for r in rows if r["scale"] != "quick"}
-    for paper in sorted({r["paper"] for r in rows}):
+    for paper in sorted({r["paper"] for r in rows if r["kind"] in PAPER_KINDS}):  # a paper with own rows only
         md += ["", f"## {_md(paper)}"]
         for scale in SHOWN_SCALES:
             at = [r for r in rows if r["paper"] == paper and r["scale"] == scale and r["kind"] in PAPER_KINDS]
@@ -380,7 +423,7 @@ def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None
 
 
 def csv_text_with_holm(rows: list[dict]) -> str:
-    return csv_text([{k: _spreadsheet_safe(v) for k, v in r.items()} for r in rows], COLUMNS + ["holm"])
+    return csv_text([{k: _spreadsheet_safe(v) for k, v in r.items()} for r in rows], COLUMNS + ["holm", "holm_family"])
 
 
 def _spreadsheet_safe(v) -> str:
@@ -394,4 +437,4 @@ def _spreadsheet_safe(v) -> str:
         return "'" + s if s[:1] in ("=", "+", "-", "@") else s
 
 
-__all__ = ["holm", "with_holm", "write_collected", "csv_text"]
+__all__ = ["family", "holm", "with_holm", "write_collected", "csv_text"]

@@ -27,7 +27,9 @@ import operator
 from dataclasses import dataclass
 
 HOLDS, FAILS, PARTLY, MISSING = "holds", "does not hold", "partly", "not run: missing data"
-WITHIN = "within noise"
+WITHIN = "within noise"  # not significant, and the 95% CI holds both 0 and the paper's own margin (or it gives none)
+TIE = "not reproduced (a tie)"  # not significant, and the 95% CI excludes the paper's own margin: a tie measured
+# precisely, where the paper claims a difference
 CENSORED = "not reached (censored)"  # a rounds-to-target comparison in which neither side reached it on any seed
 REPRODUCED, DIFFERS = "reproduced", "differs from the paper"
 IMPRECISE, UNRESOLVED = "cannot be decided at this precision", "not resolved"
@@ -44,7 +46,7 @@ _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge
 
 # How the headline counts read each verdict word (a word a rule can give is in exactly one of these)
 OUTCOMES = {"hold": (HOLDS, REPRODUCED, AGREES),
-            "differ": (FAILS, DIFFERS, OPPOSITE),
+            "differ": (FAILS, TIE, DIFFERS, OPPOSITE),
             "not resolved": (WITHIN, UNRESOLVED, IMPRECISE, NOT_SIGNIFICANT, TIES, PARTLY, CENSORED),
             "not judged": (MISSING, NOT_JUDGED),
             "reported": (OBSERVATION, REPORTED)}
@@ -64,6 +66,8 @@ class Rule:
     op: str = ""  # paired and marker: ">" or "<"; comparison: one of < <= > >=
     value: float = 0.0  # paired: censored at (0 none); equivalence: the margin; marker: the level; comparison: the
     # offset; tolerance: the largest |ours - reference|
+    claimed: float | None = None  # paired: the paper's own margin, in the claim's direction (None: it gives none);
+    # a comparison that is not significant and whose 95% CI excludes it is "not reproduced (a tie)"
 
     def __post_init__(self):
         if self.kind not in RULE_KINDS:
@@ -77,10 +81,15 @@ class Rule:
             raise ValueError(f"a {self.kind} rule's margin is positive, got {self.value!r}")
         if self.kind == "marker" and not 0 < self.value < 1:
             raise ValueError(f"a marker rule's level lies in (0, 1), got {self.value!r}")
+        if self.claimed is not None and (self.kind != "paired" or not isinstance(self.claimed, (int, float))
+                                         or isinstance(self.claimed, bool) or not math.isfinite(self.claimed)):
+            raise ValueError(f"only a paired rule takes the paper's margin (a finite number), got {self.claimed!r} "
+                             f"for a {self.kind} rule")
 
     def cell(self) -> str:
-        """The rule as a claims file stores it: a JSON object."""
-        return json.dumps({"kind": self.kind, "op": self.op, "value": self.value}, separators=(",", ":"))
+        """The rule as a claims file stores it: a JSON object ("claimed" only where the paper gives its margin)."""
+        d = {"kind": self.kind, "op": self.op, "value": self.value}
+        return json.dumps(d | ({"claimed": self.claimed} if self.claimed is not None else {}), separators=(",", ":"))
 
     @classmethod
     def from_cell(cls, cell: str) -> "Rule":
@@ -89,16 +98,17 @@ class Rule:
             d = json.loads(cell)
         except (json.JSONDecodeError, TypeError):
             d = None
-        if not isinstance(d, dict) or set(d) != {"kind", "op", "value"}:
+        if not isinstance(d, dict) or set(d) - {"claimed"} != {"kind", "op", "value"}:
             raise ValueError(f"rule {str(cell)[:80]!r} is not a rule cell: a JSON object with kind, op and value "
-                             f"(kinds: {', '.join(RULE_KINDS)})")
-        return cls(d["kind"], d["op"], d["value"])
+                             f"(and a paired rule's claimed) (kinds: {', '.join(RULE_KINDS)})")
+        return cls(d["kind"], d["op"], d["value"], d.get("claimed"))
 
     def words(self) -> str:
         """The rule in words, for the report."""
         k, op, v = self.kind, self.op, self.value
         if k == "paired":
-            return f"paired t over seeds, ours {op} reference" + (f", censored at {v:g}" if v else "")
+            return (f"paired t over seeds, ours {op} reference" + (f", censored at {v:g}" if v else "")
+                    + (f", the paper's margin {self.claimed:+g}" if self.claimed is not None else ""))
         if k == "equivalence":
             return f"equivalence (two one-sided tests at {LEVEL:g}), margin {v:g} points"
         if k == "marker":
@@ -114,8 +124,9 @@ class Rule:
         return f"|ours - reference| <= {v:g}"
 
 
-def paired(op: str = ">", censored_at: float = 0.0) -> Rule:
-    return Rule("paired", op, float(censored_at or 0.0))
+def paired(op: str = ">", censored_at: float = 0.0, claimed: float | None = None) -> Rule:
+    """`claimed`: the paper's own margin in the claim's direction, where it gives both sides' numbers."""
+    return Rule("paired", op, float(censored_at or 0.0), None if claimed is None else float(claimed))
 
 
 def equivalence(delta: float = DELTA) -> Rule:
@@ -228,6 +239,12 @@ def _t_critical(n: int) -> float:
     return float(st.t.ppf(1 - LEVEL, n - 1))
 
 
+def ci95(mean: float, se: float, n: int) -> tuple[float, float]:
+    """The two-sided 95% confidence interval of a paired mean over n seeds (its ends at LEVEL each side)."""
+    half = _t_critical(n) * se
+    return mean - half, mean + half
+
+
 def _decide_paired(ours, reference, rule: Rule) -> Decision:
     mean, se, n = paired_stats(ours, reference, rule)
     diffs = _diffs(ours, reference, rule)
@@ -239,6 +256,13 @@ def _decide_paired(ours, reference, rule: Rule) -> Decision:
     p_for, p_against = paired_p(ours, reference, rule)
     found = HOLDS if p_for < LEVEL else FAILS if p_against < LEVEL else WITHIN
     note = paired_note(ours, reference, rule)
+    if found == WITHIN and rule.claimed is not None:
+        lo, hi = ci95(mean, se, n)
+        said = f"95% CI {lo:+.3g} to {hi:+.3g}, the paper's margin {rule.claimed:+.3g}"
+        if not lo <= rule.claimed <= hi:
+            found = TIE
+            said += " lies outside it"
+        note = "; ".join(x for x in (note, said) if x)
     if found == WITHIN and all(d > 0 for d in diffs):
         note = "; ".join(x for x in (note, f"every seed in the claim's direction, but with {n} seeds a firm verdict "
                                            f"needs t > {_t_critical(n):.2f}") if x)

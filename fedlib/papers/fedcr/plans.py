@@ -274,7 +274,8 @@ DITTO_MAIN_FED = Part("fedcr_ditto_main_fed", NOTEBOOK, PROFILES, _ditto_main_fe
                       deviations="FashionMNIST only; Ditto read as the authors' main_fed.py runs it (FedAvg-FT with "
                                  "weight decay)")
 TABLE9 = Part("fedcr_table9", NOTEBOOK, PROFILES, _table9_plan, label=lambda k: f"{k[1]} k={k[0]}",
-              where=("Table 9",), deviations="FashionMNIST for CIFAR-10", in_set=lambda k: k[1] in ("FedCR-NA", "Local"),
+              where=("Table 9",), deviations="FashionMNIST for CIFAR-100 (k = 3, 5, 7 classes per client for its 10, "
+                                             "15, 20)", in_set=lambda k: k[1] in ("FedCR-NA", "Local"),
               stage=lambda k: k[0])
 DIMS = Part("fedcr_table3", NOTEBOOK, PROFILES, partial(_sweep_plan, "dim"),
             label=lambda k: f"FedCR dim={k[1]:g} {k[0]}", where=("Table 3",), deviations=_SWEEPS)
