@@ -277,9 +277,9 @@ def _rule_lines() -> list[str]:
             "untied seeds cannot reach the level. An entry the table leaves unmarked is an **observation**: its p, no "
             "verdict.",
             "- A statement with no number is **reported (no verdict)**: no tolerance is invented.",
-            f"- **Words for a comparison that is not significant**: **not reproduced (a tie)** when its 95% CI "
-            f"excludes the paper's own margin (where the paper prints both sides' numbers; counted with \"differ\"); "
-            f"**within noise** when the CI holds both 0 and that margin, or the paper gives none.",
+            "- **Words for a comparison that is not significant**: **not reproduced (a tie)** when its 95% CI "
+            "excludes the paper's own margin (where the paper prints both sides' numbers; counted with \"differ\"); "
+            "**within noise** when the CI holds both 0 and that margin, or the paper gives none.",
             f"- **Holm**: over the statements of the text, one family per paper, scale and table or figure, at a "
             f"family-wise {R.LEVEL:g}; (H, k) marks a row that survives in a family of k tests, (k) one that does not. "
             f"Markers are read at their caption's level with no correction, as the paper did (with 10 seeds the exact "
