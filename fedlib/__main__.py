@@ -312,7 +312,7 @@ def dispatch(args) -> int:
         print(f"the book: {index} (open it in a browser, or publish the folder as it is; it works offline)")
         return 0
     if args.cmd == "claims":
-        from . import claims
+        from . import claims, papers  # noqa: F401  (papers: the names a row may give, `claims.ledger.KNOWN_PAPERS`)
 
         try:
             if getattr(args, "rejudge", False):

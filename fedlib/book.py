@@ -25,6 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import markup
 from .paths import figures_dir, project_root
 from .safe_files import regular_file
 
@@ -120,9 +121,21 @@ def clean_html(markup: str) -> str:
     return "".join(out)
 
 
+KEPT_METADATA = ("kernelspec", "language_info")  # a notebook's metadata the book may read; a cell keeps its tags only
+
+
 def publishable(nb):
-    """`nb` with every code cell's outputs in forms that cannot run script (`SHOWN_AS_IS`, `clean_html`)."""
+    """`nb` with every code cell's outputs in forms that cannot run script (`SHOWN_AS_IS`, `clean_html`); every
+    cell's metadata but its tags dropped (MyST-NB renders some, a figure's caption among them, as markup), and the
+    notebook's but KEPT_METADATA; every markdown cell's raw HTML, MyST roles and directives, and links or images to
+    anything but a web address shown as text (`markup.prose`)."""
+    nb.metadata = {k: v for k, v in nb.metadata.items() if k in KEPT_METADATA}
     for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags")
+        cell["metadata"] = {"tags": [str(t) for t in tags]} if isinstance(tags, list) else {}
+        if cell.cell_type == "markdown":
+            cell["source"] = markup.prose("".join(cell["source"]) if isinstance(cell["source"], list)
+                                          else cell["source"])
         if cell.cell_type != "code":
             continue
         for out in cell.get("outputs", []):
@@ -221,6 +234,8 @@ def assemble(executed: Path, src: Path, parts: dict | None = None) -> list[tuple
         regular_file(claims)
     (src / "figures" / "claims.md").write_text(claims.read_text() if claims.exists() else
                                                "# Claims\n\nNo claims collected yet: `python -m fedlib claims`.\n")
+    for page in sorted(figures.glob("claims_*.md")):  # each paper's quotes and notes, linked from claims.md
+        shutil.copy(regular_file(page), src / "figures" / page.name)
     parts = parts or {}
     listed = "\n".join(f"- [{name.replace('_', ' ')}](notebooks/{name}.ipynb): {state}"
                        + (f", {profile} profile" if profile and state != "not run" else "")

@@ -13,6 +13,9 @@ def _isolated_results(tmp_path, monkeypatch):
     torch.manual_seed(0)
 
 
+# the made-up paper the claims tests record rows of ("P"), registered beside the workbook's own
+__import__("fedlib.claims.ledger", fromlist=["register_papers"]).register_papers("P")
+
 _SLOW = [line.strip() for line in (__import__("pathlib").Path(__file__).parent / "slow_tests.txt").read_text().splitlines()
          if line.strip() and not line.startswith("#")]
 

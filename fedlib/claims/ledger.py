@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -66,7 +67,22 @@ class Claim:
     note: str = ""  # the notebook's note (e.g. which rival a row is against)
 
 
-def _check_row(kind: str, quote: str, scale: str, where: str) -> None:
+PAPER_NAME = re.compile(r"[A-Z][A-Za-z0-9-]{0,31}")  # a paper's name as a row gives it: a word, no markup
+KNOWN_PAPERS: set[str] = set()  # the papers the workbook reads: `fedlib.papers` registers them (`register_papers`)
+
+
+def register_papers(*names: str) -> None:
+    """Make `names` the papers a row may name (each a word: PAPER_NAME)."""
+    for name in names:
+        if not PAPER_NAME.fullmatch(name):
+            raise ValueError(f"a paper's name is a word of letters, digits and '-', got {name!r}")
+    KNOWN_PAPERS.update(names)
+
+
+def _check_row(kind: str, quote: str, scale: str, where: str, paper: str | None = None) -> None:
+    if paper is not None and (not PAPER_NAME.fullmatch(str(paper)) or KNOWN_PAPERS and paper not in KNOWN_PAPERS):
+        raise ValueError(f"{where}: a row's paper is one of {', '.join(sorted(KNOWN_PAPERS)) or 'the known papers'} "
+                         f"(a word), got {str(paper)[:60]!r}")
     if kind not in KINDS:
         raise ValueError(f"{where}: a claim's kind is one of {', '.join(KINDS)}, got {kind!r}")
     if kind in PAPER_KINDS and not str(quote).strip():
@@ -93,7 +109,7 @@ class ClaimsLedger:
         scale = self.scale or self.profile
         if stand_in and scale == "paper":
             scale = "stand-in"
-        _check_row(kind, quote, scale, f"{paper}, {where}")
+        _check_row(kind, quote, scale, f"{paper}, {where}", paper)
         d = R.decide(ours, reference, rule)
         profile = "any" if self.scale == "reduced" else self.profile  # a reduced scale's rows read shipped runs alike
         row = Claim(paper, where, claim, kind, quote, paper_value, ours, reference, rule, d.verdict, self.notebook,
@@ -263,7 +279,8 @@ def _read_checked(p: Path) -> list[dict]:
             raise ClaimsError(f"{where}: the row lacks {', '.join(lacking)} (the file is damaged or written by older "
                               f"code); rerun its notebook")
         try:
-            _check_row(row["kind"], row["quote"], row["scale"], where)
+            _check_row(row["kind"], row["quote"], row["scale"], where, row["paper"])
+            _check_numbers(row, where)
         except ValueError as err:
             raise ClaimsError(f"{err}; rerun its notebook") from None
         new = _derived(row, where)
@@ -273,6 +290,15 @@ def _read_checked(p: Path) -> list[dict]:
                               f"its notebook rather than editing the file")
         out.append({**row, **new})
     return out
+
+
+def _check_numbers(row: dict, where: str) -> None:
+    """A row's seeds are a count and its rounds a count with an optional note in parentheses ("250 (fashion_mnist)"),
+    or empty: ValueError naming the row otherwise."""
+    for col, form in (("seeds", r"\d{1,7}"), ("rounds", r"\d{1,7}( \([^()]{1,80}\))?")):
+        cell = str(row.get(col) or "").strip()
+        if cell and not re.fullmatch(form, cell):
+            raise ValueError(f"{where}: its {col} is a count, got {cell[:40]!r}")
 
 
 def collect(folder: Path | None = None, fill_from: Path | None = None) -> list[dict]:

@@ -11,7 +11,11 @@ figures/claims.md (never typed).
 """
 from __future__ import annotations
 
+from ..claims.ledger import register_papers
 from . import fedcr, fedlog, fedprof, fedrd, part
+
+register_papers("FedLog", "FedCR", "FedRD", "FedProf", "FedNova")  # the papers a claims row may name (FedNova: its
+# self-check's rows)
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 PARTS = {p.name: p for paper in (fedlog, fedprof, fedcr, fedrd) for p in paper.PARTS}  # every notebook part, by name:
