@@ -10,13 +10,14 @@ import functools
 import io
 import math
 import os
+import sys
 import time
 import warnings
 from dataclasses import asdict
 
 import torch
 
-from . import algorithms, checkpoint, data, engine, knobs, leaf, models, provenance
+from . import algorithms, archive, checkpoint, data, engine, knobs, leaf, models, provenance
 from . import cache as store
 from .config import PARTITIONED, Config, restore
 from .messages import Ledger
@@ -240,17 +241,36 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
     ...}; with `final_finetune_epochs`, also "final": the metrics after every client's fine-tune. A cached run on a
     CPU computes with `cached_threads()` torch threads; "threads" in the result says how many it had."""
     restore(asdict(cfg))  # a Config changed after it was built is checked again before anything is read or run
-    if cache and (found := store.load(cfg)) is not None:
+    if cache and (found := _current(cfg, store.load(cfg))) is not None:
         return _cached(cfg, found)
     if not cache:
         with torch_threads(None):
             return _compute(cfg, cache, progress)
     store.check_writable()
     with store.claim(cfg):  # another job on this results folder may be computing it: wait, then read its result
-        if (found := store.load(cfg)) is not None:
+        if (found := _current(cfg, store.load(cfg))) is not None:
             return _cached(cfg, found)
         with torch_threads(cached_threads() if engine.resolve_device(cfg.device).type == "cpu" else None):
             return _compute(cfg, cache, progress)
+
+
+def _current(cfg: Config, found: dict | None) -> dict | None:
+    """`found`, unless it records the source of its method's file (`algorithms.source_digest`) and that file has
+    changed since: then the run shipped in archive/ if there is one (the pinned digests and the freshness replay
+    vouch for those), else None (computed again), said on stderr. Results recorded before 2026-12-06 carry no
+    digest and are served as they are."""
+    if found is None or not found.get("method_source"):
+        return found
+    cls = algorithms.REGISTRY.get(cfg.method)
+    now = algorithms.source_digest(cls) if cls is not None else None
+    if now is None or now == found["method_source"]:
+        return found
+    shipped = archive.find_run(cfg)
+    if shipped is not None and shipped.get("key") == found.get("key"):
+        return shipped
+    print(f"fedlib: {cfg.label()}: its method's file ({cls.__module__}) has changed since this run was cached: "
+          f"computed again", file=sys.stderr)
+    return None
 
 
 def _cached(cfg: Config, found: dict) -> Result:
@@ -278,6 +298,9 @@ def _compute(cfg: Config, cache: bool, progress: bool) -> Result:
               "wall_s": time.perf_counter() - t_start, "cpu_s": time.process_time() - c_start, "device": engine.resolve_device(cfg.device).type,
               "torch": torch.__version__, "threads": torch.get_num_threads(),
               "code": provenance.record(engine.resolve_device(cfg.device))}
+    cls = algorithms.REGISTRY.get(cfg.method)
+    if cls is not None and (source := algorithms.source_digest(cls)) is not None:
+        result["method_source"] = source  # a later edit of the method's file computes the run again (`_current`)
     if started_on != result["code"]["machine"]:  # resumed on another kind of processor: its first rounds were not
         result["code"]["first_rounds_on"] = started_on  # made here (what the freshness check replays)
     if cfg.final_finetune_epochs:

@@ -47,9 +47,18 @@ def not_servable(result: dict, key: str) -> str | None:
         return f"its config is not one this code accepts ({str(err).splitlines()[0]})"
     if own != key:
         return f"its config is that of run {own}, not of run {key}"
+    rounds, clients = result["config"].get("rounds"), result["config"].get("n_clients")
+    if not isinstance(result["rounds"], dict) or "acc_mean" not in result["rounds"]:
+        return "it has no per-round accuracy"
     for metric, values in result["rounds"].items():
+        if not isinstance(values, list) or len(values) != rounds:
+            return (f"its {metric} is not a list of one value per round ({rounds}: "
+                    f"{len(values) if isinstance(values, list) else type(values).__name__})")
         if any(isinstance(v, float) and not math.isfinite(v) for v in values):
             return f"its {metric} is not finite"
+    acc = result.get("client_acc")
+    if acc not in (None, []) and (not isinstance(acc, list) or len(acc) != clients):
+        return f"its client_acc is not one entry per client ({clients})"
     return None
 
 

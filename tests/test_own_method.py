@@ -111,3 +111,29 @@ def test_a_method_outside_fedlib_has_its_code_in_its_key_and_fedlibs_own_keep_th
     import cloudpickle
 
     assert algorithms.code_digest(cloudpickle.loads(blob)) == algorithms.code_digest(_Mine)  # a worker's key
+
+
+SHRINK = 0.5  # a module-level constant the method below reads
+
+
+def _shrink(x):  # a module-level helper the method below calls
+    return x * SHRINK
+
+
+class _Helped(FedAvg):
+    name = "helped_for_the_key_test"
+
+    def aggregate(self, rnd, up):
+        return _shrink(FedAvg.aggregate(self, rnd, up))
+
+
+def test_editing_a_helper_or_a_constant_a_method_reaches_moves_its_key(monkeypatch):
+    """Before, `code_digest` hashed the class's own functions only: an edit to a module-level helper the method calls,
+    or to a constant it reads, left the key as it was and the cached result was served stale."""
+    before = algorithms.code_digest(_Helped)
+    monkeypatch.setattr(sys.modules[__name__], "SHRINK", 0.25)
+    assert algorithms.code_digest(_Helped) != before  # a constant it reads, through its helper
+    monkeypatch.setattr(sys.modules[__name__], "SHRINK", 0.5)
+    assert algorithms.code_digest(_Helped) == before
+    monkeypatch.setattr(sys.modules[__name__], "_shrink", lambda x: x * SHRINK * 1.0)
+    assert algorithms.code_digest(_Helped) != before  # the helper itself

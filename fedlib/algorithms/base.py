@@ -12,6 +12,8 @@ per-client computation the same way.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -237,25 +239,52 @@ def code_digest(cls: type) -> str | None:
     """A digest of what a method class computes, for a class defined outside fedlib/algorithms/ (a notebook cell, a
     script, another package), whose code the code fingerprint does not cover: its cache key includes it, so editing
     the class computes its runs again. None for fedlib's own methods (their keys stay as they are, and `version`
-    marks a change). From each function's bytecode, constants and names, its own and those of its bases outside
-    fedlib, not file names or line numbers: a notebook cell run again, or moved, gives the same digest."""
+    marks a change; tests/test_method_sources.py pins each method file's source). From each function's bytecode,
+    constants and names, its own and those of its bases outside fedlib, and of every module-level function, class
+    and constant outside fedlib those functions reach (a helper the class calls, a constant it reads: editing one is
+    editing the method), not file names or line numbers: a notebook cell run again, or moved, gives the same digest.
+    A module a function reaches counts by its name, a fedlib function or class by its qualified name."""
     import hashlib
     import types
 
     own = [k for k in cls.__mro__ if not k.__module__.startswith("fedlib.") and k is not object]
     if not own:
         return None
+    seen: dict[int, str] = {}  # what was reached already (a helper called twice, or recursively): once
 
     def code(c: types.CodeType) -> tuple:
         return (c.co_code, c.co_names, c.co_varnames, c.co_freevars,
                 tuple(code(k) if isinstance(k, types.CodeType) else repr(k) for k in c.co_consts))
+
+    def names(c: types.CodeType) -> list[str]:
+        return [*c.co_names, *(n for k in c.co_consts if isinstance(k, types.CodeType) for n in names(k))]
+
+    def reached(f: types.FunctionType) -> tuple:
+        """The module-level values `f`'s code names, each as `value` reads it (builtins and locals excluded)."""
+        g = f.__globals__
+        return tuple(sorted((n, repr(outside(g[n]))) for n in dict.fromkeys(names(f.__code__)) if n in g))
+
+    def outside(v) -> object:
+        if isinstance(v, types.ModuleType):
+            return "module", v.__name__
+        if isinstance(v, (types.FunctionType, type)) and str(getattr(v, "__module__", "")).startswith("fedlib"):
+            return "fedlib", v.__module__, v.__qualname__
+        if isinstance(v, (types.FunctionType, type)):
+            if id(v) in seen:
+                return "again", seen[id(v)]
+            seen[id(v)] = v.__qualname__
+            if isinstance(v, type):
+                return "class", v.__qualname__, sorted((name, repr(value(item))) for name, item in vars(v).items()
+                                                       if name not in SKIPPED)
+            return value(v)
+        return value(v)
 
     def value(v) -> object:
         v = getattr(v, "__func__", v)  # a staticmethod's or classmethod's function
         if isinstance(v, property):
             return tuple(value(f) for f in (v.fget, v.fset, v.fdel) if f is not None)
         if isinstance(v, types.FunctionType):
-            return code(v.__code__), value(v.__defaults__), value(v.__kwdefaults__)
+            return code(v.__code__), value(v.__defaults__), value(v.__kwdefaults__), reached(v)
         if isinstance(v, dict):
             return tuple(sorted((repr(key), repr(value(item))) for key, item in v.items()))
         if isinstance(v, (list, tuple)):
@@ -265,11 +294,30 @@ def code_digest(cls: type) -> str | None:
         text = repr(v)
         return type(v).__qualname__ if " at 0x" in text else text  # an address differs from process to process
 
-    parts = [(k.__qualname__, sorted((name, repr(value(v))) for name, v in vars(k).items()
-                                     if name not in ("__module__", "__doc__", "__dict__", "__weakref__",
-                                                     "__qualname__", "__firstlineno__", "__static_attributes__")))
+    parts = [(k.__qualname__, sorted((name, repr(value(v))) for name, v in vars(k).items() if name not in SKIPPED))
              for k in own]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+SKIPPED = ("__module__", "__doc__", "__dict__", "__weakref__", "__qualname__", "__firstlineno__",
+           "__static_attributes__")  # a class's entries that say where it is, not what it computes
+
+
+def source_digest(cls: type) -> str | None:
+    """The digest of the source file of a method fedlib defines (fedlib/algorithms/<its module>.py): a run records
+    it, and a result in the local results cache whose file has changed since is computed again
+    (`experiments.run`). tests/test_method_sources.py pins each file's digest beside its `version`. None for a method
+    defined elsewhere (its key carries `code_digest`)."""
+    import hashlib
+    import inspect
+
+    if not cls.__module__.startswith("fedlib."):
+        return None
+    try:
+        text = Path(inspect.getsourcefile(cls)).read_text().replace("\r\n", "\n")
+    except (OSError, TypeError):
+        return None
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class Algorithm:
