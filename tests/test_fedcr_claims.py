@@ -334,11 +334,11 @@ def test_table2_shows_dittos_second_reading_beside_ours_and_says_which_the_paper
     assert "scripts/paper_runs.py fedcr_ditto_main_fed" in capsys.readouterr().out
 
 
-def test_table9_shows_an_entry_shipped_in_part_and_its_claims_read_whole_entries_only(tmp_path, monkeypatch):
+def test_table9_shows_an_entry_shipped_in_part_and_its_claim_reads_the_seeds_both_sides_have(tmp_path, monkeypatch):
     """Table 9 is shipped run by run (FedCR-NA and Local k = 3 seed 0 first, 2026-12-06): its table shows an entry
-    whose seeds are there in part, with how many (the `seeds` column), as notebook 02's Table 1 does; before, such an
-    entry was left out and the paper profile's table showed none of the shipped Table 9 runs. The claims still read
-    only entries with every seed."""
+    whose seeds are there in part, with how many (the `seeds` column), as notebook 02's Table 1 does. Before, its
+    claim read only entries with every seed ("not run yet" with both seed-0 runs shipped); now it pairs the seeds
+    both sides have: "indicative (1 seed)"."""
     import csv
 
     from fedlib import paths
@@ -365,13 +365,33 @@ def test_table9_shows_an_entry_shipped_in_part_and_its_claims_read_whole_entries
         def there(self, key):
             return there.get(key, [])
 
+        def by_seed(self, key):
+            got = there.get(key, [])
+            return got + [None] * (3 - len(got))
+
         def note(self, keys=None, what="", drawn="not drawn"):
             return f"{what}: {drawn}"
 
     table = figures.table9(PartlyShipped())
-    assert list(table) == [(3, "Local")]  # the claims' entries: every seed there
+    assert set(table) == {(3, "Local"), (3, "FedCR-NA")} and table[(3, "FedCR-NA")][1:] == [None, None]
+    ledger = _ledger()
+    assert claims.na_beats_local(ledger, table, 3, fedcr.TABLE9, 250) == "indicative (1 seed)"
+    assert ledger.rows[-1].ours == [94.55] and ledger.rows[-1].reference == [94.0]
     with open(tmp_path / "fedcr_table9_nonaggregate_paper.csv") as f:
         rows = {r["method"]: r for r in csv.DictReader(f)}
     assert set(rows) == {"Local", "FedCR-NA"}
     assert (rows["FedCR-NA"]["seeds"], rows["Local"]["seeds"]) == ("1", "3")
     assert float(rows["FedCR-NA"]["final_mean"]) == pytest.approx(94.55)
+
+
+def test_a_sweep_shipped_in_part_pairs_the_seeds_every_value_has():
+    """Before, Table 3 and Fig. 3(d) read only values with every seed: with seed 0 of each V shipped they stayed "not
+    run yet". Now each comparison pairs the seeds every value it compares has: one seed reads "indicative (1 seed)"."""
+    per_seed = {("dim", "mnist", 2): [60.0, None, 59.0], ("dim", "mnist", 4): [70.0, 71.0, None],
+                ("dim", "mnist", 8): [80.0, None, None], ("dim", "mnist", 16): [82.0, 80.0, 81.0],
+                ("beta", "mnist", 0.0): [78.0, None, None], ("beta", "mnist", 5e-4): [82.0, 81.0, None]}
+    ledger = _ledger()
+    assert claims.drops_only_at_small_v(ledger, per_seed, "mnist", "MNIST", [2, 4, 8, 16], fedcr.TABLE3, 20) == \
+        "indicative (1 seed)" and ledger.rows[-1].ours == [80.0] and ledger.rows[-1].reference == [70.0]
+    assert claims.beta_claims(ledger, per_seed, "mnist", "MNIST", 20) == ["indicative (1 seed)"]
+    assert fedcr.figures._mean_se([80.0, None, None])[2] == 1

@@ -125,6 +125,11 @@ class Read:
         """The Results of `key`'s seeds that are there (cached or shipped), in seed order: a part shipped in part."""
         return [self.results([c])[0] for c in self.plan[key] if self.results.has([c])]
 
+    def by_seed(self, key) -> list[Result | None]:
+        """`key`'s Results seed by seed in the plan's order, None for a seed neither cached nor shipped: a part
+        shipped in part, read so that a comparison pairs the seeds both sides have (`aligned`)."""
+        return [self.results([c])[0] if self.results.has([c]) else None for c in self.plan[key]]
+
     def whole(self) -> bool:
         """Whether every run of the part is there."""
         return self.results.has([c for cfgs in self.plan.values() for c in cfgs])
@@ -308,3 +313,10 @@ def commands_for(configs: list, sets, undeclared: str) -> str:
         named.append(best.command())
         left -= keys
     return "; ".join(named + ([undeclared] if left else []))
+
+
+def aligned(*sides: list) -> tuple[list, ...]:
+    """Per-seed lists (None where a seed is not there) cut to the seeds every side has, in the same order: a claim
+    over a set shipped in part compares the seeds it can pair (with fewer than 3 it reads "indicative (k seeds)")."""
+    keep = [i for i in range(min(map(len, sides), default=0)) if all(side[i] is not None for side in sides)]
+    return tuple([side[i] for i in keep] for side in sides)

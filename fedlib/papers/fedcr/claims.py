@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import claims as rules
 from ...result import Result
+from ..part import aligned
 from . import plans, protocol
 from .analysis import final
 from .plans import DITTO_AS_MAIN_FED, NOTEBOOK
@@ -98,10 +99,11 @@ def drops_only_at_small_v(ledger, per_seed: dict, dataset: str, shown: str, dims
     claim = f"accuracy drops only at V <= 4 ({shown}: the lowest accuracy at V >= 8 against the highest at V <= 4)"
     common = dict(kind="claim", quote=QUOTES["table3"], rounds=rounds, part=plans.DIMS.name,
                   stand_in=dataset == "mnist")
-    if any(("dim", dataset, V) not in per_seed for V in high + low):  # its runs are missing
+    if any(("dim", dataset, V) not in per_seed for V in high + low):  # a V with no seed there
         return ledger.compare("FedCR", "Table 3", claim, None, None, ">", **common)
-    worst_high = [min(v) for v in zip(*(per_seed[("dim", dataset, V)] for V in high))]
-    best_low = [max(v) for v in zip(*(per_seed[("dim", dataset, V)] for V in low))]
+    seeds = aligned(*(per_seed[("dim", dataset, V)] for V in high + low))  # the seeds every V has
+    worst_high = [min(v) for v in zip(*seeds[:len(high)])]
+    best_low = [max(v) for v in zip(*seeds[len(high):])]
     return ledger.compare("FedCR", "Table 3", claim, worst_high, best_low, ">",
                           paper_value=round(min(table3[V][1] for V in (8, 16, 32, 64)) - table3[4][1], 2), **common)
 
@@ -114,15 +116,15 @@ def beta_claims(ledger, per_seed: dict, dataset: str, shown: str, rounds) -> lis
     common = dict(kind="claim", rounds=rounds, part=plans.BETAS.name, stand_in=dataset == "mnist")
     if not positive or ("beta", dataset, 0.0) not in per_seed:
         return [ledger.compare("FedCR", "Fig. 3(d)", claim, None, None, ">", quote=QUOTES["beta_zero"], **common)]
-    best_b = max(positive, key=lambda b: np.mean(per_seed[("beta", dataset, b)]))
-    out = [ledger.compare("FedCR", "Fig. 3(d)", claim, per_seed[("beta", dataset, best_b)],
-                          per_seed[("beta", dataset, 0.0)], ">", quote=QUOTES["beta_zero"], **common)]
+    of = lambda b: per_seed[("beta", dataset, b)]  # noqa: E731  (per seed, None where a seed is not there)
+    best_b = max(positive, key=lambda b: np.mean([v for v in of(b) if v is not None]))
+    out = [ledger.compare("FedCR", "Fig. 3(d)", claim, *aligned(of(best_b), of(0.0)), ">", quote=QUOTES["beta_zero"],
+                          **common)]
     ledger.rows[-1].note = f"the best beta > 0: {best_b:g}"
     if len(positive) > 1 and best_b != max(positive):
         out.append(ledger.compare("FedCR", "Fig. 3(d)", f"too large a beta degrades accuracy ({shown}: beta "
-                                  f"{best_b:g} against {max(positive):g})", per_seed[("beta", dataset, best_b)],
-                                  per_seed[("beta", dataset, max(positive))], ">", quote=QUOTES["beta_large"],
-                                  **common))
+                                  f"{best_b:g} against {max(positive):g})", *aligned(of(best_b), of(max(positive))),
+                                  ">", quote=QUOTES["beta_large"], **common))
     return out
 
 
@@ -142,10 +144,14 @@ def kl_separates(ledger, silhouettes: dict, partition: str, rounds) -> str:
 
 
 def na_beats_local(ledger, table: dict, k: int, table9_paper: dict, rounds) -> str:
-    """Table 9: FedCR-NA beats local training with k classes per client, seed by seed ("not run" without them)."""
-    each = lambda lab: [final(r) for r in table[(k, lab)]] if (k, lab) in table else None  # noqa: E731
+    """Table 9: FedCR-NA beats local training with k classes per client, over the seeds both have ("not run" with
+    none, "indicative (k seeds)" with fewer than 3). `table`: (k, label) -> Results seed by seed, None where not
+    there."""
+    each = lambda lab: [final(r) if r is not None else None for r in table[(k, lab)]]  # noqa: E731
+    na, local = aligned(each("FedCR-NA"), each("Local")) if all((k, lab) in table for lab in ("FedCR-NA", "Local")) \
+        else (None, None)
     return ledger.compare("FedCR", "Table 9", f"FedCR-NA beats local training (FashionMNIST, k = {k} classes per "
-                          "client)", each("FedCR-NA"), each("Local"),
+                          "client)", na or None, local or None,
                           ">", rounds=rounds, paper_value={kk: round(table9_paper[kk]["FedCR-NA"]
                                                                      - table9_paper[kk]["Local"], 2)
                                                            for kk in table9_paper},

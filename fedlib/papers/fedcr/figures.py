@@ -97,17 +97,25 @@ def curves(table: dict, profile: str, lam) -> None:
 
 
 def sweeps(dims, betas) -> dict:
-    """Parts C and D: FedCR's final accuracy on n1, seed by seed, at each V and each beta: (name, dataset, value) ->
-    [per seed], for the values whose runs are there (each one missing is named)."""
+    """Parts C and D: FedCR's final accuracy on n1 at each V and each beta, seed by seed: (name, dataset, value) ->
+    [per seed, None for a seed not there], for the values with at least one seed there (a value shipped in part is
+    read as far as it is, and named; one with none is named and left out)."""
     out = {}
     for name, read in (("dim", dims), ("beta", betas)):
         for d, v in read.keys():
-            rs = read[(d, v)]
-            if rs is None:
-                print(read.note([(d, v)], f"FedCR at {name} = {v:g} ({d})"))
-            else:
-                out[(name, d, v)] = [final(r) for r in rs]
+            rs = read.by_seed((d, v))
+            if any(r is None for r in rs):
+                print(read.note([(d, v)], f"FedCR at {name} = {v:g} ({d})",
+                                drawn="drawn in part" if any(rs) else "not drawn"))
+            if any(r is not None for r in rs):
+                out[(name, d, v)] = [final(r) if r is not None else None for r in rs]
     return out
+
+
+def _mean_se(per_seed: list) -> tuple[float, float, int]:
+    there = [v for v in per_seed if v is not None]
+    m, se = stats.mean_se(there)
+    return m, se if len(there) > 1 else float("nan"), len(there)
 
 
 def _series(table: dict, d: str):
@@ -118,10 +126,11 @@ def table3(per_seed: dict, profile: str):
     """Part C: Table 3, FedCR's final accuracy against V (n1); saved as fedcr_table3_dims and fedcr_dims. Returns
     the table (None where no V was run)."""
     S = plans.PROFILES[profile]
-    dims = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "dim"}
+    counted = {(d, v): _mean_se(f) for (name, d, v), f in per_seed.items() if name == "dim"}
+    dims = {key: (m, se) for key, (m, se, _) in counted.items()}
     rows = [{"dataset": protocol.SHOWN[d], "V": V, "final_mean": m, "final_se": se,
              "paper_accuracy": TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
-             "seeds": len(S.seeds), "rounds": plans.rounds_label(profile, [d])} for (d, V), (m, se) in dims.items()]
+             "seeds": n, "rounds": plans.rounds_label(profile, [d])} for (d, V), (m, se, n) in counted.items()]
     if not rows:
         return None
     table = outputs.save_table(rows, "fedcr_table3_dims")
@@ -138,9 +147,10 @@ def table3(per_seed: dict, profile: str):
 def betas(per_seed: dict, profile: str):
     """Part D: Fig. 3(d), FedCR's final accuracy against beta (n1); saved as fedcr_beta. Returns the table."""
     S = plans.PROFILES[profile]
-    by_beta = {(d, v): stats.mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
-    rows = [{"dataset": protocol.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": len(S.seeds),
-             "rounds": plans.rounds_label(profile, [d])} for (d, b), (m, se) in by_beta.items()]
+    counted = {(d, v): _mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
+    by_beta = {key: (m, se) for key, (m, se, _) in counted.items()}
+    rows = [{"dataset": protocol.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": n,
+             "rounds": plans.rounds_label(profile, [d])} for (d, b), (m, se, n) in counted.items()]
     if not rows:
         return None
     table = outputs.save_table(rows, "fedcr_beta")
@@ -183,17 +193,18 @@ def fig2(profile: str) -> dict:
 
 
 def table9(read) -> dict:
-    """Part F: no model aggregation on FashionMNIST with k classes per client; (k, label) -> Results of the entries
-    whose seeds are all there (the claims'); saved as fedcr_table9_nonaggregate, where an entry shipped in part shows
-    the seeds that are there (its `seeds` column says how many)."""
+    """Part F: no model aggregation on FashionMNIST with k classes per client; (k, label) -> its Results seed by seed
+    (None for a seed not there; the claims pair the seeds both sides have), for the entries with a seed there; saved
+    as fedcr_table9_nonaggregate, where an entry shipped in part shows the seeds that are there (its `seeds`
+    column says how many)."""
     S = read.settings
     if not read.keys():
         return {}
     keys = [(k, lab) for k in S.table9.ks for lab in protocol.NONAGGREGATE]
-    table = {key: read[key] for key in keys}
-    if any(rs is None for rs in table.values()):
-        print(read.note([key for key in keys if table[key] is None], "Table 9", drawn="drawn in part"))
-    table = {key: rs for key, rs in table.items() if rs is not None}
+    table = {key: read.by_seed(key) for key in keys}
+    if any(None in rs for rs in table.values()):
+        print(read.note([key for key in keys if None in table[key]], "Table 9", drawn="drawn in part"))
+    table = {key: rs for key, rs in table.items() if any(r is not None for r in rs)}
     shown = {key: read.there(key) for key in keys}
     rows = [{"classes_per_client": k, "method": lab, **dict(zip(("final_mean", "final_se"),
                                                                 stats.mean_se([final(r) for r in rs]))),
