@@ -243,6 +243,59 @@ def test_the_committed_claims_page_is_small_enough_to_read():
     assert page.stat().st_size <= 45_000
 
 
+# Rows that share their numbers and rule but name different settings, each with why that is not a double count
+SAME_NUMBERS_ALLOWED = {
+    ("FedProf reaches 60% in fewer rounds than FedAvg (full aggregation, C = 0.05)",
+     "FedProf reaches 60% in fewer rounds than FedAvg (full aggregation, C = 0.1)"):
+        "two participation rates whose runs are all censored at the same round (61): the same numbers, two settings",
+}
+
+
+def duplicated_rows(rows: list[dict]) -> list[tuple[str, ...]]:
+    """The claims of rows with numbers that share (paper, scale, part, where, ours, reference, rule)."""
+    seen: dict[tuple, list[str]] = {}
+    for r in rows:
+        if r["ours"] in ("", "null"):
+            continue
+        key = tuple(r[c] for c in ("paper", "scale", "part", "where", "ours", "reference", "rule"))
+        seen.setdefault(key, []).append(r["claim"])
+    return [tuple(claims_) for claims_ in seen.values() if len(claims_) > 1]
+
+
+def test_no_two_rows_of_the_committed_claims_say_the_same_numbers_twice():
+    """Before, the FashionMNIST DP rows at the paper's epsilon and at its matched noise resolved to the same grid
+    point: two rows with the same numbers (114/115, 118/119, and the quick pair 123/124), each counted and in Holm.
+    Only the pairs listed in SAME_NUMBERS_ALLOWED (different settings) may share their numbers."""
+    import csv
+
+    with open(paths.project_root() / "figures" / "claims.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [d for d in duplicated_rows(rows) if d not in SAME_NUMBERS_ALLOWED] == []
+    twice = [dict(paper="P", scale="paper", part="s", where="W", ours="[1, 2]", reference="[0, 0]", rule="r",
+                  claim=c) for c in ("a", "b")]
+    assert duplicated_rows(twice) == [("a", "b")] and duplicated_rows(twice[:1]) == []
+
+
+def test_the_committed_holm_families_hold_the_texts_claims_only():
+    """Each Holm family in figures/claims.csv holds statements of the text (never a marker or a reproduction), and
+    FedCR's Table 2 family at the paper scale holds its claims only, in which "more accurate than the strongest
+    baseline run" (p 0.0077) survives."""
+    import csv
+
+    with open(paths.project_root() / "figures" / "claims.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    families: dict[str, list[dict]] = {}
+    for r in rows:
+        if r["holm_family"]:
+            families.setdefault(r["holm_family"], []).append(r)
+    assert families and all(r["kind"] == "claim" for fam in families.values() for r in fam)
+    assert all(int(name.rsplit(": ", 1)[1].split()[0]) == len(fam) for name, fam in families.items())
+    fedcr = [fam for name, fam in families.items() if name.startswith("FedCR, paper, Table 2")]
+    assert fedcr and len(fedcr[0]) == 2
+    main = [r for r in fedcr[0] if r["claim"].startswith("FedCR is more accurate than the strongest baseline run")]
+    assert main and main[0]["holm"] == "survives"
+
+
 def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(tmp_path):
     """archive/costs.csv (scripts/cost_table.py --record) gives each set's core-hours; claims.md's line of a set
     that is not shipped says it (a lower bound as one), or that it was not measured. The merge (`write_costs`, what

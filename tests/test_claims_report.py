@@ -93,3 +93,31 @@ def test_a_not_judged_row_is_told_by_its_verdict_not_by_how_its_note_begins():
     assert report._verdict(row, {}) == f"{R.NOT_JUDGED} (why: below)"
     assert report._verdict_cell(row, {}) == f"{R.NOT_JUDGED} (why: below)"
     assert report._long_note(row) == row["note"]
+
+
+def _full(**kw):
+    base = {"paper": "FedLog", "where": "Table 1 (mnist)", "claim": "c", "kind": "claim", "quote": "the words",
+            "paper_value": "", "ours": "[98.0, 98.1, 98.2]", "reference": "[97.0, 97.1, 97.0]",
+            "rule": '{"kind":"paired","op":">","value":0.0}', "verdict": R.HOLDS, "notebook": "02", "profile": "paper",
+            "seeds": "3", "rounds": "100", "scale": "paper", "part": "", "margin": "1.07", "se": "0.03", "p": "0.001",
+            "toward": "", "borderline": "False", "says": "", "note": ""}
+    return base | kw
+
+
+def test_the_quotes_and_notes_move_to_a_page_per_paper_and_the_regime_is_said_once(tmp_path):
+    """Before, every paper's quotes and notes were folded under its tables on claims.md, which outgrew its 45,000
+    bytes; now each paper's are on figures/claims_<paper>.md, linked from its section. A reproduction row shows ours
+    and the paper's number beside the difference; the note part that says which regime decides stands once under its
+    section's heading."""
+    decided = f"{report.REGIME_LINE} Table 1 (mnist) is decided without augmentation: because"
+    rows = [_full(note=f"the strongest: X; {decided}"), _full(claim="d", note=decided),
+            _full(claim="FedAvg's accuracy is reproduced", kind="reproduction", ours="[93.9, 94.0, 93.9]",
+                  reference="[89.76, 0.4]", rule='{"kind":"equivalence","op":"","value":0.5}', margin="4.18",
+                  se="0.4", verdict=R.DIFFERS, note="a long note " * 10)]
+    written = report.write_collected(rows, tmp_path)
+    page, notes = (tmp_path / "claims.md").read_text(), (tmp_path / "claims_fedlog.md").read_text()
+    assert tmp_path / "claims_fedlog.md" in written and "(claims_fedlog.md)" in page
+    assert "<details>" not in page and "the words" not in page and '"the words"' in notes
+    assert "a long note" in notes and "a long note" not in page
+    assert page.count(decided.split(":")[0]) == 1
+    assert "93.94 vs 89.76: +4.18 ± 0.40" in page

@@ -2,10 +2,10 @@
 paper and scale, and Holm's correction over every decided row of a paper at a scale."""
 from __future__ import annotations
 
-import html
 import re
 from pathlib import Path
 
+from .. import markup
 from ..paths import figures_dir
 from . import rules as R
 from ..safe_files import replace_text
@@ -64,10 +64,9 @@ def with_holm(rows: list[dict]) -> list[dict]:
 
 
 def _md(text) -> str:
-    """A markdown table cell from data: HTML escaped (nothing from a data file reaches a page as markup), a '|'
-    escaped, newlines as spaces."""
-    return html.escape(str(text), quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("$", "\\$") \
-        .replace("\n", " ").replace("\r", " ")  # "$": a quote's TeX is shown as the paper prints it, not set as math
+    """A Markdown cell or line from data: text, never markup (`markup.text`: HTML escaped, every character that opens
+    MyST inline markup escaped, newlines as spaces); a quote's TeX is shown as the paper prints it, not set as math."""
+    return markup.text(text)
 
 
 def _sig(x, se=None) -> str:
@@ -100,6 +99,12 @@ def _margin(r: dict) -> str:
         return f"ours {_sig(v)}" if isinstance(v, (int, float)) else "-"
     if r.get("margin") in ("", None):
         return "-"
+    ref = parse(r.get("reference")) if isinstance(r.get("reference"), str) else r.get("reference")
+    if '"kind":"equivalence"' in str(r.get("rule")) and isinstance(ref, list) and ref and ref[0] is not None:
+        se = r.get("se")  # a reproduction: ours and the paper's number beside the difference
+        paper = float(ref[0])
+        d = f"{_sig(r['margin'], se)}" + (f" ± {_sig(se, se).lstrip('+')}" if se not in ("", None, "nan") else "")
+        return f"{paper + float(r['margin']):.2f} vs {paper:.2f}: {d}"
     bound = _bound(r)
     if bound is not None:  # ours against a fixed bound (a tolerance): our mean itself, and the bound
         rule = R.Rule.from_cell(r["rule"])
@@ -185,6 +190,7 @@ NOTE_SHOWN = 200  # a longer note is cut on the page (claims.csv holds it whole)
 SHORT_NOTE = 60  # a note this short stands in the verdict cell (the ablation's verdict, the rival); longer ones below
 
 
+REGIME_LINE = "Which regime decides:"  # a note part said once under its section's heading (FedLog's Table 1)
 REGIME_SAYS = ("depends on augmentation", "without augmentation:", "with crop-and-flip:",
                "not reproduced in either regime")  # how a row names the other regime's verdict
 
@@ -234,7 +240,7 @@ def _headline(rows: list[dict]) -> list[str]:
                 continue
             count = {name: sum(R.outcome(r["verdict"]) == name for r in at) for name in R.OUTCOMES}
             decided = [r for r in at if r.get("holm")]  # the text's claims (markers, reproductions: no Holm)
-            out.append(f"| {paper} | {scale} | {len(at)} | {count['hold']} | {count['differ']} | "
+            out.append(f"| {_md(paper)} | {_md(scale)} | {len(at)} | {count['hold']} | {count['differ']} | "
                        f"{count['not resolved']} | {count['not judged']} | {count['reported']} | "
                        f"{sum(r['holm'] == 'survives' for r in decided)} of {len(decided)} |")
     return out
@@ -341,7 +347,7 @@ def _details(at: list[dict], sets: dict) -> list[str]:
             quoted.setdefault(r["quote"], []).append(r["where"].split(" (")[0])
         else:
             cells.setdefault(r["where"], []).append(r["quote"])
-    md += ["", "<details><summary>what the paper says, and notes</summary>", ""]
+    md += ["", "What the paper says:", ""]
     md += [f"- \"{_md(q)}\" ({_md('; '.join(dict.fromkeys(ws)))})" for q, ws in quoted.items()]
     md += [f"- {_md(w)}, its entries as the paper prints them (its TeX as text): "
            + ", ".join(_md(_plain(q)) for q in dict.fromkeys(qs)) for w, qs in cells.items()]
@@ -353,19 +359,30 @@ def _details(at: list[dict], sets: dict) -> list[str]:
             if n:
                 noted.setdefault(n, []).append(f"{r['where']}, {_short_claim(r)}")
     clip = lambda n: n if len(n) <= NOTE_SHOWN else n[:NOTE_SHOWN].rsplit(" ", 1)[0] + " … (claims.csv)"  # noqa: E731
-    md += [""] + [f"- {_md(clip(n))} ({_md('; '.join(ws))})" if len(ws) <= 2 else
-                  f"- {_md(clip(n))} ({len(ws)} rows of {_md(', '.join(dict.fromkeys(w.split(', ')[0] for w in ws)))})"
-                  for n, ws in noted.items()]
-    md += ["", "</details>"]
+    md += ["", "Notes:", ""] + [f"- {_md(clip(n))} ({_md('; '.join(ws))})" if len(ws) <= 2 else
+                                f"- {_md(clip(n))} ({len(ws)} rows of "
+                                f"{_md(', '.join(dict.fromkeys(w.split(', ')[0] for w in ws)))})"
+                                for n, ws in noted.items()]
     return md
 
 
-def _sections(rows: list[dict], sets: dict) -> list[str]:
-    """One section per paper; in it one compact table per scale (largest first), then the quotes and numbers folded."""
-    md = []
+def notes_page(paper: str) -> str:
+    """The file name of a paper's quotes-and-notes page, beside claims.md ("claims_fedlog.md")."""
+    return f"claims_{re.sub(r'[^a-z0-9]+', '_', str(paper).lower()).strip('_')}.md"
+
+
+def _sections(rows: list[dict], sets: dict) -> tuple[list[str], dict[str, list[str]]]:
+    """One section per paper; in it one compact table per scale (largest first), and a link to the paper's quotes and
+    notes page (returned beside: paper -> its lines), so that the page is the verdicts and the words behind them one
+    click away."""
+    md, pages = [], {}
     larger = {(r["paper"], r["where"], r["claim"]) for r in rows if r["scale"] != "quick"}
     for paper in sorted({r["paper"] for r in rows if r["kind"] in PAPER_KINDS}):  # a paper with own rows only
-        md += ["", f"## {_md(paper)}"]
+        md += ["", f"## {_md(paper)}", "", f"What the paper says, and the notes behind each row: "
+                                           f"[{_md(paper)}: quotes and notes]({notes_page(paper)})."]
+        page = [f"# {_md(paper)}: what the paper says, and notes", "",
+                "The quotes each row of [the claims page](claims.md) tests, and the notes behind its verdicts, per "
+                "scale (figures/claims.csv holds every row whole)."]
         for scale in SHOWN_SCALES:
             at = [r for r in rows if r["paper"] == paper and r["scale"] == scale and r["kind"] in PAPER_KINDS]
             twins = [r for r in at if scale == "quick" and (r["paper"], r["where"], r["claim"]) in larger]
@@ -380,8 +397,13 @@ def _sections(rows: list[dict], sets: dict) -> list[str]:
                             .get("deviations")})
             if stand and scale in ("stand-in", "reduced"):
                 md += [""] + [f"- {_md(s)}" for s in stand]
-            md += _kind_tables(at, sets) + _details(at, sets)
-    return md
+            decided = dict.fromkeys(part for r in at for part in str(r.get("note") or "").split("; ")
+                                    if part.startswith(REGIME_LINE))
+            md += [""] + [f"- {_md(line)}" for line in decided] if decided else []
+            md += _kind_tables(at, sets)
+            page += ["", f"## {scale}: {SCALE_TEXT[scale]}"] + _details(at, sets)
+        pages[paper] = page
+    return md, pages
 
 
 def _short(cell) -> str:
@@ -405,7 +427,8 @@ def _unshipped(rows: list[dict], sets: dict) -> list[str]:
 
 
 def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None = None) -> list[Path]:
-    """figures/claims.csv (every row, with its Holm column) and figures/claims.md, both written atomically.
+    """figures/claims.csv (every row, with its Holm column), figures/claims.md and one quotes-and-notes page per paper
+    (figures/claims_<paper>.md, linked from its section), each written atomically.
     `sets` (`fedlib.papers.accounting.set_status()`, passed by `python -m fedlib claims`): per run set, how much is shipped,
     its cost, its command and what it changes from the paper."""
     out = out or figures_dir()
@@ -416,10 +439,18 @@ def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None
           "Collected by `python -m fedlib claims` from every notebook's ledger (figures/claims/). The counts hold the "
           "papers' own claims, reproductions and markers; our self-checks and extensions are counted apart below.",
           ""] + _headline(rows)
-    md += _unshipped(rows, sets) + _rule_lines() + _sections(rows, sets) + _own_checks(rows)
+    sections, pages = _sections(rows, sets)
+    md += _unshipped(rows, sets) + _rule_lines() + sections + _own_checks(rows)
     replace_text(out / "claims.csv", csv_text_with_holm([{k: v for k, v in r.items() if k != "_whole"} for r in rows]))
     replace_text(out / "claims.md", "\n".join(md) + "\n")
-    return [out / "claims.csv", out / "claims.md"]
+    written = [out / "claims.csv", out / "claims.md"]
+    for paper, page in pages.items():
+        replace_text(out / notes_page(paper), "\n".join(page) + "\n")
+        written.append(out / notes_page(paper))
+    for old in out.glob("claims_*.md"):  # a paper no longer collected: its page goes too
+        if old not in written and old.is_file() and not old.is_symlink():
+            old.unlink()
+    return written
 
 
 def csv_text_with_holm(rows: list[dict]) -> str:
@@ -437,4 +468,4 @@ def _spreadsheet_safe(v) -> str:
         return "'" + s if s[:1] in ("=", "+", "-", "@") else s
 
 
-__all__ = ["family", "holm", "with_holm", "write_collected", "csv_text"]
+__all__ = ["family", "holm", "notes_page", "with_holm", "write_collected", "csv_text"]

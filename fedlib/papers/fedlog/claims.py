@@ -555,6 +555,14 @@ def _cross_notes(ledger, first: int, split: int, deciding: str = "augmented") ->
         a.note = "; ".join(x for x in (a.note, said) if x)
 
 
+def _decided_by(dataset: str, choice) -> str:
+    """The note that says which regime decides a dataset's Table 1 and why (claims.md shows it once per section,
+    `report.REGIME_LINE`)."""
+    return (f"{rules.report.REGIME_LINE} Table 1 ({dataset}) and its Table A.1 are decided "
+            f"{regime.REGIME_NAMES[choice.regime]}: {choice.why}. The appendix says \"{regime.APPENDIX}\", and its "
+            "settings follow LG-FedAvg, whose code crops and flips CIFAR only")
+
+
 def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = None,
            summary: dict | None = None) -> tuple[object, list]:
     """Notebook 02's claims, both regimes of Table 1 and Table A.1 (`a1`: as `table_a1` returns it); the deciding
@@ -574,6 +582,7 @@ def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = No
             _table1_claims(_Table(ledger, f"Table 1 ({d})", reg, runs[reg].get(d, {}), s.rounds, d,
                                   deciding=deciding), entries)
         _cross_notes(ledger, first, split, deciding)
+        ledger.rows[first].note = "; ".join(x for x in (ledger.rows[first].note, _decided_by(d, chosen[d])) if x)
         for reg in order:
             if summary and d in summary[reg]:
                 _summary_lines(d, summary[reg][d], reg)
