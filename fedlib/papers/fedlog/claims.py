@@ -471,20 +471,57 @@ def markers(t: _Table, threshold: float | None, marked: dict, cells: dict, level
     return out
 
 
+CSFL_READING = ("our reconstruction of CS-FL: the appendix gives its sparsity (0.005), reduction (0.1) and two "
+                "learning rates; we chose a block-diagonal measurement matrix after a permutation, server recovery of "
+                "each client by iterative hard thresholding, a re-sparsified top-0.5% downlink, error feedback (not in "
+                "the appendix) and phase-2 / phase-1 rate as a server step: its speed, not the method, decides the "
+                "number")
+SECOND_READING = ("FedAvg", "FedBabu")  # entries whose paper bits (never at 97%) mark the round their number was read
+
+
 def reproductions(t: _Table, entries: list[str]) -> list[str]:
     """Each entry's accuracy in the paper's Table 1 (its own dataset's column only), by the equivalence test: our
     best-round accuracies over seeds against the paper's mean and standard error (its caption: "mean +- standard
-    error ... over 10 seeds")."""
+    error ... over 10 seeds"). FedAvg and FedBabu, which never reach the threshold, have their bits counted to their
+    best round: the paper's bits over one round of ours (both ways) give the round at which its number was read, and
+    a labelled second reading takes our best accuracy up to that round. CS-FL's row says that it is our
+    reconstruction, with its accuracy at rounds 50, 75 and 100."""
     out = []
+    paper = TABLE1.get(t.dataset, {})
     for m in entries:
-        if m not in TABLE1.get(t.dataset, {}):
+        if m not in paper:
             continue
         ours = A.per_seed(t.of(m), lambda r: 100 * r.best())
-        claim = f"{m}'s accuracy is reproduced"
-        out.append(t.record(claim, ours, [TABLE1[t.dataset][m][0], TABLE1_SE[t.dataset].get(m)],
+        note = ""
+        if m == "CS-FL" and t.of(m) is not None:
+            at = {k: np.mean(A.per_seed(t.of(m), lambda r, k=k: 100 * r.curve()[min(k, r.n_rounds) - 1]))
+                  for k in (50, 75, 100)}
+            note = CSFL_READING + "; at rounds 50, 75, 100: " + ", ".join(f"{v:.1f}%" for v in at.values())
+        out.append(t.record(f"{m}'s accuracy is reproduced", ours, [paper[m][0], TABLE1_SE[t.dataset].get(m)],
                             rules.equivalence(), "reproduction", TABLE1_CELLS[t.dataset][m][0],
-                            paper_value=TABLE1[t.dataset][m][0], seeds=len(ours) if ours else ""))
+                            paper_value=paper[m][0], seeds=len(ours) if ours else "", note=note))
+        if m in SECOND_READING:
+            out.append(read_at_the_papers_round(t, m))
     return out
+
+
+def read_at_the_papers_round(t: _Table, m: str) -> str:
+    """The second reading of an entry that never reaches the threshold: our best accuracy up to the round its paper
+    bits imply (the paper's bits over one round of our messages, both ways, rounded), seed by seed, against the
+    paper's number by the same equivalence test."""
+    paper_acc, bits = TABLE1[t.dataset][m]
+    runs = t.of(m)
+    at = None
+    if runs is not None:
+        per_round = float(np.mean([r.curve("up_bits")[-1] + r.curve("down_bits")[-1] for r in runs]))
+        at = max(1, min(int(round(bits / per_round)), runs[0].n_rounds))
+    ours = A.per_seed(runs, lambda r: 100 * float(max(r.curve()[:at]))) if at else None
+    return t.record(f"{m}'s accuracy is reproduced, read at the round the paper's bits imply"
+                    + (f" (round {at})" if at else ""), ours, [paper_acc, TABLE1_SE[t.dataset].get(m)],
+                    rules.equivalence(), "reproduction", TABLE1_CELLS[t.dataset][m][0], paper_value=paper_acc,
+                    seeds=len(ours) if ours else "",
+                    note="a second reading: the paper's bits to the threshold, never reached, count to its best round, "
+                         "so they mark the round its number was read (both ways, as its text counts)")
 
 
 def ranking(ledger, d: str, rows: dict, p: Table1Reads, deciding: str = "augmented"):
