@@ -11,6 +11,8 @@ gzip timestamp, so the same runs always give the same bytes.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import functools
 import gzip
 import io
@@ -121,12 +123,33 @@ def longer(cfg) -> dict | None:
     return best
 
 
+MAX_LINE = 32 * 2 ** 20  # characters: the largest shipped run is 1.3 MB; a longer line is refused, never inflated
+MAX_FILE = 1 * 2 ** 30  # characters a file may inflate to (the largest shipped: 20 MB)
+
+
+def _lines(f, path: Path):
+    """`f`'s lines, each read with a cap (MAX_LINE), and the whole with one (MAX_FILE): a small gzip that inflates to
+    a gigabyte is named and refused before it fills the memory."""
+    total, number = 0, 0
+    while line := f.readline(MAX_LINE + 1):
+        number += 1
+        total += len(line)
+        if len(line) > MAX_LINE:
+            raise ArchiveError(f"{path}, line {number}: longer than {MAX_LINE // 2 ** 20} MB inflated (no run is): "
+                               f"not an archive of runs; restore it (`git checkout -- {path.name}`)")
+        if total > MAX_FILE:
+            raise ArchiveError(f"{path}: inflates to more than {MAX_FILE // 2 ** 30} GB (no archive does): not an "
+                               f"archive of runs; restore it (`git checkout -- {path.name}`)")
+        yield number, line
+
+
 def read(path: Path) -> list[dict]:
-    """The runs of one archive file; ArchiveError naming the file (and line) if it is damaged."""
+    """The runs of one archive file; ArchiveError naming the file (and line) if it is damaged, or inflates beyond
+    the caps (`_lines`)."""
     out = []
     try:
         with gzip.open(path, "rt") as f:
-            for number, line in enumerate(f, start=1):
+            for number, line in _lines(f, path):
                 if not line.strip():
                     continue
                 try:
@@ -144,11 +167,27 @@ def read(path: Path) -> list[dict]:
     return out
 
 
-def write(path: Path, results: list[dict]) -> None:
-    """Write `results` (and keep the other runs already in `path`), one per key, sorted. The read, merge and write
-    hold an exclusive lock on a sidecar file (`.<name>.lock`), so two packing jobs never drop each other's runs, and
-    the file is replaced atomically (a temporary file, then a rename), so a kill mid-write leaves the old one whole.
-    A damaged `path` is refused (ArchiveError, saying how to restore it) and left as it is."""
+@dataclass(frozen=True)
+class Written:
+    """What `write` did with the runs it was given: added (no run of that key there), replaced (named: numbers that
+    differ, with `replace`), identical (already there as they are)."""
+    new: int
+    replaced: tuple[str, ...]
+    identical: int
+
+    def said(self) -> str:
+        return (f"{self.new} new, {len(self.replaced)} replaced, {self.identical} identical"
+                + (f" (replaced: {', '.join(self.replaced)})" if self.replaced else ""))
+
+
+def write(path: Path, results: list[dict], replace: bool = False) -> Written:
+    """Write `results` (and keep the other runs already in `path`), one per key, sorted; returns what it did
+    (`Written`). A run whose key is shipped with other numbers is refused unless `replace` (ArchiveError naming it,
+    nothing written); `refused` names the runs a pack or merge must not ship at all. The read, merge and write hold an exclusive lock on a sidecar
+    file (`.<name>.lock`), so two packing jobs never drop each other's runs, and the file is replaced atomically (a
+    temporary file, then a rename), so a kill mid-write leaves the old one whole. A damaged `path` is refused
+    (ArchiveError, saying how to restore it) and left as it is."""
+
     import fcntl
     import os
     import tempfile
@@ -170,7 +209,20 @@ def write(path: Path, results: list[dict]) -> None:
             raise ArchiveError(f"{err}; nothing was written: restore it (`git checkout -- {path.name}` in "
                                f"{path.parent}) and pack again, or move it aside to start the file anew") from None
         merged = {(r["config"]["method"], r["key"]): r for r in existing}
-        merged.update({(r["config"]["method"], r["key"]): r for r in results})
+        new, replaced, identical = 0, [], 0
+        for r in results:
+            k = (r["config"]["method"], r["key"])
+            if k not in merged:
+                new += 1
+            elif _same(merged[k], r):
+                identical += 1
+                continue
+            elif not replace:
+                raise ArchiveError(f"{path.name} ships run {_named(r)} with other numbers: nothing was written; "
+                                   f"--replace replaces it (and names it)")
+            else:
+                replaced.append(_named(r))
+            merged[k] = r
         text = "".join(json.dumps(merged[k], sort_keys=True) + "\n" for k in sorted(merged))
         buffer = io.BytesIO()
         with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as f:
@@ -187,6 +239,32 @@ def write(path: Path, results: list[dict]) -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     _index.cache_clear()
+    return Written(new, tuple(replaced), identical)
+
+
+def refused(results: list, path: Path) -> None:
+    """ArchiveError naming the first of `results` that may not be shipped in `path` (`result.not_servable`: numbers
+    that are not finite, lists that are not one value per round, client accuracies not one per client, a config of
+    another key), before anything is written."""
+    from .result import holds_a_run, not_servable
+
+    for r in results:
+        why = (not_servable(r, r.get("key")) if holds_a_run(r) and "key" in r else "it holds no run (config, key and "
+               "per-round metrics)")
+        if why is not None:
+            raise ArchiveError(f"a run for {path.name} ({_named(r)}) refused: {why}; nothing was written")
+
+
+def _named(r) -> str:
+    try:
+        return f"{r['config']['method']} seed {r['config'].get('seed')} {r['key']}"
+    except (KeyError, TypeError):
+        return "a line that is not a run"
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Whether two results of one key hold the same numbers (per-round metrics, client accuracies, the fine-tune's)."""
+    return all(a.get(k) == b.get(k) for k in ("rounds", "client_acc", "final", "extra"))
 
 
 if __name__ == "__main__":  # python -m fedlib.archive: name every damaged archive file on the terminal (a warning)

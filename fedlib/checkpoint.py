@@ -190,7 +190,13 @@ def _data_objects(ctx) -> dict[str, object]:
     return named
 
 
-FORMAT = b"fedlib-checkpoint 2\n"  # the first line of every checkpoint; the second is its code fingerprint
+FORMAT = b"fedlib-checkpoint 3\n"  # the first line of every checkpoint; the second is its code fingerprint, the third
+# the key of the run it belongs to (its file's name when written: a checkpoint copied under another run's name is
+# refused, never resumed as that run)
+
+
+def _key_of(target: Path) -> str:
+    return target.name.split(".", 1)[0]
 
 
 def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: float,
@@ -204,7 +210,8 @@ def save(target: Path, alg, rows: dict, ledger, ev, next_round: int, elapsed: fl
              "rng": (torch.get_rng_state(), np.random.get_state(), random.getstate(),
                      torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)}
     buffer = io.BytesIO()
-    buffer.write(FORMAT + provenance.fingerprint().encode() + b"\n")  # read and checked before anything is unpickled
+    buffer.write(FORMAT + provenance.fingerprint().encode() + b"\n" + _key_of(target).encode() + b"\n")  # read and
+    # checked before anything is unpickled
     _Pickler(buffer, {id(v): k for k, v in _data_objects(alg.ctx).items()}).dump(state)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -250,12 +257,16 @@ def load(target: Path, ctx) -> dict | None:
     try:
         with open(target, "rb") as f:
             head, written_by = f.readline(), f.readline().rstrip(b"\n").decode("ascii", "replace")
+            owner = f.readline(200).rstrip(b"\n").decode("ascii", "replace")
             if head != FORMAT:
-                reason = "it is in an older or unknown format (fedlib writes 'fedlib-checkpoint 2'; older ones are " \
+                reason = "it is in an older or unknown format (fedlib writes 'fedlib-checkpoint 3'; older ones are " \
                          "never unpickled)"
                 state = None
             elif written_by != provenance.fingerprint():
                 reason = "it was written by other code"
+                state = None
+            elif owner != _key_of(target):
+                reason = f"it belongs to run {owner[:40]}, not to run {_key_of(target)} (a copied checkpoint?)"
                 state = None
             else:
                 state = _Unpickler(f, _data_objects(ctx)).load()

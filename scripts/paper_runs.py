@@ -163,6 +163,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--list", action="store_true")
     p.add_argument("--merge", metavar="FILE", help="an archive file packed elsewhere (scripts/gpu_check.sh's paper "
                    "part): its runs of SET are added to SET's archive file, which keeps its own")
+    p.add_argument("--replace", action="store_true", help="with --pack or --merge: a shipped run whose numbers differ "
+                   "is replaced (and named); without it such a run is refused and nothing is written")
     p.add_argument("--backend", choices=["sequential", "ray"], default="sequential",
                    help="sequential (default: one run after another here) or ray (every run a Ray task)")
     p.add_argument("--address", default=None, help="with --backend ray: the cluster (e.g. auto or "
@@ -170,6 +172,8 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     if args.address and args.backend != "ray":
         p.error("--address goes with --backend ray")
+    if args.replace and not (args.pack or args.merge):
+        p.error("--replace goes with --pack or --merge")
     knobs.check_or_exit()
     default = RUN_SETS[args.what].seeds
     lo, hi = parse_seeds(p, args.seeds) if args.seeds else (min(default), max(default))
@@ -179,11 +183,12 @@ def main(argv: list[str] | None = None) -> None:
         target = archive.folder() / RUN_SETS[args.what].archive_file
         try:
             done = merged(args.merge, runs) if args.merge else [r for r in (cache.load(c) for _, c in runs) if r]
-            archive.write(target, done)
+            archive.refused(done, target)  # not finite, of the wrong length, of another key: none is shipped
+            written = archive.write(target, done, replace=args.replace)
         except (archive.ArchiveError, OSError) as err:
             raise SystemExit(f"--{'merge' if args.merge else 'pack'}: {err}") from None
-        print(f"{len(done)} of {len(runs)} runs {'added to' if args.merge else 'in'} {target} "
-              f"({target.stat().st_size / 1e3:.0f} kB)")
+        print(f"{len(done)} of {len(runs)} runs of {args.what} {'in ' + args.merge if args.merge else 'cached'}: "
+              f"{written.said()}; {target} ({target.stat().st_size / 1e3:.0f} kB)")
         return
     if args.list:
         for lab, cfg in runs:

@@ -286,3 +286,51 @@ def test_a_run_stored_under_another_runs_key_or_with_numbers_not_finite_is_never
         assert f"is left out: its config is that of run {run1['key']}" in capsys.readouterr().err
     finally:
         archive._index.cache_clear()
+
+
+def test_a_merge_counts_new_replaced_and_identical_runs_and_refuses_damaged_or_silent_replacements(tmp_path):
+    """Before, `paper_runs.py SET --merge FILE` replaced a shipped run with a copy whose acc_mean was all NaN, or all
+    0.999, and said "1 of 9 runs added"; merging a file into itself said "9 of 9 added"."""
+    import math
+
+    import pytest
+
+    from fedlib import experiments as ex
+
+    cfg = ex.Config(method="fedavg", dataset="mnist", n_clients=4, train_fraction=0.005, rounds=2, local_epochs=1)
+    run = dict(ex.run(cfg, cache=False, progress=False))
+    target = tmp_path / "set_paper.jsonl.gz"
+    assert archive.write(target, [run]).said() == "1 new, 0 replaced, 0 identical"
+    assert archive.write(target, [run]).said() == "0 new, 0 replaced, 1 identical"  # a file merged into itself
+    nan = {**run, "rounds": {**run["rounds"], "acc_mean": [math.nan] * 2}}
+    with pytest.raises(archive.ArchiveError, match="not finite"):
+        archive.refused([run, nan], target)  # what a pack or merge checks before it writes
+    short = {**run, "rounds": {k: v[:1] for k, v in run["rounds"].items()}}
+    with pytest.raises(archive.ArchiveError, match="one value per round"):
+        archive.refused([short], target)
+    other = {**run, "rounds": {**run["rounds"], "acc_mean": [0.999] * 2}}
+    with pytest.raises(archive.ArchiveError, match="--replace"):
+        archive.write(target, [other])
+    assert archive.read(target)[0]["rounds"] == run["rounds"]  # nothing written
+    said = archive.write(target, [other], replace=True)
+    assert said.replaced == (f"fedavg seed 0 {run['key']}",) and archive.read(target)[0]["rounds"]["acc_mean"] == [0.999] * 2
+
+
+def test_an_archive_that_inflates_beyond_its_cap_is_named_not_read_into_memory(tmp_path, monkeypatch):
+    """Before, a 4.4 MB gzip inflating to 1 GB made every archive read use 2 GB (MemoryError under a limit)."""
+    import gzip
+
+    import pytest
+
+    monkeypatch.setattr(archive, "MAX_LINE", 1000)
+    bomb = tmp_path / "bomb_paper.jsonl.gz"
+    with gzip.open(bomb, "wt") as f:
+        f.write("x" * 10_000 + "\n")
+    with pytest.raises(archive.ArchiveError, match="bomb_paper.jsonl.gz, line 1: longer than"):
+        archive.read(bomb)
+    monkeypatch.setattr(archive, "MAX_LINE", 10 ** 6)
+    monkeypatch.setattr(archive, "MAX_FILE", 5000)
+    with gzip.open(bomb, "wt") as f:
+        f.write((" " * 900 + "\n") * 10)
+    with pytest.raises(archive.ArchiveError, match="inflates to more than"):
+        archive.read(bomb)

@@ -192,7 +192,8 @@ def test_a_crafted_checkpoint_runs_no_code_and_its_run_starts_again(tmp_path, mo
     from fedlib import provenance
 
     cfg = fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=2, local_epochs=1)
-    first = checkpoint.FORMAT + provenance.fingerprint().encode() + b"\n" if header == "current" else b""
+    first = checkpoint.FORMAT + provenance.fingerprint().encode() + b"\n" + cfg.key().encode() + b"\n" \
+        if header == "current" else b""
     target, marker = _planted(cfg, tmp_path, monkeypatch, first)
     res = ex.run(cfg, progress=False)
     assert not marker.exists()
@@ -280,3 +281,27 @@ def test_a_run_resumed_on_another_kind_of_processor_says_so_and_where_it_began(t
     assert resumed["code"]["machine"] == "x86_64-AVX2-AuthenticAMD-25-1"
     assert resumed["code"]["first_rounds_on"] == "x86_64-AVX512-GenuineIntel-6-207"
     assert not freshness._made_here(resumed, cfg)  # compared within the tolerance, not exactly
+
+
+def test_a_checkpoint_copied_from_another_runs_is_refused_and_its_run_starts_again(tmp_path, monkeypatch, capsys):
+    """Before, a checkpoint copied from another seed's run under this run's name was resumed ("resuming from its
+    checkpoint after round 1") and the mixed result cached. A checkpoint names the key of its run, and is refused
+    under another name."""
+    import shutil
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path))
+    monkeypatch.setenv("FEDLIB_CHECKPOINT_SECONDS", "0")
+    cfgs = [fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=2, local_epochs=1,
+                                seed=s) for s in (0, 1)]
+    source = checkpoint.path_for(cache.path(cfgs[1]))
+    real = checkpoint.remove
+    monkeypatch.setattr(checkpoint, "remove", lambda p: None)  # keep seed 1's last checkpoint after its run
+    ex.run(cfgs[1], progress=False)
+    monkeypatch.setattr(checkpoint, "remove", real)
+    assert source.exists()
+    shutil.copy(source, checkpoint.path_for(cache.path(cfgs[0])))
+    fresh = ex.run(cfgs[0], cache=False, progress=False)
+    got = ex.run(cfgs[0], progress=False)
+    said = capsys.readouterr()
+    assert "not to run" in said.err and "resuming" not in said.out + said.err
+    assert got["rounds"]["acc_mean"] == fresh["rounds"]["acc_mean"]

@@ -582,3 +582,35 @@ def test_a_ledger_written_before_the_part_column_reads_its_run_set_as_its_part(t
     old.write_text(text.replace(",part,", ",run_set,", 1))
     (row,) = L.collect(tmp_path)
     assert row["part"] == "table1_augmented" and "run_set" not in row and row["verdict"] == book.rows[0].verdict
+
+
+def test_the_costs_file_is_checked_cell_by_cell_and_written_through_no_link(tmp_path):
+    """Before, a short row of costs.csv crashed `fedlib claims` with an unnamed TypeError; an unknown set crashed
+    `cost_table.py --record` and left archive/costs.tmp behind, which a planted symlink there redirected, and
+    costs.csv itself was written through a symlink. Now each row is checked (cells, set, date), an unknown set is
+    refused before anything is written, and the file is replaced, never written through a link."""
+    import pytest
+
+    from fedlib.papers import accounting
+
+    path = tmp_path / "costs.csv"
+    row = dict(set="fedprof_fig1", runs=12, core_hours="3.3", bound="", measured="2026-11-23", basis="timed",
+               source="fedprof_fig1", how="x")
+    accounting.write_costs([row], path)
+    path.write_text(path.read_text() + "fedrd_table1,3\r\n")
+    with pytest.raises(ValueError, match="line 3: not 8 cells"):
+        accounting.cost_rows(path)
+    accounting.write_costs([row], tmp_path / "fresh.csv")
+    for bad, said in ((dict(set="no_such_set"), "not a set"), (dict(measured="{download}`x`"), "not a date")):
+        with pytest.raises(ValueError, match=said):
+            accounting.write_costs([{**row, **bad}], tmp_path / "fresh.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".costs.csv.lock", ".fresh.csv.lock", "costs.csv",
+                                                          "fresh.csv"]  # no temporary left behind
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    (tmp_path / "costs.tmp").symlink_to(outside)  # the old temporary's name, planted: never used
+    path.unlink()
+    path.symlink_to(outside)
+    with pytest.raises(OSError, match="symbolic link"):
+        accounting.write_costs([row], path)
+    assert outside.read_text() == "keep" and path.is_symlink()

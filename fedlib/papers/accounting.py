@@ -3,6 +3,8 @@
 `write_costs`), in one module. `scripts/cost_table.py` measures and `python -m fedlib claims` and the book read it."""
 from __future__ import annotations
 
+import re
+
 from . import RUN_SETS
 
 COSTS_FILE = "costs.csv"  # under archive/: each set's measured core-hours (scripts/cost_table.py --record)
@@ -24,12 +26,21 @@ def cost_rows(path=None) -> dict[str, dict]:
     path = path or archive.folder() / COSTS_FILE
     if not path.exists():
         return {}
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    from ..safe_files import regular_file
+
+    with open(regular_file(path, "read"), newline="") as f:
+        reader = csv.DictReader(f)
+        rows = [(reader.line_num, r) for r in reader]
     redo = "rewrite it with `python scripts/cost_table.py --record` (or `--from-runs --record`)"
-    if rows and set(COST_COLUMNS) - set(rows[0]):
-        raise ValueError(f"{path}: columns {sorted(rows[0])}, expected {', '.join(COST_COLUMNS)}; {redo}")
-    for r in rows:
+    if rows and set(COST_COLUMNS) - set(rows[0][1]):
+        raise ValueError(f"{path}: columns {sorted(rows[0][1])}, expected {', '.join(COST_COLUMNS)}; {redo}")
+    for line, r in rows:
+        if None in r or any(r.get(k) is None for k in COST_COLUMNS):  # a row longer or shorter than the header
+            raise ValueError(f"{path}, line {line}: not {len(COST_COLUMNS)} cells ({', '.join(COST_COLUMNS)}); {redo}")
+        if r["set"] not in RUN_SETS:
+            raise ValueError(f"{path}, line {line}: set {r['set'][:60]!r} is not a set of scripts/paper_runs.py; {redo}")
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", r["measured"]):
+            raise ValueError(f"{path}, line {line}: measured {r['measured'][:60]!r} is not a date (YYYY-MM-DD); {redo}")
         allowed = {"basis": COST_BASES, "source": tuple(RUN_SETS), "bound": ("", ">")}
         bad = [(k, r[k]) for k, ok in allowed.items() if r[k] not in ok]
         try:
@@ -42,7 +53,7 @@ def cost_rows(path=None) -> dict[str, dict]:
             raise ValueError(f"{path}: set {r['set']!r} has {bad[0][0]} {bad[0][1]!r} (basis: "
                              f"{' or '.join(COST_BASES)}; source: a set of scripts/paper_runs.py; bound: empty or >); "
                              f"{redo}")
-    return {r["set"]: {k: r[k] for k in COST_COLUMNS} for r in rows}
+    return {r["set"]: {k: r[k] for k in COST_COLUMNS} for _, r in rows}
 
 
 def measured_costs(path=None) -> dict[str, dict]:
@@ -162,17 +173,28 @@ def write_costs(rows: list[dict], path=None) -> None:
 
     from .. import archive
 
+    import fcntl
+    import io
+
+    from ..safe_files import open_lock, replace_text
+
     path = path or archive.folder() / COSTS_FILE
-    kept = cost_rows(path)
-    kept.update({r["set"]: r for r in rows})
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COST_COLUMNS)
+    unknown = [r.get("set") for r in rows if r.get("set") not in RUN_SETS]
+    if unknown:
+        raise ValueError(f"{unknown[0]!r} is not a set of scripts/paper_runs.py ({', '.join(RUN_SETS)}); nothing "
+                         f"was written")
+    with open_lock(path.with_name(f".{path.name}.lock")) as lock:  # two --record at once: one after the other
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        kept = cost_rows(path)
+        kept.update({r["set"]: r for r in rows})
+        buffer = io.StringIO()
+        w = csv.DictWriter(buffer, fieldnames=COST_COLUMNS, lineterminator="\r\n")
         w.writeheader()
         w.writerows(kept[name] for name in sorted(kept, key=list(RUN_SETS).index))
-    try:
-        cost_rows(tmp)
-    except ValueError:
-        tmp.unlink()
-        raise
-    tmp.replace(path)
+        check = path.with_name(f".check-{path.name}")
+        replace_text(check, buffer.getvalue())  # checked as the file it will be, before it replaces the file
+        try:
+            cost_rows(check)
+        finally:
+            check.unlink(missing_ok=True)
+        replace_text(path, buffer.getvalue())  # a symlink at path is replaced, never written through
