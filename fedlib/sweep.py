@@ -63,6 +63,16 @@ class SweepReport:
                 if r is not None and not store.path(c).exists() and (store.rescue_dir() / c.method /
                                                                       store.path(c).name).exists()]
 
+    def summary(self, configs: list[Config], against: str | None = None):
+        """The sweep as a comparison (`fedlib.compare.summary`): one row per grid cell over its seeds, mean +- SE of
+        final and best accuracy and the megabytes sent, and with `against` (a method of the grid) a paired test of
+        each cell against that method's cell of the same settings; a pandas DataFrame (`.to_csv` writes it)."""
+        import pandas as pd
+
+        from .compare import summary
+
+        return pd.DataFrame(summary(configs, self.results, against))
+
     def raise_if_failed(self) -> None:
         if self.failures:
             lines = "\n".join(f"  {cfg.label()}: {err.strip().splitlines()[-1]}" for cfg, err in self.failures)

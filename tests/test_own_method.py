@@ -137,3 +137,59 @@ def test_editing_a_helper_or_a_constant_a_method_reaches_moves_its_key(monkeypat
     assert algorithms.code_digest(_Helped) == before
     monkeypatch.setattr(sys.modules[__name__], "_shrink", lambda x: x * SHRINK * 1.0)
     assert algorithms.code_digest(_Helped) != before  # the helper itself
+
+
+OWN_FILE = textwrap.dedent("""
+    from fedlib.algorithms import LGFedAvg
+
+
+    class HeadsOnly(LGFedAvg):  # a method of one's own, in one small file: LG-FedAvg sharing the last layer only
+        name = "heads_only_test"
+        defaults = {**LGFedAvg.defaults, "global_layers": 1}
+    """)
+
+
+def test_your_own_method_from_the_command_line_with_a_comparison_table(tmp_path, monkeypatch, capsys):
+    """Before, a method in your own file answered `GridError: unknown method` from `fedlib sweep`, and a sweep gave one
+    row per run, no comparison. Now `--methods FILE.py` runs it as the built-ins are, and `--against fedavg` writes
+    one row per grid cell (mean +- SE over its seeds) with a paired test over the same seeds, as the claims' rule;
+    `SweepReport.summary` gives the same numbers from Python."""
+    import csv
+    import json
+
+    from fedlib import __main__ as cli
+    from fedlib.papers import fedlog
+
+    monkeypatch.setattr(algorithms, "REGISTRY", algorithms.base._Registry(algorithms.REGISTRY))
+    monkeypatch.setattr(algorithms.base, "REGISTRY", algorithms.REGISTRY)
+    (tmp_path / "my_method.py").write_text(OWN_FILE)
+    small = dict(dataset="mnist", n_clients=4, train_fraction=0.005, rounds=2, local_epochs=1)
+    (tmp_path / "grid.json").write_text(json.dumps({"base": small, "grid": {
+        "method": ["heads_only_test", "fedavg"], "lr": [0.001, 0.003], "seed": [0, 1, 2]}}))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["sweep", "--methods", "my_method.py", "--grid", "grid.json", "--against", "fedavg",
+                     "--out", "t.csv", "--backend", "local"]) == 0
+    with open(tmp_path / "t.summary.csv", newline="") as f:
+        cells = list(csv.DictReader(f))
+    assert [(c["method"], c["lr"], c["seeds"]) for c in cells] == [("heads_only_test", "0.001", "3"),
+                                                                   ("heads_only_test", "0.003", "3"),
+                                                                   ("fedavg", "0.001", "3"), ("fedavg", "0.003", "3")]
+    ours = cells[0]
+    assert ours["against"] == "fedavg" and ours["paired_seeds"] == "3" and ours["verdict"]
+    configs = [ex_cfg for ex_cfg in sweep.expand_grid(json.loads((tmp_path / "grid.json").read_text()),
+                                                      paper_config=fedlog.paper_config)]
+    frame = sweep.run_sweep(configs, backend="local", progress=False).summary(configs, against="fedavg")
+    assert float(ours["final_acc_mean"]) == pytest.approx(frame.loc[0, "final_acc_mean"])
+    assert float(ours["final_acc_se"]) == pytest.approx(frame.loc[0, "final_acc_se"])
+    assert ours["p_higher"] == "" or float(ours["p_higher"]) == pytest.approx(frame.loc[0, "p_higher"])
+    assert "per grid cell, over its seeds (paired against fedavg)" in capsys.readouterr().out
+
+
+def test_a_method_of_your_own_may_not_take_a_name_of_fedlibs():
+    """Before, `REGISTRY["fedavg"] = Mine` was accepted, and every command then warned about archive keys."""
+    class Mine(FedAvg):
+        pass
+
+    with pytest.raises(ValueError, match="fedlib's own method"):
+        algorithms.REGISTRY["fedavg"] = Mine
+    assert algorithms.REGISTRY["fedavg"] is FedAvg

@@ -7,7 +7,7 @@ class registers itself when it is defined: no other file changes (docs/adding_a_
 import importlib
 import pkgutil
 
-from .base import REGISTRY, Algorithm, Context, Reply, code_digest, source_digest
+from .base import REGISTRY, Algorithm, Context, Reply, code_digest, load_methods, source_digest
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     importlib.import_module(f"{__name__}.{_module}")
@@ -35,6 +35,6 @@ def make(name: str, **options) -> Algorithm:
     return REGISTRY[name](**options)
 
 
-__all__ = ["Algorithm", "Context", "Reply", "REGISTRY", "code_digest", "source_digest", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer",
+__all__ = ["Algorithm", "Context", "Reply", "REGISTRY", "code_digest", "load_methods", "source_digest", "make", "FedAvg", "LGFedAvg", "ParameterAveraging", "FedPer",
            "FedRep", "CSFL", "FedBabu", "FedProto", "FedDBE", "FedLog", "FedLogC", "FedCR", "FedCRNA", "Ditto", "Local",
            "FedProx", "FedNova", "FedDM", "FedRD", "FedProf"]

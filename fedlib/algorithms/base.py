@@ -232,7 +232,64 @@ class Context:
         return self.for_each_client(clients, fit, write_back=True)
 
 
-REGISTRY: dict[str, type["Algorithm"]] = {}  # method name -> class (fedlib.algorithms re-exports it)
+class _Registry(dict):
+    """Method name -> class. A name fedlib's own methods hold is not given to a class defined elsewhere: every shipped
+    run under that name would then be another method's (before, `REGISTRY["fedavg"] = Mine` was taken, and every
+    command warned about archive keys)."""
+
+    def __setitem__(self, name, cls):
+        old = self.get(name)
+        if old is not None and old is not cls and old.__module__.startswith("fedlib.") \
+                and not str(getattr(cls, "__module__", "")).startswith("fedlib."):
+            raise ValueError(f"{name!r} is fedlib's own method ({old.__module__}); give yours another name")
+        super().__setitem__(name, cls)
+
+
+REGISTRY: dict[str, type["Algorithm"]] = _Registry()  # method name -> class (fedlib.algorithms re-exports it)
+
+
+def load_methods(spec: str, base: Path | None = None) -> list[str]:
+    """Import the methods of a file (`my_method.py`, relative to `base` or the current folder) or a module
+    (`package.methods`) and return their names: each subclass of Algorithm it defines with its own `name` is
+    registered (as a module in fedlib/algorithms/ registers its own), and so is whatever the file puts in REGISTRY
+    itself. ValueError, before any run, naming the file, where it cannot be read, defines no method, or takes a name
+    of fedlib's."""
+    import importlib
+    import importlib.util
+    import sys
+
+    before = dict(REGISTRY)
+    path = Path(spec) if Path(spec).is_absolute() or base is None else Path(base) / spec
+    if spec.endswith(".py"):
+        if not path.is_file():
+            raise ValueError(f"--methods {spec}: no such file ({path}); give a .py file that defines a method, or a "
+                             f"module name")
+        name = f"fedlib_own_{path.stem}_{abs(hash(str(path.resolve()))) % 10 ** 8}"
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module  # cloudpickle sends its classes by value to the workers (`sweep.methods_by_value`)
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as err:
+            sys.modules.pop(name, None)
+            REGISTRY.clear()
+            REGISTRY.update(before)
+            raise ValueError(f"--methods {spec}: importing it failed ({type(err).__name__}: {err})") from err
+    else:
+        try:
+            module = importlib.import_module(spec)
+        except ImportError as err:
+            raise ValueError(f"--methods {spec}: neither a .py file nor a module that imports ({err})") from None
+    for cls in list(vars(module).values()):
+        if isinstance(cls, type) and issubclass(cls, Algorithm) and "name" in cls.__dict__ \
+                and cls.__module__ == module.__name__ and REGISTRY.get(cls.name) is not cls:
+            REGISTRY[cls.name] = cls
+    found = [n for n, c in REGISTRY.items() if before.get(n) is not c]
+    if not found:
+        raise ValueError(f"--methods {spec}: it defines no method (a subclass of fedlib.algorithms.Algorithm with a "
+                         f"`name` of its own; docs/adding_a_method.md)")
+    return found
+
 
 
 def code_digest(cls: type) -> str | None:
