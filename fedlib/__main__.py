@@ -19,7 +19,7 @@ import json
 import shutil
 import subprocess
 import sys
-from dataclasses import MISSING, fields
+from dataclasses import fields
 
 
 def fetch_data(names: list[str]) -> int:
@@ -66,25 +66,22 @@ def parse_option(text: str) -> tuple[str, object]:
         return key.strip(), raw
 
 
-def _config_arguments(r: argparse.ArgumentParser) -> None:
-    """One option per Config field; none given means: the paper setting of the dataset (else Config's default)."""
-    from .config import Config, field_help
-
-    kinds = {int: int, float: float, str: str}
-    said = field_help()
-    for f in fields(Config):
-        if f.name in ("options", "method", "dataset"):
+def _config_arguments(r: argparse.ArgumentParser, spec: dict) -> None:
+    """One option per Config field (`cli_spec`: no torch); none given means: the paper setting of the dataset (else
+    Config's default)."""
+    kinds = {"int": int, "float": float, "str": str}
+    for f in spec["fields"]:
+        if f["name"] in ("options", "method", "dataset"):
             continue
-        default = f.default if f.default is not MISSING else None
-        flag = "--" + f.name.replace("_", "-")
-        what = said.get(f.name, "").replace("%", "%%")
-        if isinstance(default, bool):
+        default, flag = f["default"], "--" + f["name"].replace("_", "-")
+        what = f["help"].replace("%", "%%")
+        if f["kind"] == "bool":
             r.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
                            help=f"{what} (default: {default})")
-        elif f.default_factory is dict:  # e.g. corruption: JSON, '{"blur": 0.2}'
+        elif f["kind"] == "json":  # e.g. corruption: JSON, '{"blur": 0.2}'
             r.add_argument(flag, type=json.loads, default=None, metavar="JSON", help=f"{what} (default: {{}})")
         else:
-            r.add_argument(flag, type=kinds[type(default)], default=None, metavar=type(default).__name__.upper(),
+            r.add_argument(flag, type=kinds[f["kind"]], default=None, metavar=f["kind"].upper(),
                            help=f"{what} (default: the dataset's paper setting, else {default})")
 
 
@@ -105,13 +102,12 @@ RUN_HELP = "run one experiment (cached) and print its last-round metrics"
 
 
 def build_parser(command: str | None = "run") -> argparse.ArgumentParser:
-    """The command line's parser. `run`'s options (one per Config field, the methods, the datasets) need torch and
-    every method imported, several seconds: they are built only when `command` is "run" (the default), so that
-    `fedlib --help` and the other commands answer at once."""
-    parser = argparse.ArgumentParser(prog="fedlib", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The command line's parser, built without importing torch: `run`'s options (one per Config field, the methods,
+    the datasets) come from fedlib/cli_spec.json (`cli_spec`), and are built only when `command` is "run" (the
+    default)."""
+    parser = Parser(prog="fedlib", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    sub = parser.add_subparsers(dest="cmd", required=True)
+    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=Parser)
     f = sub.add_parser("fetch-data", help="load (and cache) the offline-capable datasets")
     f.add_argument("names", nargs="*", default=["mnist", "fashion_mnist"])
     sub.add_parser("list", help="methods with their options, datasets (and whether their files are here), profiles")
@@ -151,13 +147,14 @@ def build_parser(command: str | None = "run") -> argparse.ArgumentParser:
 
 
 def _run_parser(sub) -> None:
-    from . import algorithms, config
-    from .papers import fedlog
+    from . import cli_spec
 
-    methods, datasets = sorted(algorithms.REGISTRY), list(config.DATASETS)
+    spec = cli_spec.load()
+    own = sorted(sys.modules["fedlib.algorithms"].REGISTRY) if "fedlib.algorithms" in sys.modules else []  # --methods
+    methods, datasets = sorted(set(spec["methods"]) | set(own)), spec["datasets"]
     r = sub.add_parser("run", help=RUN_HELP,
                        epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (paper settings: "
-                              f"{', '.join(fedlog.PAPER_SETTINGS)}). `python -m fedlib list` shows every method's "
+                              f"{', '.join(spec['paper_settings'])}). `python -m fedlib list` shows every method's "
                               f"options.")
     r.add_argument("--method", default="fedlog", type=_one_of(methods, "method"), metavar="METHOD",
                    help=f"one of {', '.join(methods)} (default: fedlog)")
@@ -170,7 +167,38 @@ def _run_parser(sub) -> None:
                         "built-ins are")
     r.add_argument("--no-paper-setting", action="store_true",
                    help="start from Config's defaults instead of the dataset's paper setting (Tables A.3-A.5)")
-    _config_arguments(r)
+    _config_arguments(r, spec)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors name the nearest flag or subcommand ("did you mean --rounds?"), as method and
+    dataset names already do."""
+
+    def error(self, message):
+        import difflib
+        import re
+
+        bad = re.search(r"unrecognized arguments: (\S+)", message)
+        if bad and bad.group(1).startswith("-"):
+            flags = [o for p in _parsers(self) for a in p._actions for o in a.option_strings]
+            near = difflib.get_close_matches(bad.group(1).split("=")[0], flags, n=1)
+            message += f"; did you mean {near[0]}?" if near else ""
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            names = re.findall(r"'([^']*)'", choice.group(2)) or [c.strip() for c in choice.group(2).split(",")]
+            near = difflib.get_close_matches(choice.group(1), names, n=1)
+            message += f"; did you mean {near[0]!r}?" if near else ""
+        super().error(message)
+
+
+def _parsers(parser) -> list:
+    """`parser` and every subcommand's parser under it."""
+    out = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                out += _parsers(sub)
+    return out
 
 
 def run_config(args):
@@ -188,21 +216,28 @@ def run_config(args):
 
 
 def list_everything() -> None:
-    from . import algorithms, config, data, leaf, paths
+    """Methods with their options, models, datasets (and whether their files are here), profiles: from
+    fedlib/cli_spec.json (`cli_spec`), without importing torch; a method of your own (--methods) is listed too."""
+    from . import cli_spec, paths
 
+    spec = cli_spec.load()
+    options, full = dict(spec["method_options"]), set(spec["full_participation_only"])
+    if "fedlib.algorithms" in sys.modules:  # --methods loaded some
+        for name, cls in sys.modules["fedlib.algorithms"].REGISTRY.items():
+            if name not in options:
+                options[name] = ", ".join(f"{k}={v!r}" for k, v in cls.defaults.items()) or "no options"
+                full |= set() if cls.supports_partial else {name}
     print("methods (options and defaults):")
-    for name, cls in sorted(algorithms.REGISTRY.items()):
-        opts = ", ".join(f"{k}={v!r}" for k, v in cls.defaults.items()) or "no options"
-        print(f"  {name:11s} {opts}{'' if cls.supports_partial else '  [full participation only]'}")
-    from . import models
-
+    for name in sorted(options):
+        print(f"  {name:11s} {options[name]}{'  [full participation only]' if name in full else ''}")
     print("models (Config.model; 'auto' picks the dataset's default):")
-    print("  " + ", ".join(models.MODELS))
+    print("  " + ", ".join(spec["models"]))
     print("  and families: mlpK (K linear layers), X_flexible (mixed bodies), cnn_mnist_vib_vV, fedcr_mlpW_vV, "
           "fedcr_cnnW_vV (FedCR's Gaussian layer of dimension V), convnetW, fedrd_projK[_dS]_convnetW (FedRD)")
-    print(f"datasets (files in {data.data_dir()}):")
-    for name in config.DATASETS:
-        here = leaf.files_present(name) if name in leaf.LEAF_DATASETS else data.files_present(name)
+    root = paths.data_dir()
+    print(f"datasets (files in {root}):")
+    for name in spec["datasets"]:
+        here = cli_spec.files_present(spec, name, root)
         print(f"  {name:13s} {'here' if here else 'missing: python -m fedlib fetch-data ' + name + ' says where'}")
     print("profiles (notebooks, FEDLIB_PROFILE): smoke (seconds, writes build/smoke/), quick (writes build/quick/; "
           "FEDLIB_WRITE_COMMITTED=1: figures/), "
