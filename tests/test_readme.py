@@ -115,3 +115,13 @@ def test_the_license_is_an_spdx_string_so_the_install_prints_no_licence_warnings
     assert project["project"]["license"] == "MIT"
     assert not any(c.startswith("License ::") for c in project["project"]["classifiers"])
     assert project["build-system"]["requires"] == ["setuptools>=77"]  # the first to read an SPDX string
+
+
+def test_the_measurements_page_is_the_current_measurements_not_a_diary():
+    """Before, docs/measurements.md was a 131 KB diary of 1,597 lines; it now holds one table per measure with its
+    latest value, date, processor and command (the diary is in docs/history/)."""
+    page = ROOT / "docs" / "measurements.md"
+    text = page.read_text()
+    assert len(text.encode()) < 20_000
+    tables = [line for line in text.splitlines() if line.startswith("| measure |") or line.startswith("| run |")]
+    assert len(tables) >= 4 and all("date" in t and "processor" in t for t in tables)
