@@ -153,9 +153,9 @@ def _run_parser(sub) -> None:
     own = sorted(sys.modules["fedlib.algorithms"].REGISTRY) if "fedlib.algorithms" in sys.modules else []  # --methods
     methods, datasets = sorted(set(spec["methods"]) | set(own)), spec["datasets"]
     r = sub.add_parser("run", help=RUN_HELP,
-                       epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (paper settings: "
-                              f"{', '.join(spec['paper_settings'])}). `python -m fedlib list` shows every method's "
-                              f"options.")
+                       epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (a dataset with a "
+                              f"paper setting starts from it: FedLog's Tables A.3-A.5). `python -m fedlib list` shows "
+                              f"every method's options.")
     r.add_argument("--method", default="fedlog", type=_one_of(methods, "method"), metavar="METHOD",
                    help=f"one of {', '.join(methods)} (default: fedlog)")
     r.add_argument("--dataset", default="mnist", type=_one_of(datasets, "dataset"), metavar="DATASET",
@@ -345,11 +345,17 @@ def summary_path(out: str) -> str:
 def _writable_table(path: str) -> None:
     from pathlib import Path
 
+    import os
+
     folder = Path(path).resolve().parent
+    if Path(path).is_dir():
+        raise ValueError(f"--out {path}: a folder; give a file name in it, e.g. {Path(path) / 'runs.csv'}")
     if not folder.is_dir():
         raise ValueError(f"--out {path}: the folder {folder} does not exist")
     if not Path(path).name.endswith(".csv"):
         raise ValueError(f"--out {path}: give a .csv file name")
+    if not os.access(folder, os.W_OK) or (Path(path).exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"--out {path}: cannot be written here (no write permission); choose another place")
 
 
 def _write_table(path: str, rows: list[dict]) -> None:
@@ -408,6 +414,9 @@ def dispatch(args) -> int:
     if args.cmd == "check":
         from . import freshness
 
+        print(f"fedlib check: replaying the first {args.rounds} round(s) of {args.per_file} shipped run(s) of every "
+              f"archive file, and regenerating notebooks {args.notebooks or '(none)'} (about 13 min on a quiet 2-core "
+              f"machine at the defaults; Ctrl-C stops it)", flush=True)
         notes = []
         stale = freshness.regenerate([n for n in args.notebooks.split(",") if n]) + \
             freshness.check(args.rounds, args.per_file, notes)
@@ -433,6 +442,8 @@ def where_it_came_from(cfg, res, cached: bool) -> str:
     from . import cache, engine
 
     where = getattr(res, "saved_to", None)
+    if getattr(res, "waited", False):
+        return f"computed by another job; read from the cache: {where or cache.path(cfg)}"
     if cached and where is None:
         return (f"from archive/: the run shipped from a {res['device']} machine (this config's run on this "
                 f"{engine.resolve_device(cfg.device).type} is not there)")
@@ -451,12 +462,19 @@ def printed_metrics(res: dict) -> dict:
     return out
 
 
+MAX_CHECK_ROUNDS = 50  # `fedlib check --rounds`: beyond this the replay is a recomputation (a run has 100-300 rounds)
+
+
 def _check_arguments(args) -> None:
     """`fedlib check`'s arguments: at least one round and one run per file, notebooks that exist."""
     from .paths import project_root
 
     if args.rounds < 1:
         raise ValueError(f"--rounds {args.rounds}: replay at least 1 round (a check of 0 rounds compares nothing)")
+    if args.rounds > MAX_CHECK_ROUNDS:
+        raise ValueError(f"--rounds {args.rounds}: the check replays a run's first rounds, at most {MAX_CHECK_ROUNDS} "
+                         f"(more replays most of a run: hours for each of {args.per_file} runs of every archive file); "
+                         f"recompute a whole set with scripts/paper_runs.py instead")
     if args.per_file < 1:
         raise ValueError(f"--per-file {args.per_file}: replay at least 1 run per archive file")
     have = sorted(p.name.split("_")[0] for p in (project_root() / "notebooks").glob("[0-9]*.ipynb"))

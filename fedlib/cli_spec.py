@@ -1,7 +1,7 @@
 """What the command line's parsers need to know, kept as data (fedlib/cli_spec.json) so that `fedlib --help`,
 `fedlib run --help`, `fedlib list`'s parser and a mistyped flag answer without importing torch (about 2 s here):
-every Config field (its name, default, kind and help), the methods fedlib defines, the datasets and the datasets
-with a paper setting. `python -m fedlib.cli_spec` writes the file from the code; tests/test_cli.py fails while the
+every Config field (its name, default, kind and help), the methods fedlib defines with their options, the models,
+the datasets and where their files are. `python -m fedlib.cli_spec` writes the file from the code; tests/test_cli.py fails while the
 file and the code differ."""
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ def build() -> dict:
     from dataclasses import MISSING, fields
 
     from . import algorithms, config
-    from .papers.fedlog import PAPER_SETTINGS
 
     said = config.field_help()
     out = []
@@ -39,7 +38,7 @@ def build() -> dict:
         else:
             files[name] = {"always": True}
     return {"fields": out, "methods": list(ours), "datasets": list(config.DATASETS),
-            "paper_settings": list(PAPER_SETTINGS), "models": list(models.MODELS),
+            "models": list(models.MODELS),
             "method_options": {n: ", ".join(f"{k}={v!r}" for k, v in c.defaults.items()) or "no options"
                                for n, c in ours.items()},
             "full_participation_only": [n for n, c in ours.items() if not c.supports_partial],

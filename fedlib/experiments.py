@@ -249,7 +249,9 @@ def run(cfg: Config, cache: bool = True, progress: bool = True) -> Result:
     store.check_writable()
     with store.claim(cfg):  # another job on this results folder may be computing it: wait, then read its result
         if (found := _current(cfg, store.load(cfg))) is not None:
-            return _cached(cfg, found)
+            out = _cached(cfg, found)
+            out.waited = True  # computed by another job while this one waited (`fedlib run` says so)
+            return out
         with torch_threads(cached_threads() if engine.resolve_device(cfg.device).type == "cpu" else None):
             return _compute(cfg, cache, progress)
 

@@ -75,8 +75,9 @@ def parse_seeds(p: argparse.ArgumentParser, seeds: str) -> tuple[int, int]:
 def parse_shard(p: argparse.ArgumentParser, shard: str) -> tuple[int, int]:
     """--shard i/n with 0 <= i < n: job i of n takes every n-th run from the i-th, so n jobs cover every run once."""
     m = re.fullmatch(r"(\d+)/(\d+)", shard)
+    m = m or re.fullmatch(r"(-?\d+)/(-?\d+)", shard)
     if not m or not int(m.group(2)) >= 1 or not 0 <= int(m.group(1)) < int(m.group(2)) or int(m.group(2)) > 1024:
-        p.error(f"--shard takes i/n with 0 <= i < n <= 1024 (e.g. 0/2 and 1/2 for two jobs), got {shard!r}")
+        p.error(f"--shard takes i/n, and i/n needs 0 <= i < n <= 1024 (e.g. 0/2 and 1/2 for two jobs), got {shard!r}")
     return int(m.group(1)), int(m.group(2))
 
 
@@ -152,7 +153,22 @@ def compute(what: str, runs: list[tuple[str, ex.Config]], backend: str = "sequen
     return 1 if report.failures else 0
 
 
+def joined_values(argv: list[str]) -> list[str]:
+    """`--shard -1/2` as `--shard=-1/2`: argparse takes a value that begins with '-' for an option and says only
+    "expected one argument"; joined, the value reaches `parse_shard`, which says what i/n needs."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in ("--shard", "--seeds") and i + 1 < len(argv) and argv[i + 1].startswith("-"):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
+    argv = joined_values(sys.argv[1:] if argv is None else list(argv))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=SETS)
     p.add_argument("--seeds", default=None, help="a range, e.g. 0-2 (default: the seeds its notebook reads)")

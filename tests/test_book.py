@@ -183,7 +183,10 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
     assert "<table" in claims_page and "a claim" in claims_page
     # a claim's text from a claims file reaches the page as text, never as markup: nothing it holds ran
     assert "<title>ran</title>" not in claims_page and not re.search(r"<[a-z]+[^>]*\sonerror=", claims_page)
-    assert "<script>document.title" not in claims_page and "&lt;script&gt;document.title" in claims_page
+    assert "<script>document.title" not in claims_page
+    notes = _dom(site / "figures" / "claims_fedlog.html")  # the paper's quotes and notes, linked from its section
+    assert "claims_fedlog.html" in claims_page and "<script>document.title" not in notes
+    assert "&lt;script&gt;document.title" in notes and not re.search(r"<[a-z]+[^>]*\son(error|mouseover)=", notes)
     # no horizontal scroll at a 1,300-pixel-wide window: a copy of the page reports its scroll width in its title
     probe = site / "figures" / "claims_width_probe.html"
     probe.write_text((site / "figures" / "claims.html").read_text().replace(

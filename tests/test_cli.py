@@ -367,3 +367,21 @@ def test_the_command_lines_spec_is_what_the_code_says(tmp_path):
         for name in config.DATASETS:
             real = leaf.files_present(name, root) if name in leaf.LEAF_DATASETS else data.files_present(name, root)
             assert cli_spec.files_present(spec, name, root) == real, (name, root)
+
+
+def test_messages_that_say_what_to_do_before_any_work(tmp_path, capsys):
+    """Before: `check --rounds 1000000` printed nothing for 45 s; `sweep --out` to a folder failed only after every
+    run; a run that waited for another job's computation said "computed and cached"."""
+    from types import SimpleNamespace
+
+    from fedlib import __main__ as cli
+    from fedlib.result import Result
+
+    assert main(["check", "--rounds", "1000000"]) == 2 and "at most 50" in capsys.readouterr().err
+    (tmp_path / "grid.json").write_text(json.dumps({"base": {"method": "fedavg"}, "grid": {"seed": [0]}}))
+    assert main(["sweep", "--grid", str(tmp_path / "grid.json"), "--out", str(tmp_path)]) == 1
+    assert "a folder; give a file name in it" in capsys.readouterr().err
+    waited = Result({"rounds": {}})
+    waited.saved_to, waited.waited = tmp_path / "x.json", True
+    cfg = SimpleNamespace(device="cpu")
+    assert cli.where_it_came_from(cfg, waited, cached=False).startswith("computed by another job; read from the cache")

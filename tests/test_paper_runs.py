@@ -172,3 +172,11 @@ def test_a_runs_lock_is_never_opened_through_a_link(tmp_path):
         with cache.claim(cfg):
             pass
     assert not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.parametrize("shard", ["-1/2", "2/2", "0/0"])
+def test_a_shard_out_of_range_is_told_what_i_n_needs(shard, capsys):
+    """Before, `--shard -1/2` got argparse's "expected one argument" (a value that begins with '-')."""
+    with pytest.raises(SystemExit):
+        _script().main(["table1", "--shard", shard, "--list"])
+    assert "i/n needs 0 <= i < n" in capsys.readouterr().err

@@ -292,6 +292,21 @@ def load_methods(spec: str, base: Path | None = None) -> list[str]:
 
 
 
+def _code_of(c) -> tuple:
+    """A code object's bytecode, names and constants (nested code objects alike): what it computes, not where."""
+    import types
+
+    return (c.co_code, c.co_names, c.co_varnames, c.co_freevars,
+            tuple(_code_of(k) if isinstance(k, types.CodeType) else repr(k) for k in c.co_consts))
+
+
+def _names_of(c) -> list[str]:
+    """The global names a code object (and the code objects nested in it) reads."""
+    import types
+
+    return [*c.co_names, *(n for k in c.co_consts if isinstance(k, types.CodeType) for n in _names_of(k))]
+
+
 def code_digest(cls: type) -> str | None:
     """A digest of what a method class computes, for a class defined outside fedlib/algorithms/ (a notebook cell, a
     script, another package), whose code the code fingerprint does not cover: its cache key includes it, so editing
@@ -308,13 +323,7 @@ def code_digest(cls: type) -> str | None:
     if not own:
         return None
     seen: dict[int, str] = {}  # what was reached already (a helper called twice, or recursively): once
-
-    def code(c: types.CodeType) -> tuple:
-        return (c.co_code, c.co_names, c.co_varnames, c.co_freevars,
-                tuple(code(k) if isinstance(k, types.CodeType) else repr(k) for k in c.co_consts))
-
-    def names(c: types.CodeType) -> list[str]:
-        return [*c.co_names, *(n for k in c.co_consts if isinstance(k, types.CodeType) for n in names(k))]
+    code, names = _code_of, _names_of
 
     def reached(f: types.FunctionType) -> tuple:
         """The module-level values `f`'s code names, each as `value` reads it (builtins and locals excluded)."""
