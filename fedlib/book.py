@@ -263,6 +263,10 @@ def build(executed: Path | None = None, out: Path | None = None, parts: dict | N
     root = project_root()
     executed = executed or root / "build" / "notebooks"
     out = out or root / "build" / "book"
+    from .safe_files import refuse_symlink
+
+    for place in (out.parent, out):  # a `build` link would send the book (and its removal of the old one) elsewhere
+        refuse_symlink(place, "build the book through")
     try:
         import jupyter_book  # noqa: F401
     except ImportError:
@@ -276,11 +280,54 @@ def build(executed: Path | None = None, out: Path | None = None, parts: dict | N
         html = work / "_build" / "html"
         if done.returncode != 0 or not (html / "index.html").exists():
             raise BookError(f"jupyter-book build failed ({done.returncode}):\n{(done.stdout + done.stderr)[-3000:]}")
+        with_csp(html)
         swap_in(html, out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(src, ignore_errors=True)
     return out / "index.html"
+
+
+# The book's own inline scripts (its theme's configuration in each page's head; in the body only these) and event
+# handlers: the Content-Security-Policy each page carries allows them by hash and nothing else inline, so that a script
+# that reached a page any other way would not run.
+THEME_BODY_SCRIPTS = ("kernelName = ", "// Activate the search field on page load")
+THEME_HANDLERS = ("toggleFullScreen()", "window.print()")
+CSP = ("default-src 'self' file:; script-src 'self' file: 'unsafe-hashes' {hashes}; style-src 'self' file: "
+       "'unsafe-inline'; img-src 'self' file: data:; font-src 'self' file: data:; connect-src 'self' file:; "
+       "object-src 'none'; base-uri 'none'; form-action 'self' file:")
+
+
+def _hash(code: str) -> str:
+    import base64
+    import hashlib
+
+    return "'sha256-" + base64.b64encode(hashlib.sha256(code.encode()).digest()).decode() + "'"
+
+
+def with_csp(site: Path) -> int:
+    """Give every page of the built book `site` a Content-Security-Policy (a <meta> first in its head) whose scripts
+    are its own files and, by hash, the theme's inline scripts (those in the head, and THEME_BODY_SCRIPTS) and event
+    handlers (THEME_HANDLERS): no 'unsafe-inline'. Returns how many pages it wrote."""
+    import re
+
+    pages = 0
+    for page in site.rglob("*.html"):
+        text = page.read_text()
+        head = text.find("</head>")
+        allowed = set()
+        for m in re.finditer(r"<script(?![^>]*\bsrc=)([^>]*)>(.*?)</script>", text, flags=re.S):
+            if "text/x-thebe-config" in m.group(1):
+                continue  # data, never run
+            if m.start() < head or m.group(2).strip().startswith(THEME_BODY_SCRIPTS):
+                allowed.add(_hash(m.group(2)))
+        allowed |= {_hash(h) for h in THEME_HANDLERS if f'onclick="{h}"' in text}
+        meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP.format(hashes=" ".join(sorted(allowed)))}">'
+        opened = re.search(r"<head[^>]*>", text)
+        at = opened.end() if opened else 0  # a page with no head (the redirect at index.html): first, in its implied head
+        page.write_text(text[:at] + ("\n" if opened else "") + meta + ("" if opened else "\n") + text[at:])
+        pages += 1
+    return pages
 
 
 def swap_in(new: Path, out: Path, tries: int = 20) -> None:

@@ -13,7 +13,9 @@ def _isolated_results(tmp_path, monkeypatch):
     torch.manual_seed(0)
 
 
-# the made-up paper the claims tests record rows of ("P"), registered beside the workbook's own
+# the made-up paper the claims tests record rows of ("P"), registered beside the workbook's own (fedlib.papers registers
+# those as it is imported)
+__import__("fedlib.papers")
 __import__("fedlib.claims.ledger", fromlist=["register_papers"]).register_papers("P")
 
 _SLOW = [line.strip() for line in (__import__("pathlib").Path(__file__).parent / "slow_tests.txt").read_text().splitlines()

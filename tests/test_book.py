@@ -141,6 +141,14 @@ def _dom(page: Path, query: str = "") -> str:
     return done.stdout
 
 
+def _console(chrome: str, url: str) -> str:
+    """What a page logs to the browser's console (a CSP violation among it), headless."""
+    done = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+                           "--enable-logging=stderr", "--v=0", "--dump-dom", url], capture_output=True, text=True,
+                          timeout=120)
+    return done.stderr
+
+
 def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
     from fedlib import claims
 
@@ -189,11 +197,13 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
     assert "&lt;script&gt;document.title" in notes and not re.search(r"<[a-z]+[^>]*\son(error|mouseover)=", notes)
     # no horizontal scroll at a 1,300-pixel-wide window: a copy of the page reports its scroll width in its title
     probe = site / "figures" / "claims_width_probe.html"
+    (site / "figures" / "width_probe.js").write_text(  # a file of the site: the page's CSP lets it run, as the theme's
+        "window.addEventListener('load', () => { let n = 0; document.querySelectorAll('*')"
+        ".forEach(e => { if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX != "
+        "'visible') n++; }); document.title = 'width ' + (n ? 99999 : "
+        "document.documentElement.scrollWidth); });")  # a table's own scroll counts too
     probe.write_text((site / "figures" / "claims.html").read_text().replace(
-        "</body>", "<script>window.addEventListener('load', () => { let n = 0; document.querySelectorAll('*')"
-                   ".forEach(e => { if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX != "
-                   "'visible') n++; }); document.title = 'width ' + (n ? 99999 : "
-                   "document.documentElement.scrollWidth); });</script></body>"))  # a table's own scroll counts too
+        "</body>", '<script src="width_probe.js"></script></body>'))
     chrome = shutil.which("chromium") or shutil.which("chromium-browser")
     if chrome:
         done = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1300,900",
@@ -203,6 +213,23 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
         assert width and int(width.group(1)) <= 1300, width.group(0) if width else done.stdout[-300:]
     found = _dom(site / "search.html", "?q=FedProf")
     assert re.search(r"found [1-9]\d* page", found), "the search found nothing"
+    # every page carries a Content-Security-Policy that allows the theme's own inline scripts by hash, never
+    # 'unsafe-inline' for scripts; a clean build violates it nowhere, and a script planted in a page is refused
+    for page in pages:
+        policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)"', page.read_text())
+        assert policy, page
+        script_src = next(d for d in policy.group(1).split(";") if d.strip().startswith("script-src"))
+        assert "'unsafe-inline'" not in script_src, page
+        assert "'sha256-" in script_src or "<script" not in page.read_text(), page  # the theme's own, by hash
+    if chrome:
+        for name, query in (("intro.html", ""), ("search.html", "?q=FedProf"),
+                            ("notebooks/01_synthetic_separators.html", ""), ("figures/claims.html", "")):
+            said = _console(chrome, (site / name).as_uri() + query)
+            assert "Content Security Policy" not in said, (name, said[-500:])
+        planted = site / "planted.html"
+        planted.write_text((site / "intro.html").read_text().replace("</body>", "<script>document.title='ran'"
+                                                                                 "</script></body>"))
+        assert "Content Security Policy" in _console(chrome, planted.as_uri())
 
 
 def test_the_front_page_says_how_many_of_a_notebooks_parts_its_runs_allow_it_to_draw(tmp_path, monkeypatch):
@@ -218,3 +245,15 @@ def test_the_front_page_says_how_many_of_a_notebooks_parts_its_runs_allow_it_to_
     _, intro = _sources(tmp_path, parts={"02_communication_cost": (4, 7, 269, 511)})
     assert "02_communication_cost.ipynb): complete, quick profile; at the paper profile 4 of 7 parts' runs shipped " \
            "(269 of 511 runs)" in intro
+
+
+def test_a_build_folder_that_is_a_link_is_refused_before_anything_is_written(tmp_path):
+    """Before, a `build` symlink sent the book (and the removal of the old one) outside the checkout."""
+    from fedlib.safe_files import UnsafePath
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "build").symlink_to(elsewhere)
+    with pytest.raises(UnsafePath, match="symbolic link"):
+        book.build(tmp_path / "executed", tmp_path / "build" / "book")
+    assert list(elsewhere.iterdir()) == []
