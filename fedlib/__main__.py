@@ -255,6 +255,8 @@ def sweep_command(args) -> int:
         raise GridError(f"{args.grid} is not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
     except UnicodeDecodeError:
         raise GridError(f"{args.grid} is not text (JSON)") from None
+    except (ValueError, RecursionError) as err:  # an integer of thousands of digits, nesting beyond Python's limit
+        raise GridError(f"{args.grid} cannot be read as a grid ({str(err).splitlines()[0][:120]})") from None
     if isinstance(spec, dict) and "methods" in spec:  # the grid's own methods, named relative to the grid file
         from pathlib import Path
 
@@ -405,7 +407,15 @@ def dispatch(args) -> int:
             return 2
         from .papers.accounting import set_status
 
-        written = claims.write_collected(rows, sets=set_status())  # what of each run set archive/ holds
+        try:
+            written = claims.write_collected(rows, sets=set_status())  # what of each run set archive/ holds
+        except OSError as err:
+            import errno
+
+            full = "the disk is full; free some space" if err.errno == errno.ENOSPC else (err.strerror or str(err))
+            print(f"fedlib claims: could not write {err.filename or 'the claims page'} ({full}); the files already "
+                  f"there are left as they were; run it again", file=sys.stderr)
+            return 1
         counts = {v: sum(r["verdict"] == v for r in rows) for v in sorted({r["verdict"] for r in rows})}
         print(f"{len(rows)} claims in {written[0]}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
         return 0

@@ -50,6 +50,9 @@ def claim(cfg: Config, wait: bool = True):
         yield True
         return
     lock.parent.mkdir(parents=True, exist_ok=True)
+    from .safe_files import refuse_symlink
+
+    refuse_symlink(lock, "lock")  # "it is a link: remove it", not the kernel's "Too many levels of symbolic links"
     fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o664)  # a link there is refused
     try:
         try:

@@ -60,12 +60,23 @@ def _population(cfg: Config, fed: data.Federation, device: torch.device) -> engi
 
 
 def memory_bytes(device: torch.device) -> int:
-    """The memory of `device`: the GPU's, or this machine's physical memory."""
-    if device.type == "cuda":
-        return torch.cuda.get_device_properties(device).total_memory
-    import os
+    """The memory of `device`: the GPU's, or this machine's physical memory, or this process's address-space limit
+    (`ulimit -v`, RLIMIT_AS) where that is lower."""
+    return memory_limit(device)[0]
 
-    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+def memory_limit(device: torch.device) -> tuple[int, str]:
+    """(bytes, what they are) for `memory_bytes`."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_properties(device).total_memory, "this GPU's memory"
+    import os
+    import resource
+
+    physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if soft != resource.RLIM_INFINITY and soft < physical:
+        return soft, "this process's limit (ulimit -v)"
+    return physical, "this machine's memory"
 
 
 def _check_memory(cfg: Config, fed: data.Federation, device: torch.device) -> None:
@@ -76,11 +87,11 @@ def _check_memory(cfg: Config, fed: data.Federation, device: torch.device) -> No
     arch = models.client_architectures(model, 1, torch.Generator().manual_seed(cfg.seed))[0]
     one = models.build(arch, fed.input_shape, fed.num_classes, vocab_size=fed.vocab_size)
     need = fed.n_clients * sum(p.numel() for p in one.parameters()) * 4
-    have = memory_bytes(device)
+    have, what = memory_limit(device)
     if need > have:
         raise ValueError(f"{cfg.label()}: {fed.n_clients} clients of the model {arch} need at least {need / 2**30:.1f} "
-                         f"GiB for their parameters alone, more than the {have / 2**30:.1f} GiB of this "
-                         f"{device.type}: lower Config.n_clients or choose a smaller Config.model")
+                         f"GiB for their parameters alone, more than the {have / 2**30:.1f} GiB of {what}: lower "
+                         f"Config.n_clients (--n-clients) or choose a smaller Config.model")
 
 
 def setup(cfg: Config):

@@ -29,6 +29,12 @@ else
     python3 -m venv "$ROOT/.venv" || { echo "python3 -m venv failed: install python3-venv, or set FEDLIB_PYTHON"; exit 1; }
   fi
 fi
+if [ -n "${FEDLIB_PYTHON:-}" ] && ! (cd "$ROOT" && has_all "$PY"); then  # never pip into an interpreter one chose
+  echo "FEDLIB_PYTHON=$FEDLIB_PYTHON lacks fedlib or its dependencies (${MODULES}); nothing was installed into it." \
+       "Unset FEDLIB_PYTHON to let this script make .venv, or make one yourself:" \
+       "python3 -m venv .venv && .venv/bin/python -m pip install -e '.${EXTRAS:+[$EXTRAS]}'" >&2
+  exit 2
+fi
 if ! (cd "$ROOT" && has_all "$PY"); then
   echo ">> installing fedlib${EXTRAS:+ with [$EXTRAS]} and its dependencies into $("$PY" -c 'import sys; print(sys.prefix)')"
   "$PY" -m pip install -q --upgrade pip

@@ -210,9 +210,28 @@ def main(argv: list[str] | None = None) -> None:
         for lab, cfg in runs:
             print(f"{status(cfg)}  seed {cfg.seed}  {lab}  {cfg.key()}")
         return
-    code = compute(args.what, runs[i::n], args.backend, args.address, args.reverse)
+    import signal
+
+    before = signal.signal(signal.SIGTERM, _stopped)  # a stop (kill, a job's end) as Ctrl-C: one line, no traceback
+    try:
+        code = compute(args.what, runs[i::n], args.backend, args.address, args.reverse)
+    except KeyboardInterrupt:
+        raise SystemExit(f"{args.what}: stopped; finished runs stay cached, a run in progress goes on from its "
+                         f"checkpoint when started again") from None
+    except (ConnectionError, RuntimeError, ValueError, TimeoutError) as err:
+        if args.backend != "ray":
+            raise
+        raise SystemExit(f"{args.what}: --backend ray failed ({type(err).__name__}: "
+                         f"{str(err).strip().splitlines()[0] if str(err).strip() else ''}); check --address "
+                         f"{args.address or '(a local cluster)'}") from None
+    finally:
+        signal.signal(signal.SIGTERM, before)
     if code:
         sys.exit(code)
+
+
+def _stopped(signum, frame):
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -385,3 +385,41 @@ def test_messages_that_say_what_to_do_before_any_work(tmp_path, capsys):
     waited.saved_to, waited.waited = tmp_path / "x.json", True
     cfg = SimpleNamespace(device="cpu")
     assert cli.where_it_came_from(cfg, waited, cached=False).startswith("computed by another job; read from the cache")
+
+
+def test_a_chosen_python_without_fedlib_is_refused_not_installed_into(tmp_path):
+    """Before, FEDLIB_PYTHON set to a system Python with no fedlib ran pip against that Python's prefix."""
+    import shutil
+
+    system = shutil.which("python3", path="/usr/bin:/bin")
+    if system is None or subprocess.run([system, "-c", "import torch"], capture_output=True, cwd=tmp_path).returncode == 0:
+        pytest.skip("no Python without fedlib here")
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    done = subprocess.run(["bash", "-c", f"source '{root}/scripts/env.sh'"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "FEDLIB_PYTHON": system}, timeout=120)
+    assert done.returncode == 2 and "nothing was installed into it" in done.stderr and "python3 -m venv" in done.stderr
+    assert "installing" not in done.stdout
+
+
+def test_a_full_disk_under_fedlib_claims_names_the_file(monkeypatch, capsys):
+    """Before, a full disk under `fedlib claims` ended in a traceback naming neither the file nor the disk."""
+    import errno
+
+    from fedlib import claims
+
+    def full(rows, sets=None):
+        raise OSError(errno.ENOSPC, "No space left on device", "figures/claims.md")
+
+    monkeypatch.setattr(claims, "write_collected", full)
+    monkeypatch.setattr(claims, "collect", lambda **kw: [])
+    assert main(["claims"]) == 1
+    said = capsys.readouterr().err
+    assert "could not write figures/claims.md (the disk is full; free some space)" in said
+
+
+def test_a_grid_with_a_number_too_long_to_read_names_the_grid(tmp_path, capsys):
+    """Before, a grid holding a 5000-digit integer failed with Python's digit-limit error, naming no file."""
+    grid = tmp_path / "grid.json"
+    grid.write_text('{"base": {"seed": ' + "9" * 5000 + "}}")
+    assert main(["sweep", "--grid", str(grid)]) == 1
+    assert f"{grid} cannot be read as a grid" in capsys.readouterr().err

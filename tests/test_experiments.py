@@ -215,12 +215,27 @@ def test_a_federation_too_large_for_the_memory_is_refused_before_any_model_is_bu
     from fedlib import experiments
 
     cfg = fedlog.paper_config("mnist", "fedavg", n_clients=4, train_fraction=0.01, rounds=1, local_epochs=1)
-    monkeypatch.setattr(experiments, "memory_bytes", lambda device: 10_000)  # a machine of 10 kB
+    monkeypatch.setattr(experiments, "memory_limit", lambda device: (10_000, "a machine of 10 kB"))
     built = []
     monkeypatch.setattr(experiments, "_population", lambda *a: built.append(a))
     with pytest.raises(ValueError, match=r"4 clients of the model .* lower Config.n_clients"):
         experiments.setup(cfg)
     assert built == []
+
+
+def test_the_memory_check_reads_the_processs_own_limit(monkeypatch):
+    """Before, the check compared with the machine's memory only: under `ulimit -v` a run too large for the limit
+    failed in the allocator. Now RLIMIT_AS counts where it is lower, and the message says which it was."""
+    import resource
+
+    import torch
+
+    from fedlib import experiments
+
+    monkeypatch.setattr(resource, "getrlimit", lambda what: (2 ** 20, resource.RLIM_INFINITY))
+    assert experiments.memory_limit(torch.device("cpu")) == (2 ** 20, "this process's limit (ulimit -v)")
+    monkeypatch.setattr(resource, "getrlimit", lambda what: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert experiments.memory_limit(torch.device("cpu"))[1] == "this machine's memory"
 
 
 def test_a_cached_run_computes_on_one_thread_whatever_the_callers_count(monkeypatch):

@@ -122,3 +122,14 @@ def test_a_folder_knob_that_cannot_be_a_folder_is_refused_saying_why(tmp_path):
         with pytest.raises(knobs.KnobError, match="cannot be written"):
             knobs.check({"FEDLIB_RESULTS": str(locked / "results")})
     knobs.check({"FEDLIB_DATA": str(tmp_path / "new" / "data"), "FEDLIB_FIGURES": str(tmp_path)})  # can be made
+
+
+def test_a_data_folder_that_cannot_be_created_is_named_before_any_run():
+    """Before, FEDLIB_DATA naming a folder that cannot be created (under /proc here, where even root cannot) passed
+    `python -m fedlib.knobs` (exit 0) and a run ended in a raw FileNotFoundError."""
+    import subprocess
+    import sys
+
+    env = {**__import__("os").environ, "FEDLIB_DATA": "/proc/no_such_place/data"}
+    done = subprocess.run([sys.executable, "-m", "fedlib.knobs"], env=env, capture_output=True, text=True)
+    assert done.returncode == 2 and "FEDLIB_DATA" in done.stderr and "cannot be created" in done.stderr
