@@ -157,13 +157,21 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
     ledger.compare("FedLog", "Fig. 1", "<img src=x onerror=\"document.title='ran'\">", [1.0, 2.0, 3.0],
                    [0.0, 0.5, 1.0], kind="claim", quote="<script>document.title='ran'</script>",
                    note="<b onmouseover=alert(1)>x</b>")
+    outside = tmp_path / "outside_secret.txt"  # a file beside the checkout that no page may pull in
+    outside.write_text("secret")
+    role = f"{{download}}`{outside}` [x]({outside}) ![y]({outside})"  # MyST roles, links and images from data
+    ledger.compare("FedLog", "Fig. 1", f"a role {role}", [1.0, 2.0, 3.0], [0.0, 0.5, 1.0], kind="claim",
+                   quote=f"a quote {role}", note=f"a note {role}")
     ledger.save()
-    claims.write_collected(claims.collect())
+    sets = {"": {"have": 1, "n": 2, "cost": f"3 core-hours {role}", "where": ["Fig. 1"], "deviations": role}}
+    claims.write_collected(claims.collect(), sets=sets)
     executed = tmp_path / "executed"
     executed.mkdir()
     _executed(executed, "01_synthetic_separators.ipynb", profile="quick")
     planted = nbformat.read(executed / "01_synthetic_separators.ipynb", as_version=4)
-    planted.cells[1].outputs += [nbformat.v4.new_output("display_data", data=data) for data in PAYLOADS]
+    planted.cells.insert(1, nbformat.v4.new_markdown_cell(f"A cell {role} <img src=x onerror=\"document.title=1\">"))
+    planted.cells[2].metadata["mystnb"] = {"figure": {"caption": f"a caption {role}"}}
+    planted.cells[2].outputs += [nbformat.v4.new_output("display_data", data=data) for data in PAYLOADS]
     nbformat.write(planted, executed / "01_synthetic_separators.ipynb")
     index = book.build(executed, tmp_path / "book")
     site = index.parent
@@ -211,6 +219,8 @@ def test_the_book_builds_offline_and_reads_in_a_browser(tmp_path):
                               text=True, timeout=120)
         width = re.search(r"<title>width (\d+)</title>", done.stdout)
         assert width and int(width.group(1)) <= 1300, width.group(0) if width else done.stdout[-300:]
+    # no file from outside the book's sources was copied in, by a role, a link or an image in data or a cell
+    assert not [p for p in site.rglob("*") if p.name == outside.name or (p.is_file() and p.read_bytes() == b"secret")]
     found = _dom(site / "search.html", "?q=FedProf")
     assert re.search(r"found [1-9]\d* page", found), "the search found nothing"
     # every page carries a Content-Security-Policy that allows the theme's own inline scripts by hash, never
