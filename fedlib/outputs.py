@@ -61,8 +61,10 @@ def save_figure(fig, name: str) -> list[Path]:
 def _cell(v) -> str:
     """How a table's number is shown, in the notebook and in its .md and .tex alike: 2 decimals ("98.42", "0.50");
     2 significant digits below 0.1, so that a p-value or a small rate keeps its size ("0.0049", "3.1e-05"); 3 from a
-    million up, so that a count of bits reads ("6.92e+09", not "6918912000.00")."""
-    if not isinstance(v, float) or v != v or v in (float("inf"), float("-inf")):
+    million up, so that a count of bits reads ("6.92e+09", not "6918912000.00"); a number not there, "-"."""
+    if v is None or (isinstance(v, float) and v != v):  # a number not there: "-", never "nan" or "None"
+        return "-"
+    if not isinstance(v, float) or v in (float("inf"), float("-inf")):
         return str(v)
     if abs(v) >= 1e6:
         return f"{v:.3g}"

@@ -60,7 +60,7 @@ from fedlib.papers import fedrd
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 plots.style()
-print(profile, fedrd.PROFILES[profile])
+print(fedrd.PROFILES[profile].said())  # the profile's settings in one line
 print("baselines' searched settings:", fedrd.SEARCHED or "none yet (run scripts/fedrd_search.py)")
 
 # %% [markdown]

@@ -26,7 +26,7 @@ def test_a_number_is_shown_to_two_decimals_and_a_small_one_keeps_its_size():
     assert outputs._cell(0.0) == "0.00"
     assert outputs._cell(6918912000.0) == "6.92e+09" and outputs._cell(125030.4) == "125030.40"
     assert outputs._cell(3) == "3" and outputs._cell("FedLog") == "FedLog"
-    assert outputs._cell(float("nan")) == "nan"
+    assert outputs._cell(float("nan")) == "-" and outputs._cell(None) == "-"  # before: "nan" in the table (ux_round6)
 
 
 def test_the_markdown_file_has_no_index_column_and_the_shown_digits(figures):

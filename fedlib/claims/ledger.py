@@ -187,6 +187,8 @@ class ClaimsLedger:
 
 
 def fmt(v) -> str:
+    if v is None:  # no number (its runs are not there, or the row compares with none): "-", never "None"
+        return "-"
     if isinstance(v, float):
         return f"{v:.4g}"
     if isinstance(v, (list, tuple)):

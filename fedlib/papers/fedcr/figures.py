@@ -102,13 +102,17 @@ def sweeps(dims, betas) -> dict:
     read as far as it is, and named; one with none is named and left out)."""
     out = {}
     for name, read in (("dim", dims), ("beta", betas)):
+        short: dict[str, list] = {}  # dataset -> the values with a seed not there: one line each dataset
         for d, v in read.keys():
             rs = read.by_seed((d, v))
             if any(r is None for r in rs):
-                print(read.note([(d, v)], f"FedCR at {name} = {v:g} ({d})",
-                                drawn="drawn in part" if any(rs) else "not drawn"))
+                short.setdefault(d, []).append((d, v))
             if any(r is not None for r in rs):
                 out[(name, d, v)] = [final(r) if r is not None else None for r in rs]
+        for d, keys in short.items():
+            values = ", ".join(f"{v:g}" for _, v in keys)
+            print(read.note(keys, f"FedCR at {name} = {values} ({d})",
+                            drawn="drawn in part" if any((name, d, v) in out for _, v in keys) else "not drawn"))
     return out
 
 

@@ -44,6 +44,14 @@ class Profile:
         return dict(dpc=self.dpc, iterations=self.iterations, real_batch=self.real_batch,
                     server_epochs=self.server_epochs)
 
+    def said(self) -> str:
+        """The profile in one short line (its settings as a reader needs them, not the dataclass's repr)."""
+        data = ", ".join(f"{k} {v}" for k, v in self.data.items()) or "the paper's data"
+        return (f"{self.name}: ConvNet width {self.width}, {self.rounds} rounds, seeds "
+                f"{', '.join(map(str, self.seeds))}, {data}; matching: {self.dpc} samples per class, "
+                f"{self.iterations} steps, real batch {self.real_batch}, {self.server_epochs} server epochs; "
+                f"projection: {self.proj_epochs} epochs, batch {self.proj_batch}")
+
     @property
     def swept(self) -> int:
         """The rounds parts C-F compare after."""
