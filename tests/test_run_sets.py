@@ -202,3 +202,12 @@ def test_the_commands_for_missing_runs_name_the_fewest_sets_that_hold_them():
     # are Table I's, its other dpcs no set's), so the reader was not told how to make the rest
     prof = RUN_SETS["fedprof_table3"]
     assert commands_for([prof.runs([0])[0][1], odd], "no set declares it") == f"{prof.command()}; no set declares it"
+
+
+def test_a_table1_entry_left_out_of_the_computing_order_comes_last_not_an_error():
+    """Before, an entry added to Table 1 but not to the hand-kept AUGMENTED_ORDER made table1_augmented.runs()
+    raise "'FedNew' is not in list" (and with it paper_runs.py, `fedlib claims` and the missing-run notes)."""
+    from fedlib.papers.fedlog import plans
+
+    assert plans.augmented_order("FedNew") == len(plans.AUGMENTED_ORDER)
+    assert plans.augmented_order("FedLog-C") == 0
