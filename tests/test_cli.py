@@ -423,3 +423,21 @@ def test_a_grid_with_a_number_too_long_to_read_names_the_grid(tmp_path, capsys):
     grid.write_text('{"base": {"seed": ' + "9" * 5000 + "}}")
     assert main(["sweep", "--grid", str(grid)]) == 1
     assert f"{grid} cannot be read as a grid" in capsys.readouterr().err
+
+
+def test_a_moved_checkouts_venv_is_pointed_at_its_own_folder(tmp_path):
+    """Before, a moved or copied checkout's .venv/bin/activate still named the old environment."""
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    venv = tmp_path / "new" / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "activate").write_text('VIRTUAL_ENV="/old/place/.venv"\nexport VIRTUAL_ENV\n')
+    (venv / "bin" / "pip").write_text("#!/old/place/.venv/bin/python\nimport pip\n")
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    done = subprocess.run(["bash", "-c", f"source '{root}/scripts/venv_moved.sh' && repair_venv '{venv}'"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "was made at /old/place/.venv" in done.stdout
+    assert (venv / "bin" / "activate").read_text().startswith(f'VIRTUAL_ENV="{venv}"')
+    assert (venv / "bin" / "pip").read_text().startswith(f"#!{venv}/bin/python")
+    again = subprocess.run(["bash", "-c", f"source '{root}/scripts/venv_moved.sh' && repair_venv '{venv}'"],
+                           capture_output=True, text=True, timeout=60)
+    assert again.stdout == ""  # in place: nothing to do
