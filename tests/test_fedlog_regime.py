@@ -92,3 +92,10 @@ def test_an_entry_below_the_threshold_counts_in_placement_only():
     entries = regime.entries_of(by_regime, "mnist", 0.97, paper, {"A": 0.05})
     assert regime.speed(entries, 0.97)[1] == {"augmented": 0, "plain": 0}
     assert regime.evidence_rows(entries, 0.97)[0]["paper's rounds to threshold, both ways"] == "-"
+
+
+def test_the_rules_reason_is_one_part_of_a_claims_note():
+    """A claims note's parts are split at "; " (claims.md shows the regime's part once under its section): before,
+    the reason held "; " and the page cut it after its placement count."""
+    assert "; " not in regime.choose(_evidence("plain"), 0.97).why
+    assert "; " not in regime.stand_in_choice("fashion_mnist", "cifar10").why

@@ -99,9 +99,9 @@ def choose(entries: list[Entry], threshold: float) -> Choice:
     where, placed = placement(entries)
     fast, timed = speed(entries, threshold)
     said = (f"placement: reproduced {placed['augmented']} {REGIME_NAMES['augmented']}, {placed['plain']} "
-            f"{REGIME_NAMES['plain']}; speed to {100 * threshold:g}% (the round the paper's bits imply, both ways): "
-            f"nearer {REGIME_NAMES['augmented']} for {timed['augmented']} entries, {REGIME_NAMES['plain']} for "
-            f"{timed['plain']}")
+            f"{REGIME_NAMES['plain']}, and speed to {100 * threshold:g}% (the round the paper's bits imply, both "
+            f"ways): nearer {REGIME_NAMES['augmented']} for {timed['augmented']} entries, {REGIME_NAMES['plain']} for "
+            f"{timed['plain']}")  # no "; " inside: a claims note's parts are split there
     if where is not None and where == fast and where != TEXT_REGIME:
         return Choice(where, where, fast, f"both lines of the paper's own numbers point {REGIME_NAMES[where]} "
                                           f"({said}), so that regime decides")
@@ -112,7 +112,7 @@ def choose(entries: list[Entry], threshold: float) -> Choice:
 def stand_in_choice(dataset: str, column: str) -> Choice:
     """A stand-in's regime: the pipeline of the column it stands in for."""
     return Choice(TEXT_REGIME, None, None, f"{dataset} stands in for {column}, whose pipeline in the code the "
-                                           f"appendix follows (LG-FedAvg) crops and flips; the paper gives no "
+                                           f"appendix follows (LG-FedAvg) crops and flips, and the paper gives no "
                                            f"{dataset} numbers to weigh")
 
 
