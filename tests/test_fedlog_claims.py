@@ -850,3 +850,21 @@ def test_the_regimes_table_never_shows_augmented_runs_in_its_not_augmented_colum
     assert [r["method"] for r in rows] == ["FedDBE"]
     assert rows[0]["accuracy augmented (%)"] == pytest.approx(95.0)
     assert rows[0]["accuracy not augmented (%)"] == pytest.approx(98.0)
+
+
+def test_table1_over_a_set_shipped_in_part_reads_indicative_with_the_fewest_seeds():
+    """Issue 89's rule: with at least one seed of every entry the claim compares, the claim reads "indicative (k
+    seeds)", k the fewest seeds of any entry, until k reaches 3 (before: "not run yet" until every entry was whole)."""
+    from fedlib.papers.fedlog import claims as t
+
+    whole = {"FedLog-C": _seeds([98.6, 98.7, 98.5, 98.6, 98.8])}
+    partial = {"FedProto": _seeds([98.1, 98.2]) + [None] * 3, "FedAvg": _seeds([89.0]) + [None] * 4}
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    tb = t._Table(ledger, "Table 1 (fashion_mnist)", "augmented", whole, 100, "fashion_mnist", by_seed=partial)
+    best, _ = t.best_accuracy(tb, ["FedLog-C", "FedProto", "FedAvg"])
+    assert best == "indicative (1 seed)" and ledger.rows[0].ours == [98.6] and ledger.rows[0].reference == [98.1]
+    assert "the fewest seeds of any entry compared is 1" in ledger.rows[0].note
+    three = {"FedProto": _seeds([98.1, 98.2, 98.2]) + [None] * 2, "FedAvg": _seeds([89.0, 89.1, 88.9]) + [None] * 2}
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    tb = t._Table(ledger, "Table 1 (fashion_mnist)", "augmented", whole, 100, "fashion_mnist", by_seed=three)
+    assert t.best_accuracy(tb, ["FedLog-C", "FedProto", "FedAvg"])[0] == rules.HOLDS  # 3 paired seeds decide

@@ -15,6 +15,7 @@ from . import figures
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import dp, regime
 from .analysis import table1 as A
+from ..part import aligned
 from .plans import (COMPACTNESS, CROSSCHECK, DP_PARTS, EQ9, FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES,
                     THM2, THM7, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_PARTS,
                     TABLE_A1_PARTS, Table1Reads, chosen_datasets)
@@ -360,9 +361,10 @@ class _Table:
     there), where its rows go, their kind (the deciding regime: the paper's; the other: an extension) and part."""
 
     def __init__(self, ledger, table: str, regime: str, runs: dict, rounds, dataset: str, parts: dict = TABLE1_PARTS,
-                 deciding: str = "augmented"):
+                 deciding: str = "augmented", by_seed: dict | None = None):
         self.ledger, self.regime, self.runs, self.rounds, self.dataset = ledger, regime, runs, rounds, dataset
         self.deciding = deciding
+        self.by_seed = by_seed or {}  # entry -> its Results seed by seed, None where not there (a set shipped in part)
         self.where = _where(table, regime, deciding)
         self.part = parts[(regime, dataset)].name
         self.stand_in = dataset in STAND_IN_FOR
@@ -372,6 +374,11 @@ class _Table:
 
     def of(self, label: str):
         return self.runs.get(label)
+
+    def seeds_of(self, label: str) -> list:
+        """`label`'s Results seed by seed (None where a seed is not there): its whole runs, else those shipped."""
+        whole = self.runs.get(label)
+        return list(whole) if whole is not None else list(self.by_seed.get(label) or [])
 
     def compare(self, claim: str, ours, reference, direction: str, quote: str, note: str = "",
                 claimed: float | None = None) -> str:
@@ -387,10 +394,28 @@ class _Table:
 
 
 def _strongest(t: _Table, labels: list[str], f, best=max) -> str | None:
-    """The other entry with the best mean of `f` over its seeds (None while any entry's runs are missing)."""
-    if any(t.of(m) is None for m in labels):
+    """The other entry with the best mean of `f` over the seeds that are there (None while an entry has none)."""
+    there = {m: [f(r) for r in t.seeds_of(m) if r is not None] for m in labels}
+    if any(not v for v in there.values()):
         return None
-    return best(labels, key=lambda m: float(np.mean(A.per_seed(t.of(m), f))))
+    return best(labels, key=lambda m: float(np.mean(there[m])))
+
+
+def _paired(t: _Table, subject: str, rival: str | None, compared: list[str], f) -> tuple[list | None, list | None, str]:
+    """`subject` and `rival` seed by seed over the seeds both have, and a note. Where an entry the claim compares
+    (`compared`) is shipped in part, the claim reads "indicative (k seeds)", k the fewest seeds any of them has
+    (issue 89's rule), until k reaches 3: the pair is cut to its first k seeds and the note says so."""
+    if rival is None:
+        return None, None, ""
+    ours, theirs = aligned([f(r) if r is not None else None for r in t.seeds_of(subject)],
+                           [f(r) if r is not None else None for r in t.seeds_of(rival)])
+    counts = {m: sum(r is not None for r in t.seeds_of(m)) for m in compared}
+    if all(t.of(m) is not None for m in compared):
+        return ours, theirs, ""
+    k = min(counts.values())
+    note = (f"entries shipped in part ({', '.join(f'{m} {n}' for m, n in counts.items() if t.of(m) is None)} "
+            f"seeds): the fewest seeds of any entry compared is {k}")
+    return (ours[:k], theirs[:k], note) if k < rules.MIN_SEEDS else (ours, theirs, note)
 
 
 ONLY_MNIST = ("MNIST is the only one of the paper's three datasets (MNIST, CIFAR-10, CIFAR-100) tested at the paper "
@@ -412,15 +437,14 @@ def best_accuracy(t: _Table, entries: list[str]) -> list[str]:
             continue
         for name, f in (("best round", lambda r: 100 * r.best()), ("final round", lambda r: 100 * r.last())):
             rival = _strongest(t, others, f)
-            ours = A.per_seed(t.of(subject), f)
+            ours, theirs, partly = _paired(t, subject, rival, [subject, *others], f)
             claimed = (paper[subject][0] - paper[rival][0] if name == "best round" and rival in paper
                        and subject in paper else None)
             what = "other entry" if subject == "FedLog-C" else "prior art (FedLog-C left out)"
             note = "; ".join(x for x in (f"the strongest {what.split(' (')[0]}: {rival}" if rival else "",
-                                         ONLY_MNIST if t.dataset == "mnist" else "") if x)
-            out.append(t.compare(f"{subject} is more accurate than the strongest {what} ({name})", ours,
-                                 A.per_seed(t.of(rival), f) if rival else None, ">", QUOTES["table1_accuracy"],
-                                 note=note, claimed=claimed))
+                                         ONLY_MNIST if t.dataset == "mnist" else "", partly) if x)
+            out.append(t.compare(f"{subject} is more accurate than the strongest {what} ({name})", ours or None,
+                                 theirs or None, ">", QUOTES["table1_accuracy"], note=note, claimed=claimed))
     return out
 
 
@@ -616,8 +640,10 @@ def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = No
         for reg in order:
             if reg != deciding:
                 split = len(ledger.rows)
+            read = p.table1[reg].get(d) if hasattr(p, "table1") else None  # its entries shipped in part, by seed
+            partial = {lab: read.by_seed(lab) for lab in entries if read is not None and lab in read.plan}
             _table1_claims(_Table(ledger, f"Table 1 ({d})", reg, runs[reg].get(d, {}), s.rounds, d,
-                                  deciding=deciding), entries)
+                                  deciding=deciding, by_seed=partial), entries)
         _cross_notes(ledger, first, split, deciding)
         ledger.rows[first].note = "; ".join(x for x in (ledger.rows[first].note, _decided_by(d, chosen[d])) if x)
         for reg in order:
