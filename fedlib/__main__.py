@@ -374,6 +374,36 @@ def _write_table(path: str, rows: list[dict]) -> None:
     replace_text(path, buffer.getvalue())
 
 
+def claims_command(args) -> int:
+    """`fedlib claims`: every notebook's ledger collected into figures/claims.csv and the claims pages."""
+    from . import claims, papers  # noqa: F401  (papers: the names a row may give, `claims.ledger.KNOWN_PAPERS`)
+
+    try:
+        if getattr(args, "rejudge", False):
+            print(f"{claims.rejudge()} verdicts changed under the current rule (numbers unchanged)")
+        from .paths import active_profile, committed_figures_dir
+
+        quick = active_profile() == "quick"  # its page: this run's ledgers, the committed ones for the rest
+        rows = claims.collect(fill_from=committed_figures_dir() / "claims" if quick else None)
+    except claims.ClaimsError as err:
+        print(f"fedlib claims: {err}; nothing was written", file=sys.stderr)
+        return 2
+    from .papers.accounting import set_status
+
+    try:
+        written = claims.write_collected(rows, sets=set_status())  # what of each run set archive/ holds
+    except OSError as err:
+        import errno
+
+        full = "the disk is full; free some space" if err.errno == errno.ENOSPC else (err.strerror or str(err))
+        print(f"fedlib claims: could not write {err.filename or 'the claims page'} ({full}); the files already "
+              f"there are left as they were; run it again", file=sys.stderr)
+        return 1
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in sorted({r["verdict"] for r in rows})}
+    print(f"{len(rows)} claims in {written[0]}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    return 0
+
+
 def dispatch(args) -> int:
     if args.cmd == "fetch-data":
         return fetch_data(args.names)
@@ -393,32 +423,7 @@ def dispatch(args) -> int:
         print(f"the book: {index} (open it in a browser, or publish the folder as it is; it works offline)")
         return 0
     if args.cmd == "claims":
-        from . import claims, papers  # noqa: F401  (papers: the names a row may give, `claims.ledger.KNOWN_PAPERS`)
-
-        try:
-            if getattr(args, "rejudge", False):
-                print(f"{claims.rejudge()} verdicts changed under the current rule (numbers unchanged)")
-            from .paths import active_profile, committed_figures_dir
-
-            quick = active_profile() == "quick"  # its page: this run's ledgers, the committed ones for the rest
-            rows = claims.collect(fill_from=committed_figures_dir() / "claims" if quick else None)
-        except claims.ClaimsError as err:
-            print(f"fedlib claims: {err}; nothing was written", file=sys.stderr)
-            return 2
-        from .papers.accounting import set_status
-
-        try:
-            written = claims.write_collected(rows, sets=set_status())  # what of each run set archive/ holds
-        except OSError as err:
-            import errno
-
-            full = "the disk is full; free some space" if err.errno == errno.ENOSPC else (err.strerror or str(err))
-            print(f"fedlib claims: could not write {err.filename or 'the claims page'} ({full}); the files already "
-                  f"there are left as they were; run it again", file=sys.stderr)
-            return 1
-        counts = {v: sum(r["verdict"] == v for r in rows) for v in sorted({r["verdict"] for r in rows})}
-        print(f"{len(rows)} claims in {written[0]}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
-        return 0
+        return claims_command(args)
     if args.cmd == "sweep":
         return sweep_command(args)
     if args.cmd == "check":

@@ -69,10 +69,14 @@ def folder_problem(v: str) -> str | None:
         return f"it cannot be created: {parent} is a file"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"it cannot be created: {parent} cannot be written"
-    try:  # the permission bits do not say everything (root, a read-only or special file system): try
-        path.mkdir(parents=True, exist_ok=True)
+    try:  # the permission bits do not say everything (root, a read-only or special file system): try, then take the
+        path.mkdir(parents=True)  # folders made back out (a check makes nothing)
     except OSError as err:
         return f"it cannot be created ({err.strerror or err})"
+    made = path
+    while made != parent:
+        made.rmdir()
+        made = made.parent
     return None
 
 
