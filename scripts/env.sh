@@ -41,9 +41,11 @@ if ! (cd "$ROOT" && has_all "$PY"); then
   "$PY" -m pip install --progress-bar off -e "$ROOT${EXTRAS:+[$EXTRAS]}" | grep -E "^(Collecting|Successfully)" || true
   has_all "$PY" || { echo "the install did not complete: $PY -m pip install -e '$ROOT${EXTRAS:+[$EXTRAS]}' says why" >&2; exit 1; }
 fi
-# shellcheck source=scripts/venv_moved.sh
-source "$ROOT/scripts/venv_moved.sh"
-[ "$PY" = "$ROOT/.venv/bin/python" ] && repair_venv "$ROOT/.venv"  # a moved or copied checkout's activate scripts
+if [ "$PY" = "$ROOT/.venv/bin/python" ]; then  # a moved or copied checkout's activate scripts name their folder
+  # shellcheck source=scripts/venv_moved.sh
+  source "$ROOT/scripts/venv_moved.sh"
+  repair_venv "$ROOT/.venv"
+fi
 export PY ROOT
 # every entry point must run this checkout's fedlib: papermill starts kernels in notebooks/, where an interpreter
 # whose editable fedlib is another clone would import that one (and write that clone's figures/)
