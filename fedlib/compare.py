@@ -5,7 +5,6 @@ seeds point the claim's way). `SweepReport.summary` and `fedlib sweep --against`
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict
 
 from .result import MB, Result
@@ -19,10 +18,11 @@ def _key(cfg, out: tuple) -> str:
 
 
 def _mean_se(values: list[float]) -> tuple[float, float]:
-    n = len(values)
-    mean = sum(values) / n
-    se = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n) if n > 1 else float("nan")
-    return mean, se
+    """`stats.mean_se`, with no standard error (NaN, not 0) for one seed."""
+    from .stats import mean_se
+
+    mean, se = mean_se(values)
+    return mean, se if len(values) > 1 else float("nan")
 
 
 def summary(configs: list, results: list, against: str | None = None) -> list[dict]:
