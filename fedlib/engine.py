@@ -312,6 +312,17 @@ class Population:
             rows = torch.nonzero(torch.isin(g.clients, wanted)).flatten().to(g.params[name].device)
             g.params[name][rows] = value.to(g.params[name].device)
 
+    def scatter(self, name: str, values: torch.Tensor, clients: torch.Tensor) -> None:
+        """Write each client's own tensor: parameter `name` of clients[i] becomes values[i] (a per-client downlink)."""
+        position = torch.full((self.n_clients,), -1, dtype=torch.long)
+        position[torch.as_tensor(clients).cpu()] = torch.arange(len(clients))
+        for g in self.groups:
+            pos = position[g.clients.cpu()]
+            rows = torch.nonzero(pos >= 0).flatten()
+            if len(rows):
+                dev = g.params[name].device
+                g.params[name][rows.to(dev)] = values[pos[rows].to(values.device)].to(dev)
+
     def gather(self, name: str, clients: torch.Tensor | None = None) -> torch.Tensor:
         """Parameter `name` of the given clients (default all) in that order [K, ...]; every group must have it,
         with the same shape."""

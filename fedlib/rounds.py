@@ -3,7 +3,7 @@
     down  = configure(rnd)            -> ledger
     reply = client_update(rnd, down)  -> its uplink -> ledger
     between(reply)                       (optional: a driver's measurement after local training)
-    aggregate(rnd, reply.up)
+    aggregate(rnd, reply.up)          -> a downlink it returns (if any) -> ledger
 
 Every message of every driver passes through the ledger here, and only here.
 """
@@ -50,6 +50,10 @@ def run_round(alg: Algorithm, rnd: int, ledger: Ledger, between: Callable[[Reply
     up = ledger.record(reply.up)
     if between is not None:
         between(reply)
-    alg.aggregate(rnd, up)
+    after = alg.aggregate(rnd, up)  # a downlink the server sends as the round ends (FedPAC's personal heads), or None
+    if after is not None:
+        if not isinstance(after, Message) or after.direction != "down":
+            raise TypeError(f"{alg.name}: aggregate returns None or a downlink Message, got {type(after).__name__}")
+        ledger.record(after)
     alg.ctx.participated(up.clients)  # the exponent of per-participation learning-rate decay
     return RoundResult(rnd, down, up, reply.loss.detach().cpu(), reply.report)

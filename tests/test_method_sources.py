@@ -24,6 +24,7 @@ PINNED = {  # method -> (version, source digest of its file)
     "fedlog_c": (1, "b30d3030eb1b96f4"),  # fedlog.py
     "fednova": (1, "1eeb1a2ebd8970f4"),  # fednova.py
     "fedper": (1, "654bba487c8224b9"),  # fedper.py
+    "fedpac": (1, "ebe7d57c7b81a60e"),  # fedpac.py (new: no run shipped yet)
     "fedprof": (1, "35bdfe0fcefae7c8"),  # fedprof.py
     "fedproto": (1, "23b500caf7ddb690"),  # fedproto.py
     "fedprox": (1, "a2901c077441ad0c"),  # fedprox.py

@@ -2,7 +2,8 @@
 
     down  = configure(round)             the server picks this round's participants and what they receive
     reply = client_update(round, down)   the participants train locally and answer: Reply(up message, losses)
-    aggregate(round, reply.up)           the server combines the answers
+    aggregate(round, reply.up)           the server combines the answers (and may return a downlink it sends as
+                                         the round ends, e.g. FedPAC's personal heads; the ledger counts it)
 
 Messages pass through the ledger, so every bit is counted. After `aggregate`, `population` holds what every
 client, participant or not, predicts with (its personalized model, or the new global one); the runner
@@ -455,7 +456,7 @@ class Algorithm:
     def client_update(self, rnd: int, down: Message) -> Reply:
         raise NotImplementedError
 
-    def aggregate(self, rnd: int, up: Message) -> None:
+    def aggregate(self, rnd: int, up: Message) -> Message | None:
         raise NotImplementedError
 
     def personal_names(self, group: Group) -> list[str]:
