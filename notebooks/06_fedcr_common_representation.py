@@ -146,7 +146,7 @@ table9 = fedcr.figures.table9(nonaggregate)
 t1 = fedcr.figures.seed_systems(systems, baselines)
 
 # %% [markdown]
-# ## H. Ditto against its authors' code
+# ## H. Ditto against its authors' code, FedPAC against PFLlib's
 # `scripts/fedcr_crosscheck.py` runs the FedCR authors' Ditto (haozzh/FedCR, their `main_fed_ditto.py` unchanged)
 # and ours on one FashionMNIST n1 federation per seed: the same clients and samples, the same initial weights, the
 # same participants each round, lr 0.1 and lambda 0.001 as Table 2's runs here, with their final round. It is
@@ -161,6 +161,15 @@ t1 = fedcr.figures.seed_systems(systems, baselines)
 ditto_check = fedcr.figures.ditto_crosscheck(paths.project_root() / "figures" / "fedcr_crosscheck.csv")
 
 # %% [markdown]
+# FedPAC, the paper's strongest baseline on FashionMNIST n1, has no code from FedCR's authors. `scripts/fedpac_crosscheck.py`
+# runs PFLlib's FedPAC (TsingZ0/PFLlib, which follows the FedPAC authors' code) and ours on one smaller FashionMNIST n1
+# federation per seed (every client every round, so both sides train the same clients), by the same rule, on the
+# pooled test accuracy. Its settings are printed below and kept in `figures/fedpac_crosscheck.json`.
+
+# %%
+fedpac_check = fedcr.figures.fedpac_crosscheck(paths.project_root() / "figures" / "fedpac_crosscheck.csv")
+
+# %% [markdown]
 # ## What the numbers say
 # In the quick profile each client takes part in about 2 of the 20 rounds (10%), on a tenth of its data, so the
 # verdicts compare methods early in training: the paper's runs are 250-500 rounds. A method whose body learns from
@@ -170,4 +179,4 @@ ditto_check = fedcr.figures.ditto_crosscheck(paths.project_root() / "figures" / 
 
 # %%
 ledger = fedcr.claims.record(profile, table2, per_seed, silhouettes, table9, t1, second)  # fedcr/claims.py
-crosscheck_ledger = fedcr.claims.record_crosscheck(profile, ditto_check)  # part H's rows, at their own scale
+crosscheck_ledger = fedcr.claims.record_crosscheck(profile, ditto_check, fedpac_check)  # part H's rows, at their own scale

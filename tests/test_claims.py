@@ -476,10 +476,11 @@ def test_two_unshipped_sets_of_one_table_are_both_named_in_its_rows():
     n1 = papers.RUN_SETS["fedcr_table2_n1"]
     first = n1.runs()[0][1].key()
     cover = accounting.coverage(shipped=lambda cfg: cfg.key() == first, costs={})
-    assert cover[n1.notebook]["why"]["Table 2 (n1)"].startswith("fedcr_table2_n1: 1 of 12 runs shipped, cost not")
+    assert cover[n1.notebook]["why"]["Table 2 (n1)"].startswith("fedcr_table2_n1: 1 of 24 runs shipped, cost not")
     # the list of sets not whole says, for one shipped in part, how much of each method's seeds is shipped
-    assert "fedcr_table2_n1 (Table 2 (n1)): 1 of 12 runs shipped (FedCR 1 of 3, FedAvg 0 of 3, Ditto 0 of 3, FedRep " \
-           "0 of 3), cost not" in cover[n1.notebook]["lines"][0]
+    assert "fedcr_table2_n1 (Table 2 (n1)): 1 of 24 runs shipped (FedCR 1 of 3, FedAvg 0 of 3, Ditto 0 of 3, FedRep " \
+           "0 of 3, FedPAC 0 of 3, FedPer 0 of 3, LG-FedAvg 0 of 3, FedBabu (frozen head) 0 of 3), cost not" \
+        in cover[n1.notebook]["lines"][0]
     assert "fedcr_table2_n2 (Table 2 (n2)): 0 of 12 runs shipped, cost not" in cover[n1.notebook]["lines"][1]
     assert cover[n1.notebook]["why"]["Table 2 (n2)"].startswith("fedcr_table2_n2: 0 of 12 runs shipped")
     why = cover["03_differential_privacy"]["why"]

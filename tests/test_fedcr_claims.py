@@ -77,6 +77,40 @@ def test_the_strongest_baseline_is_named_as_the_numbers_it_reads():
     assert ledger.rows[0].note.startswith("the strongest baseline run: FedAvg-FT;")
 
 
+def test_the_strongest_baseline_is_taken_among_those_shipped_and_the_declared_rest_named():
+    """FedPAC (the paper's strongest on FashionMNIST n1) and FedCR's other baselines are declared before they are run:
+    the claim is judged against the strongest shipped, and the row names those not run yet; once FedPAC is shipped
+    and strongest, the claim is judged against it."""
+    base = {"FedCR": _runs([93, 94, 95]), "FedAvg": _runs([90, 91, 90]), "FedRep": _runs([88, 89, 88]),
+            "Ditto": _runs([85, 86, 85])}
+    declared = ["FedAvg", "FedPer", "LG-FedAvg", "FedRep", "FedBabu (frozen head)", "Ditto", "FedPAC"]
+    ledger = _ledger()
+    found = claims.beats_the_strongest_baseline(ledger, {**base, "FedPAC": None}, "n1", declared,
+                                               fedcr.TABLE2[("fashion_mnist", "n1")], 250)
+    assert found[0] == rules.HOLDS
+    assert ledger.rows[0].note.startswith("the strongest baseline run: FedAvg-FT; not run yet: FedPer, LG-FedAvg, "
+                                          "FedBabu (frozen head), FedPAC (declared; the strongest is taken among "
+                                          "those shipped); not run: FedSR-FT (the paper's strongest, FedSR-FT, is")
+    ledger = _ledger()
+    found = claims.beats_the_strongest_baseline(ledger, {**base, "FedPAC": _runs([95, 96, 97])}, "n1", declared,
+                                               fedcr.TABLE2[("fashion_mnist", "n1")], 250)
+    assert found[0] == rules.FAILS and ledger.rows[0].note.startswith("the strongest baseline run: FedPAC;")
+    assert list(ledger.rows[0].reference) == [95.0, 96.0, 97.0]  # FedPAC's final accuracies (%)
+
+
+def test_fedcrs_n1_set_declares_fedpac_and_the_other_baselines_after_its_first_four():
+    """The four methods shipped keep their keys and their place; FedPAC, FedPer, LG-FedAvg and FedBABU follow at 3
+    seeds, at the rate the screened baselines chose (0.1)."""
+    S = plans.PROFILES["paper"]
+    plan = plans._table2_plan("n1", None, S, S.seeds)
+    labels = [lab for d, lab in plan if d == "fashion_mnist"]
+    assert labels == list(plans.TABLE2_LABELS) + list(plans.N1_LABELS)
+    for lab in plans.N1_LABELS:
+        assert [c.lr for c in plan[("fashion_mnist", lab)]] == [0.1] * 3
+    assert ("mnist", "FedPAC") not in plan  # FashionMNIST's column only: the run set holds it alone
+    assert "FedPAC" not in [lab for d, lab in plans._table2_plan("n2", None, S, S.seeds)]
+
+
 def test_v_and_beta_claims():
     per_seed = {("dim", "mnist", 2): [60.0, 61.0, 59.0], ("dim", "mnist", 4): [70.0, 71.0, 69.0],
                 ("dim", "mnist", 8): [80.0, 81.0, 79.5], ("dim", "mnist", 16): [82.0, 80.0, 81.0],

@@ -32,7 +32,8 @@ PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, au
     "fedprof_table3": (30, "155a3ace5469d51b"),
     "fedprof_fig1": (12, "a7c1ac303ab56043"),
     "fedprof_alpha": (9, "34d070a82e17f6fe"),
-    "fedcr_table2_n1": (12, "c3ace3608649fdcd"),  # 2026-11-26: FashionMNIST's Ditto, then FedRep and FedAvg, at
+    "fedcr_table2_n1": (24, "9a89d87c5791ae71"),  # 2026-12-06: + FedPAC, FedPer, LG-FedAvg, FedBABU after the 12
+    # below (c3ace3608649fdcd), whose keys stay (test_fedcr_n1_keeps_its_twelve); 2026-11-26: FashionMNIST's Ditto, then FedRep and FedAvg, at
     "fedcr_table2_n2": (12, "9ae7d6c84fde82a0"),  # their screened lr 0.1 (first 5b0a890e6acd64ef, bd974d06be4149a9;
     # after Ditto's: eb95843a90a5cb25, 78e34eb08d79ff66); FedCR's runs kept theirs
     "fedcr_ditto_main_fed": (3, "6d42b2ddca55fe69"),  # 2026-11-27: Ditto as main_fed.py runs it (none shipped)
@@ -166,6 +167,17 @@ def test_fashion_mnists_baselines_take_their_screened_rates_and_fedcr_keeps_its_
         earlier = fedcr.run("paper", "fashion_mnist", label, "n1", 0, lr=readme_lr)
         assert earlier.key() not in keys, label  # no longer the set's
         assert archive.find(earlier.method, earlier.key()) is not None, label  # but kept in archive/, its own key
+
+
+def test_fedcr_n1_keeps_its_twelve():
+    """FedPAC and three more baselines joined FedCR's Table 2 n1 set after its first four methods, whose 12 runs are
+    shipped: those keep their labels, keys and order (the digest pinned before the change); the new ones follow each
+    seed's four."""
+    runs = RUN_SETS["fedcr_table2_n1"].runs([0, 1, 2])
+    first = [(lab, cfg.key()) for lab, cfg in runs if lab in ("FedCR", "FedAvg", "Ditto", "FedRep")]
+    assert hashlib.sha256(json.dumps(first).encode()).hexdigest()[:16] == "c3ace3608649fdcd"
+    assert [lab for lab, cfg in runs if cfg.seed == 0] == ["FedCR", "FedAvg", "Ditto", "FedRep", "FedPAC", "FedPer",
+                                                          "LG-FedAvg", "FedBabu (frozen head)"]
 
 
 def test_the_augmented_table_reuses_every_augmented_run_already_declared():

@@ -29,7 +29,7 @@ def table2(n1, n2, lam, second) -> dict:
     S, table, absent = n1.settings, {}, []
     for d, q in plans.columns_here(S):
         read = n1 if q == "n1" else n2
-        by_label = {lab: read[(d, lab)] for lab in plans.labels(S)}
+        by_label = {lab: read[(d, lab)] for lab in plans.labels(S, (d, q))}
         table[(d, q)] = {lab: rs for lab, rs in by_label.items() if rs is not None} or None
         left = [lab for lab, rs in by_label.items() if rs is None]
         absent += [dict(dataset=protocol.SHOWN[d], partition=q, method=lab) for lab in left if table[(d, q)]]
@@ -249,31 +249,49 @@ def ditto_crosscheck(path) -> tuple[dict, dict]:
     CSV at `path`, its settings beside it in .json): notebook 02's paired equivalence rule at every evaluation, the
     gap over the whole curve with seeds as the unit (and their code against itself), and the curves, drawn.
     Returns (the curves in points, the settings); both empty when the file is missing."""
+    return _against_their_code(path, "Ditto", "acc_mean", "the FedCR authors' code", "scripts/fedcr_crosscheck.py "
+                               "with a checkout of haozzh/FedCR", "personal models", "fedcr_ditto_crosscheck",
+                               lambda s: f"lr 0.1, lambda 0.001, {s.get('local_epochs', 10)} local epochs",
+                               "evaluation (after this many rounds; the last after their final round)")
+
+
+def fedpac_crosscheck(path) -> tuple[dict, dict]:
+    """Part H: our FedPAC against PFLlib's (its clientpac.py and serverpac.py) on our clients
+    (scripts/fedpac_crosscheck.py's CSV at `path`): the same rule and drawing as Ditto's, on the pooled accuracy.
+    Returns (the curves in points, the settings); both empty when the file is missing."""
+    return _against_their_code(path, "FedPAC", "acc_all", "PFLlib's code", "scripts/fedpac_crosscheck.py with a "
+                               "checkout of TsingZ0/PFLlib", "pooled test accuracy", "fedcr_fedpac_crosscheck",
+                               lambda s: f"lr {s['lr']:g}, lambda 1, {s['local_epochs']} local epochs",
+                               "evaluation (after this many rounds)")
+
+
+def _against_their_code(path, method, metric, theirs, command, what, stem, note, xlabel) -> tuple[dict, dict]:
+    """A cross-check of `method` against another code's (`theirs`) from its CSV at `path`: its setting printed, the
+    rule's verdict and gaps, the curves drawn and saved as `stem`."""
     import json
 
     from ..fedlog.analysis import crosscheck as xc
 
-    curves_ = xc.curves(path, model="Ditto", metric="acc_mean")
+    curves_ = xc.curves(path, model=method, metric=metric)
     if not curves_:
-        print(f"{path} is missing: run scripts/fedcr_crosscheck.py with a checkout of haozzh/FedCR")
+        print(f"{path} is missing: run {command}")
         return {}, {}
-    setting = json.loads(path.with_suffix(".json").read_text())["Ditto"]
-    print(f"the cross-check's federation: {setting['clients']} clients, {setting['participation']:.0%} of them a "
-          f"round, {setting['rounds']} rounds and the authors' final round (every client); the authors' commit "
-          f"{setting['authors_commit'][:7]}; ours: {setting['our_config']}")
+    setting = json.loads(path.with_suffix(".json").read_text())[method]
+    print(f"{method}'s cross-check: {setting['clients']} clients, {setting['participation']:.0%} of them a round, "
+          f"{setting['rounds']} rounds; {theirs} at commit {setting['authors_commit'][:7]}; ours: "
+          f"{setting['our_config']}")
     eq = xc.agreement(curves_, bound=xc.bound_at(curves_))
-    for line in [xc.verdict_line(curves_, "Ditto"), *xc.gap_lines(curves_)]:
+    for line in [xc.verdict_line(curves_, method), *xc.gap_lines(curves_)]:
         print(line)
-    names = {"fedlib": "Ditto, fedlib", "authors": "Ditto, the FedCR authors' code",
-             "authors_stream2": "Ditto, the authors' code, another random stream"}
-    panel = {names[side]: {"method": "ditto", "acc": acc, "x": np.arange(acc.shape[1])}
+    names = {"fedlib": f"{method}, fedlib", "authors": f"{method}, {theirs}",
+             "authors_stream2": f"{method}, {theirs}, another random stream"}
+    panel = {names[side]: {"method": method.lower(), "acc": acc, "x": np.arange(acc.shape[1])}
              for side, acc in curves_.items() if side in names}
     where = (f"FashionMNIST n1, {setting['clients']} clients, {setting['participation']:.0%} of them a round, "
-             f"width 1024")
-    fig = plots.accuracy_curves({where: panel}, "Ditto: our code against the FedCR authors' (personal models)",
-                                xlabel="evaluation (after this many rounds; the last after their final round)")
-    plots.caption(fig, "crosscheck", eq.seeds, setting["rounds"], note="lr 0.1, lambda 0.001, 10 local epochs")
-    outputs.save_figure(fig, "fedcr_ditto_crosscheck")
+             f"width {setting.get('width', 1024)}")
+    fig = plots.accuracy_curves({where: panel}, f"{method}: our code against {theirs} ({what})", xlabel=xlabel)
+    plots.caption(fig, "crosscheck", eq.seeds, setting["rounds"], note=note(setting))
+    outputs.save_figure(fig, stem)
     return curves_, setting
 
 

@@ -26,8 +26,9 @@ METHODS = {  # label -> (method, options, whether the body ends in FedCR's Gauss
     "FedCR-NA": ("fedcr_na", {}, True),  # Sec. 4.4: only the class Gaussians travel
     "Local": ("local", {}, False),  # Table 9's Local-Training: no communication
     "FedLog": ("fedlog", {}, False),  # also shares only per-class statistics
+    "FedPAC": ("fedpac", {}, False),  # its docstring records the choices (FedCR's paper gives no FedPAC setting)
 }
-BASELINES = ["FedAvg", "FedPer", "LG-FedAvg", "FedRep", "FedBabu (frozen head)", "Ditto"]  # Table 2's, implemented
+BASELINES = ["FedAvg", "FedPer", "LG-FedAvg", "FedRep", "FedBabu (frozen head)", "Ditto", "FedPAC"]  # Table 2's, implemented
 NONAGGREGATE = ["Local", "FedAvg", "FedPer", "FedCR-NA", "FedLog"]  # the Table 9 stand-in's rows
 PAPER_NAME = {"mnist": "emnist_l", "fashion_mnist": "fashion_mnist", "cifar10": "cifar10", "cifar100": "cifar100"}
 SHOWN = {"mnist": "MNIST (stand-in for EMNIST-L)", "fashion_mnist": "FashionMNIST", "cifar10": "CIFAR-10",
@@ -36,7 +37,7 @@ SHOWN = {"mnist": "MNIST (stand-in for EMNIST-L)", "fashion_mnist": "FashionMNIS
 # 0.5 for Ditto (with mu = 0.1, our lam), 0.05 for FedCR. Local training, FedCR-NA's twin, and FedLog (not in their
 # code) take FedCR's. Every method's local step clips each client's gradient to norm 10 (their train_cnn, max_norm).
 LR = {"FedAvg": 0.01, "FedPer": 0.01, "LG-FedAvg": 0.01, "FedRep": 0.01, "FedBabu (frozen head)": 0.01,
-            "Ditto": 0.5, "FedCR": 0.05, "FedCR-NA": 0.05, "Local": 0.05, "FedLog": 0.05}
+            "FedPAC": 0.01, "Ditto": 0.5, "FedCR": 0.05, "FedCR-NA": 0.05, "Local": 0.05, "FedLog": 0.05}
 # The README's rates are its CIFAR-100 commands'; the paper tunes each method's over {0.5, 0.1, 0.05, 0.01, 0.005,
 # 0.001} (A.1.3) and prints no choice per dataset. So Table 2's FashionMNIST baselines were screened on that grid at
 # the paper's size (n1, seed 0, the first 50 of 250 rounds; docs/measurements.md, 2026-11-26), each by its mean

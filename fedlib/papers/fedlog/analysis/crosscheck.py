@@ -157,7 +157,8 @@ def replicas(curves: dict, floor: float = EQUIVALENCE_POINTS) -> list[Replica] |
     return out
 
 
-def record(ledger, paper_name: str, where: str, method: str, curves: dict, part: str) -> list[str]:
+def record(ledger, paper_name: str, where: str, method: str, curves: dict, part: str,
+           theirs: str = "its authors' code") -> list[str]:
     """A cross-check's claim in `ledger` (a `fedlib.claims.ClaimsLedger`): our `method` is equivalent to its authors'
     code at every evaluation (`agreement` with `bound_at`'s bound; ours: how many evaluations are not), with the
     authors' own replica spread as the noise floor: where three or more of their streams are there (`replicas`), it
@@ -165,7 +166,7 @@ def record(ledger, paper_name: str, where: str, method: str, curves: dict, part:
     choice of candidate, reference and floor partner among their streams); with fewer, no evaluation may fail. With
     fewer than the seeds the rule needs, the row says so. `part`: the notebook part the row names."""
     eq = agreement(curves, bound=bound_at(curves))
-    claim = (f"our {method} is equivalent to its authors' code at every evaluation their own code passes in our place "
+    claim = (f"our {method} is equivalent to {theirs} at every evaluation their own code passes in our place "
              "(paired TOST at 5%: |mean| + t SE within the larger of 1 point and their code's noise floor; ours: "
              "evaluations that are not; reference: the most their own replicas fail by the same rule)")
     if eq.seeds < EQUIVALENCE_SEEDS:
