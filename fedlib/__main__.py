@@ -118,7 +118,10 @@ def build_parser(command: str | None = "run") -> argparse.ArgumentParser:
     ch = sub.add_parser("check", help="re-run the first rounds of shipped runs (archive/) and compare")
     ch.add_argument("--rounds", type=int, default=2,
                     help="how many first rounds of each shipped run to replay and compare (default 2)")
-    ch.add_argument("--per-file", type=int, default=2, help="runs replayed per archive file")
+    ch.add_argument("--per-file", type=int, default=None, help="replay the first N runs (by key) of every archive "
+                    "file instead of the default sample (every set and every method at least once, cheapest first)")
+    ch.add_argument("--all", action="store_true", help="replay every shipped run (hours: before a set is shipped, "
+                    "in a background slot)")
     ch.add_argument("--notebooks", default="01,04", help="cheap notebooks regenerated into build/check/ and compared "
                                                         "with figures/ ('' for none)")
     if command == "run":
@@ -429,12 +432,13 @@ def dispatch(args) -> int:
     if args.cmd == "check":
         from . import freshness
 
-        print(f"fedlib check: replaying the first {args.rounds} round(s) of {args.per_file} shipped run(s) of every "
-              f"archive file, and regenerating notebooks {args.notebooks or '(none)'} (about 13 min on a quiet 2-core "
-              f"machine at the defaults; Ctrl-C stops it)", flush=True)
+        which = ("every shipped run" if args.all else f"{args.per_file} shipped run(s) of every archive file"
+                 if args.per_file else "a sample of the shipped runs (every set and every method at least once)")
+        print(f"fedlib check: replaying the first {args.rounds} round(s) of {which}, and regenerating notebooks "
+              f"{args.notebooks or '(none)'} (Ctrl-C stops it)", flush=True)
         notes = []
         stale = freshness.regenerate([n for n in args.notebooks.split(",") if n]) + \
-            freshness.check(args.rounds, args.per_file, notes)
+            freshness.check(args.rounds, args.per_file, notes, every=args.all)
         for line in stale + notes:
             print(line, file=sys.stderr)
         print(f"{len(stale)} stale" if stale else "fresh: the regenerated tables and the replayed runs match what is "
@@ -488,10 +492,12 @@ def _check_arguments(args) -> None:
         raise ValueError(f"--rounds {args.rounds}: replay at least 1 round (a check of 0 rounds compares nothing)")
     if args.rounds > MAX_CHECK_ROUNDS:
         raise ValueError(f"--rounds {args.rounds}: the check replays a run's first rounds, at most {MAX_CHECK_ROUNDS} "
-                         f"(more replays most of a run: hours for each of {args.per_file} runs of every archive file); "
+                         f"(more replays most of a run: hours for each run replayed); "
                          f"recompute a whole set with scripts/paper_runs.py instead")
-    if args.per_file < 1:
+    if args.per_file is not None and args.per_file < 1:
         raise ValueError(f"--per-file {args.per_file}: replay at least 1 run per archive file")
+    if args.per_file is not None and getattr(args, "all", False):
+        raise ValueError("--per-file and --all: choose one (--all replays every shipped run)")
     have = sorted(p.name.split("_")[0] for p in (project_root() / "notebooks").glob("[0-9]*.ipynb"))
     for number in [n for n in args.notebooks.split(",") if n]:
         if number.zfill(2) not in have:

@@ -92,28 +92,55 @@ def on_another_device(shipped: dict) -> bool:
     return shipped.get("device", "cpu") != engine.resolve_device(restore(shipped["config"]).device).type
 
 
-def check(rounds: int = 2, per_file: int = 2, notes: list | None = None) -> list[str]:
-    """Replay `per_file` runs of every archive file; one line per stale run, naming it and how to remake it. The
-    runs replayed are the first by key among those made on this machine's device type; runs made on another one
-    are counted in a line appended to `notes` (when given)."""
-    stale, elsewhere, counts_only = [], {}, {}
+def replay_cost(shipped: dict, rounds: int) -> float:
+    """The seconds a replay of `shipped`'s first `rounds` rounds took when it was made (its per-round `seconds`;
+    without them, its wall time pro rata)."""
+    secs = shipped["rounds"].get("seconds")
+    if secs:
+        return float(sum(secs[:rounds]))
+    n = max(len(shipped["rounds"].get("acc_mean", [])), 1)
+    return float(shipped.get("wall_s") or 0.0) * min(rounds, n) / n
+
+
+def sample(files: dict[str, list[dict]], rounds: int = 2) -> list[tuple[str, dict]]:
+    """The stratified sample `check` replays by default: for every archive file (a run set) its cheapest run, then
+    for every method not yet in the sample its cheapest run in any file, so that every set and every method is
+    replayed at least once (what a change to one method's code or to one set's setting would show in). Cheapest by
+    the seconds its first `rounds` rounds took when made (`replay_cost`); ties by key. `files`: file name -> runs."""
+    order = lambda fr: (replay_cost(fr[1], rounds), fr[1]["key"])  # noqa: E731
+    chosen = [min(((f, r) for r in runs), key=order) for f, runs in sorted(files.items()) if runs]
+    every = sorted(((f, r) for f, runs in files.items() for r in runs), key=order)
+    for f, r in every:
+        if r["config"].get("method") not in {c[1]["config"].get("method") for c in chosen}:
+            chosen.append((f, r))
+    return chosen
+
+
+def check(rounds: int = 2, per_file: int | None = None, notes: list | None = None, every: bool = False) -> list[str]:
+    """Replay shipped runs of the archive files: the stratified `sample` (default), the first `per_file` runs of
+    each file by key, or with `every` all of them; one line per stale run, naming it and how to remake it. Runs made
+    on another device type than this machine's are not replayed: they are counted in a line appended to `notes`
+    (when given)."""
+    stale, elsewhere, counts_only, files = [], {}, {}, {}
     for path in sorted(archive.folder().glob("*.jsonl.gz")):
-        mine = []
+        mine = files.setdefault(path.name, [])
         for r in sorted(archive.read(path), key=lambda r: r["key"]):
             if on_another_device(r):
                 elsewhere[r.get("device", "cpu")] = elsewhere.get(r.get("device", "cpu"), 0) + 1
             else:
                 mine.append(r)
-        for shipped in mine[:per_file]:
-            method = shipped["config"].get("method")
-            if method in AMPLIFIES_ROUNDING and not _made_here(shipped, restore(shipped["config"])):
-                counts_only[method] = counts_only.get(method, 0) + 1
-            found = differences(shipped, rounds)
-            if found:
-                label = restore(shipped["config"]).label()
-                stale.append(f"{path.name}: {label} (key {shipped['key']}) is stale: {found[0]}"
-                             f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}. Bump the method's version "
-                             f"if the change was meant, recompute the runs (scripts/paper_runs.py) and pack them again")
+    picked = [(f, r) for f, runs in files.items() for r in (runs if every else runs[:per_file])] \
+        if every or per_file else sample(files, rounds)
+    for name, shipped in picked:
+        method = shipped["config"].get("method")
+        if method in AMPLIFIES_ROUNDING and not _made_here(shipped, restore(shipped["config"])):
+            counts_only[method] = counts_only.get(method, 0) + 1
+        found = differences(shipped, rounds)
+        if found:
+            label = restore(shipped["config"]).label()
+            stale.append(f"{name}: {label} (key {shipped['key']}) is stale: {found[0]}"
+                         f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}. Bump the method's version "
+                         f"if the change was meant, recompute the runs (scripts/paper_runs.py) and pack them again")
     if notes is not None:
         notes += [f"{n} shipped run{'s' * (n != 1)} made on {device} not replayed here: a {device} machine replays "
                   f"{'them' if n != 1 else 'it'} (FEDLIB_DEVICE={device} python -m fedlib check)"

@@ -28,8 +28,25 @@ def test_a_replay_is_the_first_rounds_of_the_run():
 
 
 def test_the_shipped_runs_match_what_the_code_computes():
-    # the cheap part of `python -m fedlib check`: two shipped runs per archive file, their first two rounds
-    assert freshness.check(rounds=2, per_file=2) == []
+    """The default part of `python -m fedlib check`: the first two rounds of its stratified sample of shipped runs
+    (every run set and every method at least once; `check --all` replays them all). It guarantees that no shipped
+    number is stale for any set's setting or any method's code, as far as two rounds of one run each can show."""
+    assert freshness.check(rounds=2) == []
+
+
+def _shipped(key, method, seconds):
+    return {"key": key, "config": {"method": method}, "rounds": {"seconds": seconds, "acc_mean": [0.1] * len(seconds)}}
+
+
+def test_the_default_sample_holds_every_set_and_every_method_cheapest_first():
+    files = {"a.jsonl.gz": [_shipped("k1", "fedavg", [9, 9, 9]), _shipped("k2", "fedlog", [1, 1, 50])],
+             "b.jsonl.gz": [_shipped("k3", "fedavg", [2, 2]), _shipped("k4", "fedcr", [5, 5]),
+                            _shipped("k5", "fedcr", [3, 3])],
+             "c.jsonl.gz": []}
+    picked = [(f, r["key"]) for f, r in freshness.sample(files, rounds=2)]
+    # a's cheapest two rounds are fedlog's (2 s, though its third round is long), b's fedavg's; then fedcr's cheaper
+    assert picked == [("a.jsonl.gz", "k2"), ("b.jsonl.gz", "k3"), ("b.jsonl.gz", "k5")]
+    assert freshness.replay_cost({"rounds": {"acc_mean": [0.0] * 4}, "wall_s": 40.0}, 2) == 20.0  # pro rata
 
 
 def test_the_cheap_notebooks_regenerate_their_committed_tables():
