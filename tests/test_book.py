@@ -267,3 +267,51 @@ def test_a_build_folder_that_is_a_link_is_refused_before_anything_is_written(tmp
     with pytest.raises(UnsafePath, match="symbolic link"):
         book.build(tmp_path / "executed", tmp_path / "build" / "book")
     assert list(elsewhere.iterdir()) == []
+
+
+LAYOUT_PROBE = """window.addEventListener('load', () => {
+  const cells = [...document.querySelectorAll('.bd-article td')];
+  const broken = cells.filter(td => getComputedStyle(td).overflowWrap == 'anywhere').length;
+  const numbers = cells.filter(td => td.classList.contains('text-right') && td.textContent.trim());
+  const lines = td => { const tops = new Set(), walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) { const r = document.createRange(); r.selectNodeContents(n);
+      [...r.getClientRects()].forEach(q => tops.add(Math.round(q.top))); } return tops.size; };
+  const wrapped = numbers.filter(td => lines(td) > 1).length;
+  const wide = [...document.querySelectorAll('.bd-article table')].filter(
+    t => t.getBoundingClientRect().right > document.documentElement.clientWidth + 1).length;
+  document.title = ['layout', document.documentElement.scrollWidth, document.documentElement.scrollHeight,
+                    numbers.length, wrapped, broken, wide].join(' ');
+});"""
+
+
+@pytest.mark.slow
+def test_the_claims_page_fits_the_window_breaks_no_word_and_no_number(tmp_path, monkeypatch):
+    """The committed claims page (figures/claims.md) in the book, at 1,280 x 900: no table wider than the window, no
+    rule that breaks words anywhere ("FedC R"), every number cell (right-aligned) on one line; and the page's height,
+    measured: 21 screens at its commit (2026-12-06; 34 with the right-hand contents column and words broken anywhere),
+    against a goal of 10 not met yet, so this test holds the height under 24 screens."""
+    figures = Path(os.environ["FEDLIB_FIGURES"])
+    figures.mkdir(parents=True, exist_ok=True)
+    root = Path(__file__).resolve().parent.parent / "figures"
+    for page in root.glob("claims*.md"):
+        shutil.copy(page, figures / page.name)
+    executed = tmp_path / "executed"
+    executed.mkdir()
+    _executed(executed, "01_synthetic_separators.ipynb", profile="quick")
+    site = book.build(executed, tmp_path / "book").parent
+    (site / "figures" / "layout_probe.js").write_text(LAYOUT_PROBE)  # a file of the site: the CSP lets it run
+    probe = site / "figures" / "claims_layout_probe.html"
+    probe.write_text((site / "figures" / "claims.html").read_text().replace(
+        "</body>", '<script src="layout_probe.js"></script></body>'))
+    _dom(probe)  # skips (or fails on CI) without Chromium
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    done = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+                           "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()], capture_output=True, text=True,
+                          timeout=120)
+    found = re.search(r"<title>layout (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)</title>", done.stdout)
+    assert found, done.stdout[-300:]
+    width, height, numbers, wrapped, broken, wide = map(int, found.groups())
+    assert width <= 1280 and wide == 0, (width, wide)
+    assert numbers > 100 and wrapped == 0, (numbers, wrapped)
+    assert broken == 0
+    assert height <= 24 * 900, f"the claims page is {height / 900:.1f} screens of 1,280 x 900"

@@ -230,9 +230,13 @@ def _seeds_rounds(r: dict) -> str:
     return f"{seeds} x {r['rounds'] or '-'}"
 
 
+FULL_WIDTH = "html_theme.sidebar_secondary.remove: true"  # the page's front matter: no right-hand contents column, so
+# its tables take the window's width less the navigation (book/_static/tables.css)
+
+
 def _headline(rows: list[dict]) -> list[str]:
     out = ["| paper | scale | tested | hold | differ | not resolved | not judged | reported | survive Holm |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for paper in sorted({r["paper"] for r in rows}):
         for scale in SHOWN_SCALES:
             at = [r for r in rows if r["paper"] == paper and r["scale"] == scale and r["kind"] in PAPER_KINDS]
@@ -306,7 +310,7 @@ def _kind_tables(at: list[dict], sets: dict) -> list[str]:
         waiting = [r for r in of if r not in judged]  # not run yet (one side's numbers at most): a line, no row
         if judged:
             md += ["", f"*{title}*", "", "| where | claim | verdict | margin ± SE | p | seeds toward, smallest | seeds x rounds |",
-                   "|---|---|---|---|---|---|---|"]
+                   "|---|---|---|---:|---:|---:|---:|"]  # right-aligned: numbers, which the book's CSS never breaks
             for i, r in enumerate(judged):  # a table's name once, on the first of its rows in a run
                 where = "" if i and judged[i - 1]["where"] == r["where"] else r["where"]
                 md.append("| " + " | ".join(_md(c) for c in (
@@ -435,7 +439,7 @@ def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None
     out.mkdir(parents=True, exist_ok=True)
     sets = sets or {}
     rows = _unique_short(with_holm([r for r in rows if r["scale"] in SCALES]))
-    md = ["# Claims: our verdicts on the papers' claims", "",
+    md = ["---", FULL_WIDTH, "---", "# Claims: our verdicts on the papers' claims", "",
           "Collected by `python -m fedlib claims` from every notebook's ledger (figures/claims/). The counts hold the "
           "papers' own claims, reproductions and markers; our self-checks and extensions are counted apart below.",
           ""] + _headline(rows)
