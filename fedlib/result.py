@@ -35,10 +35,14 @@ def holds_a_run(obj) -> bool:
 
 
 
+BIT_COUNTS = ("up_bits", "down_bits")  # per-round message sizes: whole numbers of bits, as the ledger counts them
+
+
 def not_servable(result: dict, key: str) -> str | None:
     """Why a parsed run (a cache entry or an archive line) may not be served as the run whose key is `key`, or None:
     its stored config must give that key (a file planted or renamed under another run's name is not that run), and
-    its per-round metrics must be finite (a diverged run raises and is never saved, so a NaN is an altered file)."""
+    its per-round metrics must be finite (a diverged run raises and is never saved, so a NaN is an altered file), one per
+    round, its bits whole and not negative, its per-client accuracies one per client."""
     from .config import restore
 
     try:
@@ -56,6 +60,8 @@ def not_servable(result: dict, key: str) -> str | None:
                     f"{len(values) if isinstance(values, list) else type(values).__name__})")
         if any(isinstance(v, float) and not math.isfinite(v) for v in values):
             return f"its {metric} is not finite"
+        if metric in BIT_COUNTS and not all(type(v) is int and v >= 0 for v in values):  # the ledger counts whole bits
+            return f"its {metric} is not a count of bits per round (whole numbers, none negative)"
     acc = result.get("client_acc")
     if acc not in (None, []) and (not isinstance(acc, list) or len(acc) != clients):
         return f"its client_acc is not one entry per client ({clients})"

@@ -92,3 +92,22 @@ def test_a_stored_run_whose_config_keeps_an_ignored_field_is_checked_without_a_w
     assert "is that of run" in not_servable(stored, "0" * 16)  # the check itself still runs
     with pytest.warns(UserWarning, match="classes_per_client=3 has no effect"):  # one a reader sets still warns
         fedcr.config("fashion_mnist", "FedAvg", "n2", seed=0, rounds=1, width=8, dim=2, classes=3)
+
+
+@pytest.mark.parametrize("bits, served", [([32, 64], True), ([32.5, 64], False), ([32, -1], False),
+                                          ([True, 64], False), (["32", 64], False)])
+def test_a_stored_run_is_served_only_with_whole_bit_counts_per_round(bits, served):
+    """Bits per round are the ledger's count of whole bits: a stored run whose up_bits hold a fraction, a negative
+    number, a boolean or a string is another run's or an altered file, and is not served (before, it was)."""
+    import dataclasses
+
+    from fedlib.papers import fedcr
+    from fedlib.result import not_servable
+
+    cfg = fedcr.config("fashion_mnist", "FedAvg", "n1", seed=0, rounds=2, width=8, dim=2)
+    stored = {"config": dataclasses.asdict(cfg), "rounds": {"acc_mean": [0.5, 0.6], "up_bits": bits,
+                                                             "down_bits": [32, 32]}}
+    why = not_servable(stored, cfg.key())
+    assert (why is None) == served, why
+    if not served:
+        assert why == "its up_bits is not a count of bits per round (whole numbers, none negative)"
