@@ -71,6 +71,7 @@ print("baselines' searched settings:", fedrd.SEARCHED or "none yet (run scripts/
 
 # %%
 table1, init, dpcs, sides, depths = papers.read(profile, *fedrd.plans.AT_PROFILE)
+(ladder,) = papers.read("paper", fedrd.plans.LADDER_PART)  # part G's shipped runs, whatever the profile
 
 # %% [markdown]
 # ## A. Table I
@@ -79,7 +80,7 @@ table1, init, dpcs, sides, depths = papers.read(profile, *fedrd.plans.AT_PROFILE
 
 
 # %%
-table = fedrd.figures.table1(table1)
+table = fedrd.figures.table1(table1, ladder)  # at the best scale with runs where this profile has none
 
 # %% [markdown]
 # ## B. Fig. 2 and Fig. 3: accuracy against rounds and against uplink megabytes
@@ -137,7 +138,6 @@ depth_acc = fedrd.figures.depths(depths)
 
 
 # %%
-(ladder,) = papers.read("paper", fedrd.plans.LADDER_PART)  # the ladder's shipped runs, whatever the profile
 ladder_table = fedrd.figures.ladder_table(ladder, profile)
 ladder_ledger = fedrd.claims.record_ladder(ladder, profile)
 

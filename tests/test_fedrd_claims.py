@@ -279,3 +279,25 @@ def test_a_method_keeps_its_colour_whatever_else_is_shipped():
     assert colour(alone, "FedRD, real initialisation") == colour(both, "FedRD, real initialisation")
     assert colour(both, "FedDM, real initialisation") != colour(both, "FedRD, real initialisation")
     plt.close("all")
+
+
+def test_table_i_without_paper_runs_is_shown_at_the_ladders_top_rung_labelled(tmp_path, monkeypatch, capsys):
+    """Notebook 07's part A at the paper profile, whose Table I runs are not shipped: before, five rows of nan; now
+    the best scale that has runs, the ladder's T = 300 rung (shipped), labelled reduced, the paper's numbers beside."""
+    from fedlib import experiments as ex, papers
+    from fedlib.papers.fedrd import figures, plans
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    (ladder,) = papers.read("paper", plans.LADDER_PART)  # shipped in archive/
+    monkeypatch.setattr(ex, "dataset_available", lambda d: d == "fashion_mnist")
+    monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
+    ex.data_here.cache_clear()
+    (table1,) = papers.read("paper", plans.AT_PROFILE[0])
+    ex.data_here.cache_clear()
+    table = figures.table1(table1, ladder)
+    drawn = table[table["final_mean"].notna()]
+    assert list(drawn["method"]) == ["FedAvg", "FedProx", "FedNova", "FedDM", "FedRD"]
+    assert set(drawn["dataset"]) == {"FashionMNIST, the ladder at T = 300 (reduced; part G)"}
+    assert drawn["paper_accuracy"].notna().all() and (drawn["seeds"] == 3).all()
+    assert "Table I at the paper's scale has no runs yet; shown below at the best scale that has them" in \
+        capsys.readouterr().out
