@@ -429,3 +429,12 @@ def test_a_sweep_shipped_in_part_pairs_the_seeds_every_value_has():
         "indicative (1 seed)" and ledger.rows[-1].ours == [80.0] and ledger.rows[-1].reference == [70.0]
     assert claims.beta_claims(ledger, per_seed, "mnist", "MNIST", 20) == ["indicative (1 seed)"]
     assert fedcr.figures._mean_se([80.0, None, None])[2] == 1
+
+
+def test_part_d_without_runs_says_so_in_one_line_with_its_command_and_cost(capsys):
+    """Notebook 06's part D printed nothing when no beta run was there (its cell was empty)."""
+    assert figures.betas({}, "paper") is None
+    said = capsys.readouterr().out.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith("Fig. 3(d): no scale here has its runs; at the paper's scale they "
+                                                 "are the set fedcr_beta, ")
+    assert "core-hours" in said[0] and said[0].endswith("scripts/paper_runs.py fedcr_beta --seeds 0-2 computes them")

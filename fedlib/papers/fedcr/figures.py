@@ -156,6 +156,11 @@ def betas(per_seed: dict, profile: str):
     rows = [{"dataset": protocol.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": n,
              "rounds": plans.rounds_label(profile, [d])} for (d, b), (m, se, n) in counted.items()]
     if not rows:
+        from .. import accounting
+
+        print(f"Fig. 3(d): no scale here has its runs; at the paper's scale they are the set {plans.BETAS.name}, "
+              f"{accounting.cost_text(plans.BETAS.name, accounting.measured_costs())}; {plans.BETAS.command()} "
+              f"computes them")
         return None
     table = outputs.save_table(rows, "fedcr_beta")
     fig = plots.parameter_sweep({protocol.SHOWN[d]: {"ours": _series(by_beta, d)}
