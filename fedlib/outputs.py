@@ -149,7 +149,8 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
     where it is saved, so every part shows the table it saves. Returns the table written, as a pandas DataFrame of
     its numbers, its files in `.attrs["paths"]` (a cell need not end with it: it has been shown). `show=False` for
     the numbers behind a table that is shown in another form (Table 1's, beside its formatted twin). `units`: column
-    -> its unit, written in the shown header ("final_mean (%)"); the CSV keeps the plain name, for code to read.
+    -> its unit, written in the shown header ("final_mean (%)"); the CSV keeps the plain name, for code to read. A
+    column named `*_bits` is shown in megabits ("uplink_bits (Mb)"), its CSV in the ledger's bits.
     `replace` (columns, with keep_other): the old rows that share these columns' values with a new row go, the new
     rows stand for all of them (`replace=("dataset",)`: a dataset's rows are the new ones; a label no longer made,
     such as a renamed method, does not stay), and only the other rows keep their places.
@@ -190,8 +191,13 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
         w.writeheader()
         w.writerows(rows)
     table = pd.DataFrame(rows, columns=cols)
+    megabits = [c for c in cols if str(c).endswith("_bits")]  # shown in Mb, as the papers count messages (the CSV
+    units = {**(units or {}), **{c: "Mb" for c in megabits}}  # keeps the ledger's whole bits)
     shown = table.map(_cell)  # every number as `_cell` shows it, as text, so pandas writes what it is given
-    shown.columns = [f"{c} ({units[c]})" if c in (units or {}) else c for c in cols]
+    for c in megabits:
+        shown[c] = [_cell(v / 1e6) if isinstance(v, (int, float)) and not isinstance(v, bool) else _cell(v)
+                    for v in table[c]]
+    shown.columns = [f"{c} ({units[c]})" if c in units else c for c in cols]
     replace_text(out / f"{name}.md", shown.to_markdown(index=False, disable_numparse=True) + "\n")
     replace_text(out / f"{name}.tex", shown.to_latex(index=False, escape=True))
     made_by = provenance.read_so_far()  # the code fingerprints and devices of the runs behind it
@@ -201,3 +207,28 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
     if show:
         _show(shown, name)
     return table
+
+
+def _setting(v) -> str:
+    """A setting's value in a few words: a tuple or list joined, a mapping as "key value", a nested dataclass as its
+    own fields, one level deep."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return "; ".join(f"{f.name} {_setting(getattr(v, f.name))}" for f in dataclasses.fields(v))
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_setting(x)}" for k, x in v.items()) or "-"
+    if isinstance(v, (tuple, list)):
+        return ", ".join(_setting(x) for x in v) or "-"
+    return str(v)
+
+
+def settings(profile: str, values) -> Shown:
+    """A profile's settings (a dataclass) as a short table to display: one row per setting, its value in words; the
+    notebook's second cell shows it in place of the dataclass's repr."""
+    import dataclasses
+
+    import pandas as pd
+
+    rows = [{"setting": f.name, "value": _setting(getattr(values, f.name))} for f in dataclasses.fields(values)]
+    return Shown(pd.DataFrame(rows, columns=["setting", "value"]), f"the {profile} profile's settings")

@@ -47,14 +47,14 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import papers, paths, plots
+from fedlib import outputs, papers, paths, plots
 from fedlib.papers import fedcr
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 plots.style()
-print(profile, fedcr.PROFILES[profile])
 print("columns run:", fedcr.plans.columns_here(fedcr.PROFILES[profile]),
       "| missing here (no files):", fedcr.plans.columns_missing(fedcr.PROFILES[profile]))
+outputs.settings(profile, fedcr.PROFILES[profile])
 
 # %% [markdown]
 # ## Runs

@@ -55,12 +55,12 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import papers, paths, plots
+from fedlib import outputs, papers, paths, plots
 from fedlib.papers import fedprof, part
 
 profile = paths.use_profile(profile)
 plots.style()
-print(profile, fedprof.PROFILES[profile])
+outputs.settings(profile, fedprof.PROFILES[profile])
 
 # %% [markdown]
 # ## Runs

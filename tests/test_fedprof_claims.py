@@ -103,3 +103,12 @@ def test_notebook_08s_run_sets_are_its_packed_parts_and_the_earlier_reading_is_r
     assert {c.key() for _, c in fedprof.plans.TABLE3.runs()} == protocol
     assert all(c.lr_decay_unit == "round" for c in per_round.configs("paper"))
     assert not {c.key() for c in per_round.configs("paper")} & protocol
+
+
+def test_table_3_says_not_reached_in_words():
+    """Table 3's stand-in showed 301.00 rounds to 95% where no seed reached it in 300 rounds (the censored value)."""
+    from fedlib.papers.fedprof import figures
+
+    assert figures._reached([_reaching(11), _reaching(11)], 0.9) == "not reached"
+    assert figures._reached([_reaching(2), _reaching(4), _reaching(11)], 0.9) == "3.00 (2 of 3 seeds)"
+    assert figures._reached([_reaching(2), _reaching(4)], 0.9) == 3.0

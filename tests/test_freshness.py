@@ -16,8 +16,9 @@ def test_the_check_passes_on_fresh_runs_and_names_the_stale_ones_after_a_numeric
     assert freshness.check(rounds=2) == []
     original = engine.masked_cross_entropy
     monkeypatch.setattr(engine, "masked_cross_entropy", lambda *a: original(*a) * (1 + 1e-6))  # a tiny change
-    stale = freshness.check(rounds=2)
+    stale = freshness.check(rounds=2, every=True)  # `check --all`: every shipped run
     assert len(stale) == 2 and all("fedlog mnist" in line and "is stale" in line for line in stale)
+    assert len(freshness.check(rounds=2)) == 1  # the default sample: this file's and this method's cheapest run
 
 
 def test_a_replay_is_the_first_rounds_of_the_run():

@@ -91,3 +91,27 @@ def test_no_committed_notebook_shows_a_table_twice():
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
         shown = _tables_shown(nb.name)
         assert len(shown) == len(set(shown)), (nb.name, shown)
+
+
+def test_a_count_of_bits_is_shown_in_megabits_and_kept_in_bits(tmp_path, monkeypatch):
+    """Tables showed the ledger's raw bits ("34944000") where the papers write Mb and Gb: a `*_bits` column is shown
+    in Mb, its header says so, and the CSV keeps the whole bits for code to read."""
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    outputs.save_table([{"method": "FedAvg", "uplink_bits": 34944000, "total_bits": 1061683200.0, "seeds": 3},
+                        {"method": "x", "uplink_bits": float("nan"), "total_bits": 2, "seeds": 1}], "t",
+                       units={"uplink_bits": "bits"})
+    md = (tmp_path / "t.md").read_text()
+    assert "uplink_bits (Mb)" in md and "total_bits (Mb)" in md and "(bits)" not in md
+    assert "| 34.94 " in md and "| 1061.68 " in md and "34944000" not in md
+    assert "34944000" in (tmp_path / "t.csv").read_text()
+
+
+def test_a_profiles_settings_are_a_short_table_not_a_repr():
+    """Notebooks 06 and 08 printed their profile as a 700-character dataclass repr."""
+    from fedlib.papers import fedcr, fedprof
+
+    shown = outputs.settings("paper", fedcr.PROFILES["paper"])
+    text = repr(shown)
+    assert text.startswith("the paper profile's settings\n| setting") and "Profile(" not in text
+    assert "| width " in text and "| 1024 " in text and "fashion_mnist 250, mnist 500" in text
+    assert "<table" in shown._repr_html_() and "Profile(" not in repr(outputs.settings("paper", fedprof.PROFILES["paper"]))
