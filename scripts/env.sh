@@ -6,7 +6,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # (run_all.sh: WORKBOOK_EXTRAS=book, the book's tools; run_tests.sh: cluster,test,book, with Ray and the test tools).
 EXTRAS="${WORKBOOK_EXTRAS:-}"
 MODULES="fedlib, torch, torchvision, papermill, nbconvert, jupytext, scipy, seaborn, tqdm, dp_accounting, tabulate"
-case ",$EXTRAS," in *,test,*) MODULES="$MODULES, nbval, pingouin, ruff";; esac
+case ",$EXTRAS," in *,test,*) MODULES="$MODULES, nbval, pingouin, ruff, xdist";; esac
 case ",$EXTRAS," in *,cluster,*) MODULES="$MODULES, ray, grpc";; esac  # grpc: ray's client (ray:// addresses)
 case ",$EXTRAS," in *,book,*) MODULES="$MODULES, jupyter_book";; esac
 has_all() { "$1" -c "import $MODULES" 2>/dev/null; }
