@@ -10,7 +10,8 @@ Each set is costed at the seeds its notebook's paper profile reads (`Part.seeds`
 set's core-hours into archive/costs.csv (`fedlib.papers.accounting`), from which figures/claims.md lists the
 cost of every set that is not shipped yet.
 
-A round is timed as the second of two (the first pays for warm-up), from the run's own per-round `seconds`. Where one
+A round is timed as the second of two (the first pays for warm-up), in processor time (a run of two rounds less a
+run of one), so that other jobs beside it do not count. Where one
 round at the paper's size would itself take most of an hour (FedRD's protocol: ConvNet-128 on all of FashionMNIST,
 1000 matching steps, 500 server epochs), it is measured on 5% of the data with fewer matching steps and server epochs
 and extrapolated (linear in the data, the steps and the epochs, from three such runs); those rows say
@@ -31,8 +32,11 @@ import paper_runs  # noqa: E402  (scripts/ is on sys.path when this file is run)
 
 
 def round_seconds(cfg) -> float:
-    res = ex.run(replace(cfg, rounds=2, final_finetune_epochs=0), cache=False, progress=False)
-    return res["rounds"]["seconds"][1]
+    """The processor time of a run's second round: a run of two rounds less a run of one (the first round pays for
+    warm-up), so that the jobs beside it (the background slots) do not count, as their wall time would."""
+    two = ex.run(replace(cfg, rounds=2, final_finetune_epochs=0), cache=False, progress=False)
+    one = ex.run(replace(cfg, rounds=1, final_finetune_epochs=0), cache=False, progress=False)
+    return two["cpu_s"] - one["cpu_s"]
 
 
 def fedrd_round_seconds(cfg) -> float:
@@ -174,7 +178,8 @@ def main() -> None:
         print(lines[-1], flush=True)
         recorded.append({"set": what, "runs": len(runs), "core_hours": f"{hours:.1f}", "bound": "",
                          "measured": time.strftime("%Y-%m-%d", time.gmtime()), "basis": "timed", "source": what,
-                         "how": "scripts/cost_table.py: the second of two rounds of one run of each kind, one thread"})
+                         "how": "scripts/cost_table.py: the processor time of the second of two rounds of one run of "
+                                "each kind, one thread"})
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -615,3 +615,19 @@ def test_the_costs_file_is_checked_cell_by_cell_and_written_through_no_link(tmp_
     with pytest.raises(OSError, match="symbolic link"):
         accounting.write_costs([row], path)
     assert outside.read_text() == "keep" and path.is_symlink()
+
+
+def test_a_timed_round_is_its_processor_time_not_the_wall_time_the_slots_inflate(monkeypatch):
+    """`cost_table.py` timed the second of two rounds by its wall time, which the background slots beside it inflate;
+    it now takes the processor time of a run of two rounds less that of a run of one."""
+    import sys
+
+    from fedlib.papers import fedlog
+
+    sys.path.insert(0, str(paths.project_root() / "scripts"))
+    import cost_table
+
+    cpu = {1: 3.0, 2: 5.5}  # processor seconds of a run of 1 and of 2 rounds; their wall times are far longer
+    monkeypatch.setattr(cost_table.ex, "run", lambda cfg, **kw: {"cpu_s": cpu[cfg.rounds],
+                                                                 "rounds": {"seconds": [9.0, 9.0][:cfg.rounds]}})
+    assert cost_table.round_seconds(fedlog.paper_config("mnist", "fedavg")) == 2.5
