@@ -143,6 +143,20 @@ def record_provenance(name: str, made_by: dict) -> Path:
     return path
 
 
+def _shown(table, units: dict | None):
+    """A table as its files and the notebook show it: every number as `_cell` shows it, as text (so pandas writes
+    what it is given), a `*_bits` column in Mb as the papers count messages (the CSV keeps the ledger's whole bits),
+    each unit in its column's header."""
+    megabits = [c for c in table.columns if str(c).endswith("_bits")]
+    units = {**(units or {}), **{c: "Mb" for c in megabits}}
+    shown = table.map(_cell)
+    for c in megabits:
+        shown[c] = [_cell(v / 1e6) if isinstance(v, (int, float)) and not isinstance(v, bool) else _cell(v)
+                    for v in table[c]]
+    shown.columns = [f"{c} ({units[c]})" if c in units else c for c in table.columns]
+    return shown
+
+
 def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = None, show: bool = True,
                units: dict | None = None, replace: tuple = ()):
     """rows: one dict per row, same keys. In a notebook the table is displayed as its .md shows it (`Shown`), once,
@@ -191,13 +205,7 @@ def save_table(rows: list[dict], name: str, keep_other: str | tuple | None = Non
         w.writeheader()
         w.writerows(rows)
     table = pd.DataFrame(rows, columns=cols)
-    megabits = [c for c in cols if str(c).endswith("_bits")]  # shown in Mb, as the papers count messages (the CSV
-    units = {**(units or {}), **{c: "Mb" for c in megabits}}  # keeps the ledger's whole bits)
-    shown = table.map(_cell)  # every number as `_cell` shows it, as text, so pandas writes what it is given
-    for c in megabits:
-        shown[c] = [_cell(v / 1e6) if isinstance(v, (int, float)) and not isinstance(v, bool) else _cell(v)
-                    for v in table[c]]
-    shown.columns = [f"{c} ({units[c]})" if c in units else c for c in cols]
+    shown = _shown(table, units)
     replace_text(out / f"{name}.md", shown.to_markdown(index=False, disable_numparse=True) + "\n")
     replace_text(out / f"{name}.tex", shown.to_latex(index=False, escape=True))
     made_by = provenance.read_so_far()  # the code fingerprints and devices of the runs behind it

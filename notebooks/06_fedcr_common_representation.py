@@ -48,7 +48,7 @@ profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, 
 
 # %%
 from fedlib import outputs, papers, paths, plots
-from fedlib.papers import fedcr
+from fedlib.papers import accounting, fedcr
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
 plots.style()
@@ -112,7 +112,7 @@ table3 = fedcr.figures.table3(per_seed, profile)
 
 
 # %%
-beta_table = fedcr.figures.betas(per_seed, profile)
+beta_table = fedcr.figures.betas(per_seed, profile, accounting.measured_costs())  # costs: for a line if none is run
 
 # %% [markdown]
 # ## E. Fig. 2: the 2-D Gaussian means of one client's test images

@@ -433,7 +433,9 @@ def test_a_sweep_shipped_in_part_pairs_the_seeds_every_value_has():
 
 def test_part_d_without_runs_says_so_in_one_line_with_its_command_and_cost(capsys):
     """Notebook 06's part D printed nothing when no beta run was there (its cell was empty)."""
-    assert figures.betas({}, "paper") is None
+    from fedlib.papers import accounting
+
+    assert figures.betas({}, "paper", accounting.measured_costs()) is None
     said = capsys.readouterr().out.strip().splitlines()
     assert len(said) == 1 and said[0].startswith("Fig. 3(d): no scale here has its runs; at the paper's scale they "
                                                  "are the set fedcr_beta, ")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import RUN_SETS
+from . import RUN_SETS, part
 
 COSTS_FILE = "costs.csv"  # under archive/: each set's measured core-hours (scripts/cost_table.py --record)
 # basis: "timed" (rounds timed by scripts/cost_table.py, or a bound from them) or "runs" (the wall time of finished
@@ -62,20 +62,7 @@ def measured_costs(path=None) -> dict[str, dict]:
     return {name: {**r, "core_hours": float(r["core_hours"])} for name, r in cost_rows(path).items()}
 
 
-def cost_text(name: str, costs: dict) -> str:
-    """A set's measured cost in words (how it was come by: its `basis` and `source`), or that it was not measured."""
-    c = costs.get(name)
-    if c is None:
-        return "cost not measured yet (`scripts/cost_table.py`)"
-    at_least = "more than " if c["bound"] == ">" else ""
-    own = c["source"] == name
-    if c["basis"] == "runs":
-        how = "measured from its finished runs" if own else f"derived from {c['source']}'s finished runs"
-    else:
-        how = "measured" if own else "derived from a measured bound" if c["bound"] == ">" else \
-              f"derived from {c['source']}'s timed rounds"
-    return (f"{at_least}{c['core_hours']:g} core-hours for all its runs (one thread, {how} {c['measured']}, "
-            f"docs/measurements.md)")
+cost_text = part.cost_text  # a set's measured cost in words (in part.py, which a paper's figures may import)
 
 
 def _by_label(runs: list, shipped, most: int = 8) -> str:

@@ -320,3 +320,19 @@ def aligned(*sides: list) -> tuple[list, ...]:
     over a set shipped in part compares the seeds it can pair (with fewer than 3 it reads "indicative (k seeds)")."""
     keep = [i for i in range(min(map(len, sides), default=0)) if all(side[i] is not None for side in sides)]
     return tuple([side[i] for i in keep] for side in sides)
+
+
+def cost_text(name: str, costs: dict) -> str:
+    """A set's measured cost in words (how it was come by: its `basis` and `source`), or that it was not measured."""
+    c = costs.get(name)
+    if c is None:
+        return "cost not measured yet (`scripts/cost_table.py`)"
+    at_least = "more than " if c["bound"] == ">" else ""
+    own = c["source"] == name
+    if c["basis"] == "runs":
+        how = "measured from its finished runs" if own else f"derived from {c['source']}'s finished runs"
+    else:
+        how = "measured" if own else "derived from a measured bound" if c["bound"] == ">" else \
+              f"derived from {c['source']}'s timed rounds"
+    return (f"{at_least}{c['core_hours']:g} core-hours for all its runs (one thread, {how} {c['measured']}, "
+            f"docs/measurements.md)")

@@ -148,19 +148,17 @@ def table3(per_seed: dict, profile: str):
     return table
 
 
-def betas(per_seed: dict, profile: str):
-    """Part D: Fig. 3(d), FedCR's final accuracy against beta (n1); saved as fedcr_beta. Returns the table."""
+def betas(per_seed: dict, profile: str, costs: dict | None = None):
+    """Part D: Fig. 3(d), FedCR's final accuracy against beta (n1); saved as fedcr_beta. Returns the table. Without
+    runs at any scale, one line with the set's command and its cost (`costs`: `accounting.measured_costs()`)."""
     S = plans.PROFILES[profile]
     counted = {(d, v): _mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
     by_beta = {key: (m, se) for key, (m, se, _) in counted.items()}
     rows = [{"dataset": protocol.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": n,
              "rounds": plans.rounds_label(profile, [d])} for (d, b), (m, se, n) in counted.items()]
     if not rows:
-        from .. import accounting
-
         print(f"Fig. 3(d): no scale here has its runs; at the paper's scale they are the set {plans.BETAS.name}, "
-              f"{accounting.cost_text(plans.BETAS.name, accounting.measured_costs())}; {plans.BETAS.command()} "
-              f"computes them")
+              f"{part.cost_text(plans.BETAS.name, costs or {})}; {plans.BETAS.command()} computes them")
         return None
     table = outputs.save_table(rows, "fedcr_beta")
     fig = plots.parameter_sweep({protocol.SHOWN[d]: {"ours": _series(by_beta, d)}
