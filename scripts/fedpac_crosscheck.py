@@ -10,7 +10,7 @@ run, never copied in. Its `system/` needs cvxpy (FedPAC's quadratic programs), h
 `pip install --target DIR cvxpy h5py scikit-learn`, then `FEDLIB_AUTHORS_PATH=DIR`.
 
 The reduced size (default 10 clients, all of them every round, 10 rounds, 5 local epochs, 5 seeds: the rule needs 5)
-keeps the whole check under about 50 processor-minutes (about 10 minutes a seed beside two other jobs); with every
+keeps the whole check near an hour of processor time (about 14 minutes a seed beside two other jobs); with every
 client in every round, both sides train the same clients each round (their selection draws from their own
 generator).
 
@@ -22,7 +22,9 @@ What each side runs:
   layout; our model enters as their CNN (`scripts/authors_code.py`). They evaluate each round before training it, so
   their evaluation r + 1 follows r + 1 rounds of training, as our round r does; their evaluation 0 (untrained) is
   dropped.
-Known differences, kept: their statistics and centroids are computed over a DataLoader that drops each client's last
+With `--streams 3` (the default) their code runs a third time per seed: the self-check then compares how many
+evaluations ours fails with the most their own code fails in our place (`crosscheck.replicas`). Known differences,
+kept: their statistics and centroids are computed over a DataLoader that drops each client's last
 partial batch (ours over every sample); their quadratic programs are solved by cvxpy in float32-derived matrices with
 their eigenvalue clipping (ours by `fedpac.simplex_qp` in float64).
 
@@ -81,12 +83,15 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--out", type=Path, default=ROOT / "figures" / "fedpac_crosscheck.csv")
     p.add_argument("--scratch", type=Path, default=ROOT / "build" / "fedpac_crosscheck")
+    p.add_argument("--streams", type=int, default=3, help="runs of PFLlib's code per seed, each on its own random "
+                   "stream (2: the curves and the noise floor; 3, the default: also their replica spread, how many "
+                   "evaluations their own code fails in our place)")
     args = p.parse_args()
     if not (args.pfllib / "system" / "flcore" / "servers" / "serverpac.py").exists():
         raise SystemExit(f"{args.pfllib} is not a checkout of TsingZ0/PFLlib (no system/flcore/servers/serverpac.py); "
                          f"clone it outside this repository and pass its path")
-    if min(args.rounds, args.clients, args.epochs) < 1:
-        raise SystemExit("--rounds, --clients and --epochs must be 1 or more")
+    if min(args.rounds, args.clients, args.epochs) < 1 or args.streams < 2:
+        raise SystemExit("--rounds, --clients and --epochs must be 1 or more, --streams 2 or more")
     try:
         lo, hi = (int(v) for v in args.seeds.split("-"))
     except ValueError:
@@ -100,9 +105,10 @@ def main() -> None:
     rows = []
     for seed in range(lo, hi + 1):
         cfg = our_config(seed, args.rounds, args.clients, args.epochs)
-        theirs = {k: their_run(args.pfllib, args.scratch, cfg, args, k) for k in (1, 2)}  # 2: the noise floor
+        theirs = {k: their_run(args.pfllib, args.scratch, cfg, args, k) for k in range(1, args.streams + 1)}
         ours = ex.run(cfg, progress=False)["rounds"]["acc_all"]
-        for side, curve in (("authors", theirs[1]), ("authors_stream2", theirs[2]), ("fedlib", ours)):
+        sides = [("authors", theirs[1])] + [(f"authors_stream{k}", theirs[k]) for k in range(2, args.streams + 1)]
+        for side, curve in sides + [("fedlib", ours)]:
             rows += [dict(model=MODEL, side=side, seed=seed, round=r, acc_all=a) for r, a in enumerate(curve)]
         print(f"seed {seed}: PFLlib {theirs[1][-1]:.4f}, fedlib {ours[-1]:.4f} after {args.rounds} rounds", flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -124,6 +130,9 @@ def main() -> None:
               f"{'equivalent' if ok else 'DIFFER'}")
     print(f"{'passes' if eq.passes else 'fails'}: {int(eq.equivalent.sum())} of {len(eq.equivalent)} evaluations "
           f"within their bound ({eq.seeds} seeds, {crosscheck.EQUIVALENCE_SEEDS} needed); curves in {args.out}")
+    for r in crosscheck.replicas(curves) or []:
+        print(f"PFLlib's {r.candidate} in our place, against {r.reference} (floor with {r.partner}): {r.passing} of "
+              f"{r.evaluations} evaluations within their bound")
 
 
 if __name__ == "__main__":
