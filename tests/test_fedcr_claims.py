@@ -62,7 +62,8 @@ def test_fedcr_against_the_strongest_baseline(ours, verdict):
     # n1: + FedAvg-FT; FedRep is the strongest, so its own row would be the same test on the same numbers
     assert found[0] == verdict and len(found) == 2 and "FedAvg-FT" in ledger.rows[1].claim
     assert ledger.rows[0].note.startswith("the strongest baseline run: FedRep; not run: FedPer, LG-FedAvg, FedBABU, "
-                                          "FedSR-FT, FedPAC (the paper's strongest, FedPAC, is 0.33 below FedCR there)")
+                                          "FedSR-FT, FedPAC (the strongest of them in the paper, FedPAC, is 0.33 "
+                                          "below FedCR there)")
     assert ledger.rows[0].kind == "claim"
     assert ledger.rows[0].quote == fedcr.reported.QUOTES["table2"] and ledger.rows[0].part == "fedcr_table2_n1"
 
@@ -90,7 +91,8 @@ def test_the_strongest_baseline_is_taken_among_those_shipped_and_the_declared_re
     assert found[0] == rules.HOLDS
     assert ledger.rows[0].note.startswith("the strongest baseline run: FedAvg-FT; not run yet: FedPer, LG-FedAvg, "
                                           "FedBabu (frozen head), FedPAC (declared; the strongest is taken among "
-                                          "those shipped); not run: FedSR-FT (the paper's strongest, FedSR-FT, is")
+                                          "those shipped); not run: FedSR-FT (not implemented here; 8.23 below FedCR "
+                                          "in the paper)")
     ledger = _ledger()
     found = claims.beats_the_strongest_baseline(ledger, {**base, "FedPAC": _runs([95, 96, 97])}, "n1", declared,
                                                fedcr.TABLE2[("fashion_mnist", "n1")], 250)

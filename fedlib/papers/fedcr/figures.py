@@ -255,7 +255,7 @@ def ditto_crosscheck(path) -> tuple[dict, dict]:
     return _against_their_code(path, "Ditto", "acc_mean", "the FedCR authors' code", "scripts/fedcr_crosscheck.py "
                                "with a checkout of haozzh/FedCR", "personal models", "fedcr_ditto_crosscheck",
                                lambda s: f"lr 0.1, lambda 0.001, {s.get('local_epochs', 10)} local epochs",
-                               "evaluation (after this many rounds; the last after their final round)")
+                               "evaluation (after this many rounds; the last after their final round)", first=0)
 
 
 def fedpac_crosscheck(path) -> tuple[dict, dict]:
@@ -265,12 +265,13 @@ def fedpac_crosscheck(path) -> tuple[dict, dict]:
     return _against_their_code(path, "FedPAC", "acc_all", "PFLlib's code", "scripts/fedpac_crosscheck.py with a "
                                "checkout of TsingZ0/PFLlib", "pooled test accuracy", "fedcr_fedpac_crosscheck",
                                lambda s: f"lr {s['lr']:g}, lambda 1, {s['local_epochs']} local epochs",
-                               "evaluation (after this many rounds)")
+                               "rounds", first=1, ylabel="pooled test accuracy (%)")
 
 
-def _against_their_code(path, method, metric, theirs, command, what, stem, note, xlabel) -> tuple[dict, dict]:
+def _against_their_code(path, method, metric, theirs, command, what, stem, note, xlabel, first: int,
+                        ylabel: str | None = None) -> tuple[dict, dict]:
     """A cross-check of `method` against another code's (`theirs`) from its CSV at `path`: its setting printed, the
-    rule's verdict and gaps, the curves drawn and saved as `stem`."""
+    rule's verdict and gaps, the curves drawn (the first evaluation at x = `first`) and saved as `stem`."""
     import json
 
     from ..fedlog.analysis import crosscheck as xc
@@ -288,11 +289,12 @@ def _against_their_code(path, method, metric, theirs, command, what, stem, note,
         print(line)
     names = {"fedlib": f"{method}, fedlib", "authors": f"{method}, {theirs}",
              "authors_stream2": f"{method}, {theirs}, another random stream"}
-    panel = {names[side]: {"method": method.lower(), "acc": acc, "x": np.arange(acc.shape[1])}
+    panel = {names[side]: {"method": method.lower(), "acc": acc, "x": np.arange(first, first + acc.shape[1])}
              for side, acc in curves_.items() if side in names}
     where = (f"FashionMNIST n1, {setting['clients']} clients, {setting['participation']:.0%} of them a round, "
              f"width {setting.get('width', 1024)}")
-    fig = plots.accuracy_curves({where: panel}, f"{method}: our code against {theirs} ({what})", xlabel=xlabel)
+    fig = plots.accuracy_curves({where: panel}, f"{method}: our code against {theirs} ({what})", xlabel=xlabel,
+                                **({"ylabel": ylabel} if ylabel else {}))
     plots.caption(fig, "crosscheck", eq.seeds, setting["rounds"], note=note(setting))
     outputs.save_figure(fig, stem)
     return curves_, setting
