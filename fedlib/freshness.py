@@ -46,8 +46,13 @@ COUNTS = ("up_bits", "down_bits")  # message sizes: no rounding enters them, so 
 # ladder runs made on an Intel AVX512 machine (family 6, model 207), replayed on an AMD AVX2 one (family 25) with
 # the runs' own commits, gave round-0 accuracies 0.8325 against 0.8240 (init real) and 0.7256 against 0.7080
 # (init random), losses 3-9% apart; the same commit and the code of today agreed bit for bit on the AMD machine.
+# FedDM's server distils by the same gradient matching: its ladder run at T = 10 (seed 2, key e5772564faf8304f), made
+# on that Intel machine, gave round-0 accuracy 0.7747; its own commit (13911858fc36) and today's code both give 0.7644
+# on an AMD AVX-512 one (family 25, model 17), bit for bit (2026-12-06; the stratified sample replayed FedDM first).
 AMPLIFIES_ROUNDING = {"fedrd": "its server's distillation amplifies rounding: 1.8 points of round-0 accuracy "
-                               "between an Intel AVX512 and an AMD AVX2 processor"}
+                               "between an Intel AVX512 and an AMD AVX2 processor",
+                      "feddm": "its server's distillation amplifies rounding: 1.0 point of round-0 accuracy between "
+                               "an Intel and an AMD AVX-512 processor, the run's own commit giving today's numbers"}
 
 
 def differences(shipped: dict, rounds: int = 2) -> list[str]:
