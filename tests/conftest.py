@@ -38,6 +38,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if "not slow" in (config.getoption("-m") or ""):
         ran = sum(len(terminalreporter.stats.get(k, [])) for k in ("passed", "failed", "error", "skipped"))
         left = len(terminalreporter.stats.get("deselected", []))
+        if getattr(config.option, "numprocesses", None) and not left:  # xdist's workers deselect: not counted here
+            terminalreporter.write_line(f"fast lane: {ran} tests run; the slow ones (tests/slow_tests.txt) left out")
+            return
         terminalreporter.write_line(f"fast lane: {ran} tests run, {left} slow ones left out "
                                     f"({100 * ran / max(ran + left, 1):.0f}% of the unit tests)")
 
