@@ -155,15 +155,7 @@ def main() -> None:
     if "authors_stream2" in curves:
         print(f"noise floor (the authors' code against itself on another random stream, {len(curves['authors'])} "
               f"seeds): |mean| + t SE up to {bound.max():.2f} points; the bound is the larger of it and 1 point")
-    eq = crosscheck.agreement(curves, bound=bound)
-    for rnd, (ok, d, lhs) in enumerate(zip(eq.equivalent, eq.mean, eq.lhs)):
-        print(f"evaluation {rnd:3d}: fedlib minus authors {d:+.2f} points, |mean| + t SE {lhs:.2f}  "
-              f"{'equivalent' if ok else 'DIFFER'}")
-    print(f"{'passes' if eq.passes else 'fails'}: {int(eq.equivalent.sum())} of {len(eq.equivalent)} evaluations "
-          f"within their bound ({eq.seeds} seeds, {crosscheck.EQUIVALENCE_SEEDS} needed); curves in {args.out}")
-    for r in crosscheck.replicas(curves) or []:
-        print(f"the authors' {r.candidate} in our place, against {r.reference} (floor with {r.partner}): "
-              f"{r.passing} of {r.evaluations} evaluations within their bound")
+    print("\n".join(crosscheck.report(curves, "authors", "the authors'")) + f"\ncurves in {args.out}")
 
 if __name__ == "__main__":
     main()

@@ -124,16 +124,7 @@ def main() -> None:
                                                                                         args.epochs)}
     args.out.with_suffix(".json").write_text(json.dumps({MODEL: setting}, indent=1, sort_keys=True) + "\n")
     curves = crosscheck.curves(args.out, model=MODEL)
-    eq = crosscheck.agreement(curves, bound=crosscheck.bound_at(curves))
-    for rnd, (ok, d, lhs) in enumerate(zip(eq.equivalent, eq.mean, eq.lhs)):
-        print(f"evaluation {rnd + 1:3d}: fedlib minus PFLlib {d:+.2f} points, |mean| + t SE {lhs:.2f}  "
-              f"{'equivalent' if ok else 'DIFFER'}")
-    print(f"{'passes' if eq.passes else 'fails'}: {int(eq.equivalent.sum())} of {len(eq.equivalent)} evaluations "
-          f"within their bound ({eq.seeds} seeds, {crosscheck.EQUIVALENCE_SEEDS} needed); curves in {args.out}")
-    for r in crosscheck.replicas(curves) or []:
-        print(f"PFLlib's {r.candidate} in our place, against {r.reference} (floor with {r.partner}): {r.passing} of "
-              f"{r.evaluations} evaluations within their bound")
-
+    print("\n".join(crosscheck.report(curves, "PFLlib", "PFLlib's", first=1)) + f"\ncurves in {args.out}")
 
 if __name__ == "__main__":
     main()

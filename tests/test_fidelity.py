@@ -485,3 +485,20 @@ def test_the_replica_figure_counts_assignments_per_number_of_passing_evaluations
     assert ax.get_xlabel() == "evaluations within the bound (of 31)" and ax.get_ylabel() == "assignments (count)"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "fedlib (28 of 31)" in labels and any("4 assignments" in t for t in labels)
+
+
+def test_a_cross_checks_printout_is_one_function_and_says_what_the_fedpac_script_said():
+    """feddbe_crosscheck.py and fedpac_crosscheck.py printed the rule's outcome with two copies of the same loop;
+    `crosscheck.report` is the one. On the committed FedPAC curves it gives the lines the script printed on
+    2026-12-06 (figures/fedpac_crosscheck.csv)."""
+    from pathlib import Path
+
+    from fedlib.papers.fedlog.analysis import crosscheck
+
+    path = Path(__file__).resolve().parent.parent / "figures" / "fedpac_crosscheck.csv"
+    lines = crosscheck.report(crosscheck.curves(path, model="FedPAC"), "PFLlib", "PFLlib's", first=1)
+    assert lines[0] == "evaluation   1: fedlib minus PFLlib +1.09 points, |mean| + t SE 5.87  DIFFER"
+    assert lines[9] == "evaluation  10: fedlib minus PFLlib +0.97 points, |mean| + t SE 1.95  DIFFER"
+    assert lines[10] == "fails: 2 of 10 evaluations within their bound (5 seeds, 5 needed)"
+    assert lines[11] == ("PFLlib's authors in our place, against authors_stream2 (floor with authors_stream3): 4 of 10 "
+                         "evaluations within their bound") and len(lines) == 17

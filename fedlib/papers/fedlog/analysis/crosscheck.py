@@ -186,6 +186,20 @@ def record(ledger, paper_name: str, where: str, method: str, curves: dict, part:
     return out
 
 
+def report(curves: dict, theirs: str, whose: str, first: int = 0) -> list[str]:
+    """A cross-check script's printout: at each evaluation (numbered from `first`) ours minus `theirs` and |mean| + t SE
+    against the bound, the rule's outcome, and `whose` code's replicas in our place (`replicas`, three or more
+    streams)."""
+    eq = agreement(curves, bound=bound_at(curves))
+    lines = [f"evaluation {first + rnd:3d}: fedlib minus {theirs} {d:+.2f} points, |mean| + t SE {lhs:.2f}  "
+             f"{'equivalent' if ok else 'DIFFER'}" for rnd, (ok, d, lhs) in enumerate(zip(eq.equivalent, eq.mean,
+                                                                                           eq.lhs))]
+    lines.append(f"{'passes' if eq.passes else 'fails'}: {int(eq.equivalent.sum())} of {len(eq.equivalent)} "
+                 f"evaluations within their bound ({eq.seeds} seeds, {EQUIVALENCE_SEEDS} needed)")
+    return lines + [f"{whose} {r.candidate} in our place, against {r.reference} (floor with {r.partner}): {r.passing} "
+                    f"of {r.evaluations} evaluations within their bound" for r in replicas(curves) or []]
+
+
 def verdict_line(curves: dict, label: str) -> str:
     """The rule's outcome in one line: passes or fails, how many evaluations are equivalent over how many seeds, and
     the worst evaluation (its mean difference and |mean| + t SE against its bound)."""
