@@ -204,11 +204,13 @@ def _ditto_grid_plan(profile: Profile, seeds) -> dict:
 def _table2_plan(partition: str, lam, profile: Profile, seeds) -> dict:
     """Table 2's columns of `partition`: (dataset, label) -> one Config per seed, Ditto at `lam` (None: the paper's
     per column); the run sets' label order first (TABLE2_LABELS), as they were pinned."""
-    order = list(profile.labels or labels(profile))
-    extra = lambda d: [lab for lab in N1_LABELS if lab in labels(profile, (d, partition)) and lab not in order]  # noqa: E731
-    return {(d, lab): [run(profile.name, d, lab, q, s, lam=lam, **({"lr": N1_LR} if lab in N1_LABELS and
-                                                                   lab not in order else {})) for s in seeds]
-            for d, q in _columns(profile) if q == partition for lab in order + extra(d)}
+    order, plan = list(profile.labels or labels(profile)), {}
+    for d, q in [c for c in _columns(profile) if c[1] == partition]:
+        extra = [lab for lab in N1_LABELS if lab in labels(profile, (d, q)) and lab not in order]  # after the pinned
+        for lab in order + extra:
+            plan[(d, lab)] = [run(profile.name, d, lab, q, s, lam=lam, **({"lr": N1_LR} if lab in extra else {}))
+                              for s in seeds]
+    return plan
 
 
 def table2_at(lam) -> tuple[Part, Part]:
