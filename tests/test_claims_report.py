@@ -15,7 +15,7 @@ def test_a_row_not_run_yet_is_listed_as_waiting_even_when_one_side_has_its_seeds
     rows = [_row("FedDBE's accuracy below FedLog-C's (⇓)", R.MISSING, seeds="10"),
             _row("FedAvg's accuracy below FedLog-C's (⇓)", R.AGREES, seeds="10", margin="-5.0")]
     md = "\n".join(report._kind_tables(rows, {}))
-    table, waiting = md.split("not judged yet")
+    table, waiting = md.split("::::{dropdown}")
     assert "FedAvg's accuracy" in table and "FedDBE's accuracy" not in table
     assert "FedDBE's accuracy" in waiting
 
@@ -49,22 +49,73 @@ def test_a_tables_name_is_written_once_for_a_run_of_its_rows():
     assert [x.split(" | ")[0] for x in table] == ["| Table 1 (mnist)", "| ", "| Table A.1 (mnist, 3 classes per client)"]
 
 
-def test_a_verdict_that_depends_on_augmentation_says_so_in_its_cell_whatever_else_its_note_says():
+def test_the_other_regimes_verdict_has_its_own_column_and_the_cell_says_when_they_differ():
     """Table 1's main claim had the note "the strongest other entry: FedProto; depends on augmentation: with it within
-    noise, without it does not hold": longer than a cell's note, so the cell read "within noise" alone and the
-    regimes' difference stood below the table. Now the regime part stands in the cell, and the rest below."""
+    noise, without it does not hold". The regime words once filled the verdict cell (3-9 lines a row, 21 screens of
+    the page); now the verdict cell says the verdict and that it depends on augmentation, the other regime's verdict
+    stands in its own column, and the rest of the note goes to the paper's notes page."""
     regime = "depends on augmentation: with it within noise, without it does not hold"
     row = dict(_row("FedLog-C is more accurate than the strongest other entry (best round)", R.WITHIN, seeds="10",
                     margin="0.008", kind="claim"), note=f"the strongest other entry: FedProto; {regime}")
-    assert report._verdict_cell(row, {}) == f"{R.WITHIN}; depends on augmentation, without it does not hold"
+    assert report._verdict_cell(row, {}) == f"{R.WITHIN}; depends on augmentation"
+    assert report._other_regime(row) == f"without augmentation: {R.FAILS}"
+    assert report._other_regime(dict(row, verdict=R.FAILS)) == f"with crop-and-flip: {R.WITHIN}"
     assert report._long_note(row) == "the strongest other entry: FedProto"
-    short = dict(row, note="without augmentation: agrees")  # a short note stands in the cell whole, as before
-    assert report._verdict_cell(short, {}) == f"{R.WITHIN}; without augmentation: agrees"
+    short = dict(row, note="without augmentation: agrees")  # a short regime note: the column, not the cell
+    assert report._verdict_cell(short, {}) == R.WITHIN and report._other_regime(short) == short["note"]
     assert report._long_note(short) == ""
-    alone = dict(row, note=regime)  # a long note that is the regime part alone leaves nothing below
-    assert report._verdict_cell(alone, {}).endswith("without it does not hold") and report._long_note(alone) == ""
-    other = dict(row, note="x" * 70)  # a long note with no regime part stays below the table
+    other = dict(row, note="x" * 70)  # a long note with no regime part goes to the notes page
     assert report._verdict_cell(other, {}) == R.WITHIN and report._long_note(other) == "x" * 70
+    assert report._other_regime(other) == ""
+    table = [x for x in report._rows_table("*t*", [row, short], {}) if x.startswith("| ")]
+    assert table[0].split(" | ")[3] == "without augmentation"  # the regime named once, in the header
+    assert table[1].split(" | ")[3] == R.FAILS and table[2].split(" | ")[3] == "agrees"
+
+
+def test_a_row_both_regimes_fail_names_the_other_reading_and_keeps_both_on_the_notes_page():
+    both = ("not reproduced in either regime: with crop-and-flip +0.008 ± 0.029 (95% CI -0.06 to +0.07) (not "
+            "reproduced (a tie)), without augmentation -0.159 ± 0.036 (95% CI -0.24 to -0.08) (does not hold)")
+    row = dict(_row("FedLog-C is more accurate", R.FAILS, seeds="10", margin="-0.159", kind="claim"),
+               note=f"the strongest other entry: LG-FedAvg 2; {both}")
+    assert report._verdict_cell(row, {}) == f"{R.FAILS}; not reproduced in either regime"
+    assert report._other_regime(row).startswith("with crop-and-flip +0.008 ± 0.029 (95% CI")
+    assert report._other_regime(dict(row, margin="0.008")).startswith("without augmentation -0.159")
+    assert report._long_note(row) == "the strongest other entry: LG-FedAvg 2"
+    assert f"- {report._md(both)} (Table 1 (mnist)" in "\n".join(report._details([row], {}))  # whole, on its page
+
+
+def test_only_decided_rows_stand_in_the_tables_and_the_rest_fold_into_one_dropdown_per_scale():
+    """The claims page was 21 screens of 1,280 x 900; a reader scans for what holds and what does not. Rows that hold
+    or differ stand in the tables; rows not decided (within noise, indicative, ...) and those not judged yet are in one
+    dropdown per scale that counts them, in tables of the same form."""
+    rows = [_row("A's accuracy below FedLog-C's (⇓)", R.AGREES, seeds="10", margin="-1.0"),
+            _row("B's accuracy below FedLog-C's (⇓)", R.NOT_SIGNIFICANT, seeds="10", margin="-0.1"),
+            _row("C's accuracy below FedLog-C's (⇓)", R.MISSING),
+            _row("D is more accurate", R.WITHIN, seeds="10", margin="0.1", kind="claim")]
+    md = "\n".join(report._kind_tables(rows, {}))
+    shown, folded = md.split("::::{dropdown}")
+    assert "A's accuracy" in shown and not any(f"{x}'s accuracy" in shown for x in "BC") and "D is" not in shown
+    assert folded.splitlines()[0] == (" Not decided at this scale: 1 statement not decided; 1 significance marker not "
+                                      "decided; 1 significance marker not judged yet")
+    assert "| B's accuracy" in folded and "C's accuracy" in folded and "| D is" in folded
+    assert md.count("::::") == 2 and md.rstrip().endswith("::::")
+
+
+def test_a_table_whose_rows_share_their_seeds_and_rounds_says_them_once_above_it():
+    rows = [_row(f"{m}'s accuracy below FedLog-C's (⇓)", R.AGREES, seeds="10", margin="-1.0") for m in "AB"]
+    md = report._rows_table("*t*", rows, {})
+    assert "*t*; every row 10 x 100 (seeds x rounds)" in md and "seeds x rounds |" not in md[md.index(":::{table}"):]
+    mixed = report._rows_table("*t*", [rows[0], dict(rows[1], seeds="5")], {})
+    assert "*t*" in mixed and any(x.endswith("| seeds x rounds |") for x in mixed)
+
+
+def test_claims_that_read_alike_cut_show_the_words_where_they_differ():
+    start = "trained to the local optimum before each aggregation, FedLog and FedLog-C converge faster than LG-FedAvg "
+    rows = [dict(_row(start + f"({d}; mean accuracy over rounds, the lower of ours)", R.HOLDS, kind="claim"))
+            for d in ("mnist", "fashion_mnist")]
+    shown = [report._short_claim(r) for r in report._unique_short(rows)]
+    assert shown[0] != shown[1] and "(mnist;" in shown[0] and "(fashion_mnist;" in shown[1]
+    assert all(len(x) <= report.SHORT_CLAIM + 6 for x in shown)
 
 
 def test_a_row_not_run_yet_lists_no_note_below_the_table_and_a_judged_one_does():
@@ -117,7 +168,7 @@ def test_the_quotes_and_notes_move_to_a_page_per_paper_and_the_regime_is_said_on
     written = report.write_collected(rows, tmp_path)
     page, notes = (tmp_path / "claims.md").read_text(), (tmp_path / "claims_fedlog.md").read_text()
     assert tmp_path / "claims_fedlog.md" in written and "(claims_fedlog.md)" in page
-    assert "<details>" not in page and "the words" not in page and '"the words"' in notes
+    assert "<details>" not in page and '"the words"' not in page and '"the words"' in notes
     assert "a long note" in notes and "a long note" not in page
     assert page.count(decided.split(":")[0]) == 1
     assert "93.94 vs 89.76: +4.18 ± 0.40" in page

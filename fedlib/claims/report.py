@@ -2,6 +2,7 @@
 paper and scale, and Holm's correction over every decided row of a paper at a scale."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -13,9 +14,9 @@ from .ledger import COLUMNS, PAPER_KINDS, SCALES, csv_text, fmt, parse
 
 SHOWN_SCALES = ("paper", "stand-in", "reduced", "quick")  # the headline's columns (smoke rows are not collected here)
 SCALE_TEXT = {"paper": "the paper's own data, model and size",
-              "stand-in": "the paper's protocol with its data, model or size replaced (each run set's line says by what)",
-              "reduced": "the paper's protocol at a smaller scale (each row names its rung)",
-              "quick": "the quick profile: the paper's setting with fewer seeds and rounds (indicative)"}
+              "stand-in": "its data, model or size replaced (each run set says by what)",
+              "reduced": "its protocol at a smaller scale (each row names its rung)",
+              "quick": "the quick profile: fewer seeds and rounds (indicative)"}
 
 
 def holm(pvalues: list[float], alpha: float = R.LEVEL) -> list[bool]:
@@ -167,23 +168,37 @@ def _verdict(r: dict, sets: dict) -> str:
 SHORT_CLAIM = 88  # the table shows a claim's words up to this length (claims.csv holds them whole)
 
 
+def _cut(words: str, n: int) -> str:
+    return words if len(words) <= n else words[:n].rsplit(" ", 1)[0] + " …"
+
+
 def _short_claim(r: dict) -> str:
-    """The claim's words up to SHORT_CLAIM; where two rows of a table would read alike cut, the words that differ are
-    kept (`_unique_short`)."""
+    """The claim's words up to SHORT_CLAIM; where two rows of a table would read alike cut, the start and the words
+    from the first that differs (`_unique_short` puts where they begin in "_from")."""
     words = str(r["claim"])
-    if r.get("_whole") or len(words) <= SHORT_CLAIM:
+    if len(words) <= SHORT_CLAIM:
         return words
-    return words[:SHORT_CLAIM].rsplit(" ", 1)[0] + " …"
+    start = r.get("_from")
+    if not start:
+        return _cut(words, SHORT_CLAIM)
+    return _cut(words[:start], SHORT_CLAIM // 2).removesuffix(" …") + " … " + _cut(words[start:], SHORT_CLAIM // 2)
 
 
 def _unique_short(rows: list[dict]) -> list[dict]:
-    """Rows whose cut claim would read like another row's of the same table keep their whole words."""
-    seen: dict[tuple, int] = {}
+    """Rows whose cut claim would read like another row's of the same table show, after their start, the words from
+    the first one in which they differ."""
+    groups: dict[tuple, list[str]] = {}
     for r in rows:
-        key = (r["paper"], r["scale"], r["where"], _short_claim(r))
-        seen[key] = seen.get(key, 0) + 1
-    return [dict(r, _whole=True) if seen[(r["paper"], r["scale"], r["where"], _short_claim(r))] > 1 else r
-            for r in rows]
+        groups.setdefault((r["paper"], r["scale"], r["where"], _short_claim(r)), []).append(str(r["claim"]))
+    out = []
+    for r in rows:
+        alike = groups[(r["paper"], r["scale"], r["where"], _short_claim(r))]
+        if len(alike) < 2:
+            out.append(r)
+            continue
+        same = len(os.path.commonprefix(alike))
+        out.append(dict(r, _from=str(r["claim"]).rfind(" ", 0, same) + 1))
+    return out
 
 
 NOTE_SHOWN = 200  # a longer note is cut on the page (claims.csv holds it whole)
@@ -200,29 +215,57 @@ def _regime(note: str) -> str:
     return next((part for part in note.split("; ") if part.startswith(REGIME_SAYS)), "")
 
 
+VERDICT_TABLE = "verdicts"  # the class of a table of rows (book/_static/tables.css gives its columns their widths)
+OTHER_REGIME = "the other regime"  # the column that says a row's verdict in the regime that does not decide it
+
+
+def _other_regime(r: dict) -> str:
+    """The verdict in the regime that does not decide the row, from the note's regime part (`_regime`), as its own
+    column ("with crop-and-flip: agrees"); "" where the note names none. Where both regimes fail ("not reproduced in
+    either regime: with crop-and-flip ... (V1), without augmentation ... (V2)"), the reading whose margin is not the
+    row's own."""
+    part = "" if _not_judged(r) else _regime(str(r.get("note") or ""))
+    both = re.fullmatch(r"depends on augmentation: with it (.*), without it (.*)", part)
+    if both:
+        return f"without augmentation: {both.group(2)}" if both.group(1) == r["verdict"] else \
+            f"with crop-and-flip: {both.group(1)}"
+    either = re.fullmatch(r"not reproduced in either regime: (with crop-and-flip .*), (without augmentation .*)", part)
+    if either:
+        own = parse(str(r.get("margin") or ""))
+        other = [x for x in either.groups() if not isinstance(own, float)
+                 or abs(float(re.search(r"[+-]?\d+\.\d+", x).group()) - own) > 5e-4]
+        return other[0] if len(other) == 1 else part
+    return part
+
+
 def _verdict_cell(r: dict, sets: dict) -> str:
-    """The verdict, and beside it a short note, or where the note is long the part of it that names the other regime's
-    verdict ("depends on augmentation: ..."): that stands beside the verdict whatever else the note says."""
+    """The verdict, and beside it a short note that is not the other regime's verdict (that has its own column,
+    `_other_regime`); a row both regimes fail says so ("not reproduced in either regime")."""
     note = str(r.get("note") or "")
     if _not_judged(r):
-        short = ""
-    else:
-        short = note if note and len(note) <= SHORT_NOTE else _regime(note)
-    both = re.fullmatch(r"depends on augmentation: with it (.*), without it (.*)", short)
-    if both and both.group(1) == r["verdict"]:  # the cell's verdict is the first half: said once
-        short = f"depends on augmentation, without it {both.group(2)}"
-    elif both and both.group(2) == r["verdict"]:  # the second half
-        short = f"depends on augmentation, with it {both.group(1)}"
+        return _verdict(r, sets)
+    regime = _regime(note)
+    rest = "; ".join(part for part in note.split("; ") if part != regime)
+    short = rest if len(note) <= SHORT_NOTE else ""
+    for says in ("not reproduced in either regime", "depends on augmentation"):
+        short = says if regime.startswith(says) else short
     return _verdict(r, sets) + (f"; {short}" if short else "")
 
 
 def _long_note(r: dict) -> str:
-    """The note as said below the table: a long one, less the part that stands in the verdict cell."""
+    """The note as said on the paper's notes page: a long one, less the regime part where the other-regime column
+    shows it whole."""
     note = str(r.get("note") or "")
     if len(note) <= SHORT_NOTE and not _not_judged(r):
         return ""
     regime = "" if _not_judged(r) else _regime(note)
     return "; ".join(part for part in note.split("; ") if part != regime) if regime else note
+
+
+def _both_readings(r: dict) -> str:
+    """A row both regimes fail: its cells name one reading, so the notes page says both, as a note of its own."""
+    regime = "" if _not_judged(r) else _regime(str(r.get("note") or ""))
+    return regime if regime.startswith("not reproduced in either regime") else ""
 
 
 def _seeds_rounds(r: dict) -> str:
@@ -273,7 +316,8 @@ def _own_checks(rows: list[dict]) -> list[str]:
 
 
 def _rule_lines() -> list[str]:
-    return ["", "## How a row is decided", "",
+    return ["", "## How a row is decided", "", ":::{dropdown} The tests, their levels and the words they give "
+                                                  "(holds, reproduced, agrees ...) and Holm's families", "",
             f"- **Comparisons** (\"A is more accurate than B\"): a paired t-test of the per-seed differences, one-sided "
             f"at {R.LEVEL:g} each way, over at least {R.MIN_SEEDS} seeds: **holds**, **does not hold** or **within "
             f"noise**; with fewer seeds **indicative**. *seeds toward, smallest*: the seeds in the claim's direction, "
@@ -296,35 +340,69 @@ def _rule_lines() -> list[str]:
             f"test's smallest p is 1/1024, above Holm's first threshold in a family of more than 25 markers); a "
             f"reproduction is one number's equivalence test, in no family. **borderline**: p within a factor "
             f"{R.BAND:g} of its level.",
-            "- Each section's scale is named in its heading; each row quotes its paper under *what the paper says*."]
+            "- Each section's scale is named in its heading; each row quotes its paper under *what the paper says*.",
+            ":::"]
+
+
+def _rows_table(title: str, rows: list[dict], sets: dict) -> list[str]:
+    """A table of judged rows (its title above it where given); the other regime's column where a row names one."""
+    if not rows:
+        return []
+    others = [_other_regime(r) for r in rows]
+    other = any(others)
+    named = {x.split(":")[0].split(" +")[0].split(" -")[0] for x in others if x}  # the regime each cell names
+    header = OTHER_REGIME
+    if len(named) == 1 and (header := named.pop()) in ("with crop-and-flip", "without augmentation"):
+        others = [x[len(header):].lstrip(": ") for x in others]  # said once, in the column's header
+    else:
+        header = OTHER_REGIME
+    scale = {_seeds_rounds(r) for r in rows}
+    each = len(scale) > 1  # one seeds x rounds for the whole table: said once, above it
+    head = ["where", "claim", "verdict"] + [header] * other + ["margin ± SE", "p", "seeds toward, smallest"] + [
+        "seeds x rounds"] * each
+    said = "" if each else f"{'; ' * bool(title)}every row {scale.pop()} (seeds x rounds)"
+    md = ["", f"{title}{said}"] * bool(title or said) + ["", ":::{table}", f":class: {VERDICT_TABLE}{' with-other' * other}", "",
+          "| " + " | ".join(head) + " |", "|---|---|---|" + "---|" * other + "---:|---:|---:|" + "---:|" * each]
+    for i, r in enumerate(rows):  # a table's name once, on the first of its rows in a run; numbers right-aligned,
+        where = "" if i and rows[i - 1]["where"] == r["where"] else r["where"]  # which the book's CSS never breaks
+        cells = [where, _short_claim(r), _verdict_cell(r, sets)] + [others[i] or "-"] * other + [
+            _margin(r), _p(r), _toward(r)] + [_seeds_rounds(r)] * each
+        md.append("| " + " | ".join(_md(c) for c in cells) + " |")
+    return md + [":::"]
 
 
 def _kind_tables(at: list[dict], sets: dict) -> list[str]:
-    """One scale's rows by kind: the judged ones in a table, those with no numbers yet one line per table and verdict."""
-    md = []
+    """One scale's rows by kind: the decided ones (they hold, or they differ) in a table each; behind one click
+    (a dropdown that counts them), the judged rows not decided, in tables of the same form, and those with no numbers
+    yet, one line per table and verdict."""
+    shown, folded, counts = [], [], []
     for kind, title in (("claim", "Statements of the text"), ("reproduction", "Numbers of its tables"),
                         ("marker", "Significance markers of its tables")):
         of = [r for r in at if r["kind"] == kind]
         judged = [r for r in of if R.outcome(r["verdict"]) != "not judged" or r["verdict"] != R.MISSING
                   and (r.get("seeds") not in ("", "0", None) or r.get("margin") not in ("", None))]
         waiting = [r for r in of if r not in judged]  # not run yet (one side's numbers at most): a line, no row
-        if judged:
-            md += ["", f"*{title}*", "", "| where | claim | verdict | margin ± SE | p | seeds toward, smallest | seeds x rounds |",
-                   "|---|---|---|---:|---:|---:|---:|"]  # right-aligned: numbers, which the book's CSS never breaks
-            for i, r in enumerate(judged):  # a table's name once, on the first of its rows in a run
-                where = "" if i and judged[i - 1]["where"] == r["where"] else r["where"]
-                md.append("| " + " | ".join(_md(c) for c in (
-                    where, _short_claim(r), _verdict_cell(r, sets), _margin(r), _p(r),
-                    _toward(r), _seeds_rounds(r))) + " |")
+        decided = [r for r in judged if R.outcome(r["verdict"]) in ("hold", "differ")]
+        shown += _rows_table(f"*{title}*", decided, sets)
+        rest = [r for r in judged if r not in decided]
+        what = title.split(" of ")[0].lower()  # "statements", "numbers", "significance markers"
+        if rest:
+            counts.append(f"{len(rest)} {what if len(rest) > 1 else what[:-1]} not decided")
+            folded += _rows_table(f"*{title}, not decided* ({_md(', '.join(dict.fromkeys(_verdict(r, sets) for r in rest)))})",
+                                  rest, sets)
         if waiting:  # one line per table, verdict and short note (the ablation's verdict): its claims
-            md += ["", f"*{title}, not judged yet*", ""]
+            counts.append(f"{len(waiting)} {what if len(waiting) > 1 else what[:-1]} not judged yet")
             grouped: dict[tuple, list[str]] = {}
             for r in waiting:
-                short = _verdict_cell(r, sets)[len(_verdict(r, sets)):].lstrip("; ")
+                short = "; ".join(x for x in (_verdict_cell(r, sets)[len(_verdict(r, sets)):].lstrip("; "),
+                                              _other_regime(r)) if x)
                 grouped.setdefault((r["where"], _verdict(r, sets), short), []).append(_short_claim(r))
-            md += [f"- {_md(w)}, **{_md(v)}**" + (f" ({_md(n)})" if n else "") + ": " + "; ".join(_md(c) for c in cs)
-                   for (w, v, n), cs in grouped.items()]
-    return md
+            folded += ["", f"*{title}, not judged yet*", ""] + [
+                f"- {_md(w)}, **{_md(v)}**" + (f" ({_md(n)})" if n else "") + ": " + "; ".join(_md(c) for c in cs)
+                for (w, v, n), cs in grouped.items()]
+    if folded:
+        shown += ["", f"::::{{dropdown}} Not decided at this scale: {'; '.join(counts)}"] + folded + ["::::"]
+    return shown
 
 
 _TEX = [(r"\\pm", "±"), (r"\\Downarrow", "⇓"), (r"\\downarrow", "↓"), (r"\\Uparrow", "⇑"), (r"\\uparrow", "↑"),
@@ -359,7 +437,7 @@ def _details(at: list[dict], sets: dict) -> list[str]:
     for r in at:
         if _verdict(r, sets).startswith("not run yet"):
             continue
-        for n in (_long_note(r), r.get("says")):
+        for n in (_long_note(r), _both_readings(r), r.get("says")):
             if n:
                 noted.setdefault(n, []).append(f"{r['where']}, {_short_claim(r)}")
     clip = lambda n: n if len(n) <= NOTE_SHOWN else n[:NOTE_SHOWN].rsplit(" ", 1)[0] + " … (claims.csv)"  # noqa: E731
@@ -425,9 +503,9 @@ def _unshipped(rows: list[dict], sets: dict) -> list[str]:
     lines = ["| " + " | ".join(_md(c) for c in (name, ", ".join(sets[name]["where"]),
                                                f"{sets[name]['have']} of {sets[name]['n']}", sets[name]["cost"])) + " |"
              for name in named if name in sets and sets[name]["have"] < sets[name]["n"]]
-    return (["", "Paper-profile run sets not all shipped (counted from archive/); `python scripts/paper_runs.py SET` "
-                 "computes a set's runs:", "", "| set | for | runs shipped | cost |", "|---|---|---|---|"]
-            + lines if lines else [])
+    return (["", f":::{{dropdown}} {len(lines)} paper-profile run set{'s' * (len(lines) > 1)} not all shipped "
+                 "(counted from archive/)", "", "`python scripts/paper_runs.py SET` computes a set's runs.", "",
+             "| set | for | runs shipped | cost |", "|---|---|---|---|"] + lines + [":::"] if lines else [])
 
 
 def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None = None) -> list[Path]:
@@ -445,7 +523,7 @@ def write_collected(rows: list[dict], out: Path | None = None, sets: dict | None
           ""] + _headline(rows)
     sections, pages = _sections(rows, sets)
     md += _unshipped(rows, sets) + _rule_lines() + sections + _own_checks(rows)
-    replace_text(out / "claims.csv", csv_text_with_holm([{k: v for k, v in r.items() if k != "_whole"} for r in rows]))
+    replace_text(out / "claims.csv", csv_text_with_holm([{k: v for k, v in r.items() if k != "_from"} for r in rows]))
     replace_text(out / "claims.md", "\n".join(md) + "\n")
     written = [out / "claims.csv", out / "claims.md"]
     for paper, page in pages.items():
