@@ -42,7 +42,7 @@ profile = paths.use_profile(profile)  # checks the name; smoke output goes under
 SETTINGS = fedlog.FIG1.settings(profile)  # Fig. 1's part: its seeds and local-iteration counts
 METHODS = fedlog.FIG1_METHODS
 plots.style()
-print(profile, SETTINGS)
+outputs.settings(profile, SETTINGS)
 
 # %% [markdown]
 # ## Representations and separators after one round, and accuracy after one round vs local iterations

@@ -51,6 +51,17 @@ def test_overfits_least_with_zero_spread_is_said():
     assert "spread" in ledger.rows[0].says and "against FedProto" in ledger.rows[0].claim
 
 
+def test_fig1_is_read_in_percent_and_points_as_every_other_notebook():
+    """Notebook 01 showed its accuracies as fractions (0.916, gap +0.073) where every other notebook uses %."""
+    acc = _acc({"fedlog": [0.95, 0.96, 0.94], "lg_fedavg": [0.90, 0.89, 0.88], "fedproto": [0.89, 0.90, 0.89]},
+               gap={"fedlog": [0.01] * 3, "lg_fedavg": [0.05] * 3, "fedproto": [0.04] * 3})
+    ledger = rules.ClaimsLedger("01_test", "quick")
+    fig1.most_accurate_after_one_round(ledger, acc)
+    fig1.overfits_least(ledger, acc, ITERS)
+    assert ledger.rows[0].margin == pytest.approx(17 / 3) and ledger.rows[1].margin == pytest.approx(3.0)
+    assert "test 95.0%" in fig1.fig1_summary(acc, ITERS) and "gap +1.0 points" in fig1.fig1_summary(acc, ITERS)
+
+
 def test_the_summary_names_the_highest():
     acc = _acc({"fedlog": [0.95] * 3, "lg_fedavg": [0.9] * 3, "fedproto": [0.9] * 3})
     assert fig1.fig1_summary(acc, ITERS).splitlines()[-1].endswith("FedLog")

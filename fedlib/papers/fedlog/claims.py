@@ -29,9 +29,10 @@ def fig1_summary(acc: dict, iters) -> str:
     last = len(iters) - 1
     lines = []
     for m in acc:
-        tr, te = acc[m]["train"][:, last].mean(), acc[m]["test"][:, last].mean()
-        lines.append(f"{plots.LABELS[m]:10s} after {iters[last]:2d} iterations: train {tr:.3f}, test {te:.3f}, "
-                     f"gap {tr - te:+.3f}; test accuracy averaged over all iteration counts {acc[m]['test'].mean():.3f}")
+        tr, te = 100 * acc[m]["train"][:, last].mean(), 100 * acc[m]["test"][:, last].mean()
+        lines.append(f"{plots.LABELS[m]:10s} after {iters[last]:2d} iterations: train {tr:.1f}%, test {te:.1f}%, "
+                     f"gap {tr - te:+.1f} points; test accuracy averaged over all iteration counts "
+                     f"{100 * acc[m]['test'].mean():.1f}%")
     best = max(acc, key=lambda m: acc[m]["test"].mean())
     return "\n".join(lines + [f"highest mean test accuracy over the iteration range: {plots.LABELS[best]}"])
 
@@ -40,7 +41,7 @@ def most_accurate_after_one_round(ledger, acc: dict) -> str:
     """Fig. 1: after one round FedLog's test accuracy (mean over the local-iteration range) is the highest, against
     the stronger of LG-FedAvg and FedProto, seed by seed."""
     methods = list(acc)
-    per_seed = {m: [float(v) for v in acc[m]["test"].mean(1)] for m in methods}
+    per_seed = {m: [round(100 * float(v), 9) for v in acc[m]["test"].mean(1)] for m in methods}  # in %, as every notebook
     rival = max(methods[1:], key=lambda m: sum(per_seed[m]))
     return ledger.compare("FedLog", "Fig. 1", "after one round FedLog's test accuracy (mean over the local-iteration "
                           f"range) is the highest of FedLog, LG-FedAvg and FedProto (against {plots.LABELS[rival]})",
@@ -53,7 +54,8 @@ def overfits_least(ledger, acc: dict, iters) -> str:
     others' gaps, seed by seed."""
     last = len(iters) - 1
     methods = list(acc)
-    gap = {m: [float(v) for v in acc[m]["train"][:, last] - acc[m]["test"][:, last]] for m in methods}
+    gap = {m: [round(100 * float(v), 9) for v in acc[m]["train"][:, last] - acc[m]["test"][:, last]]  # points
+           for m in methods}
     rival = min(methods[1:], key=lambda m: sum(gap[m]))
     return ledger.compare("FedLog", "Fig. 1", f"FedLog overfits least: the smallest train-test gap after "
                           f"{iters[last]} local iterations (against {plots.LABELS[rival]})", gap["fedlog"], gap[rival],

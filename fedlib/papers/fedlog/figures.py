@@ -420,10 +420,11 @@ def step_size_part(studies: dict, s, profile: str) -> list[dict]:
 
 # Notebook 01: Fig. 1's accuracy arrays ({method: {"train", "test": [seeds, local-iteration counts]}}).
 def fig1_table(acc: dict, iters) -> object:
-    """Train and test accuracy (mean and std over seeds) per method and local-iteration count; saved as fig1_accuracy."""
+    """Train and test accuracy in % (mean and std over seeds) per method and local-iteration count, as every notebook
+    shows accuracy; saved as fig1_accuracy."""
     rows = [{"method": plots.LABELS[m], "local_iterations": e,
-             "train_mean": float(acc[m]["train"][:, j].mean()), "train_std": float(acc[m]["train"][:, j].std()),
-             "test_mean": float(acc[m]["test"][:, j].mean()), "test_std": float(acc[m]["test"][:, j].std())}
+             "train_mean": 100 * float(acc[m]["train"][:, j].mean()), "train_std": 100 * float(acc[m]["train"][:, j].std()),
+             "test_mean": 100 * float(acc[m]["test"][:, j].mean()), "test_std": 100 * float(acc[m]["test"][:, j].std())}
             for m in acc for j, e in enumerate(iters)]
     return outputs.save_table(rows, "fig1_accuracy")
 
