@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -122,6 +123,8 @@ def build_parser(command: str | None = "run") -> argparse.ArgumentParser:
                     "file instead of the default sample (every set and every method at least once, cheapest first)")
     ch.add_argument("--all", action="store_true", help="replay every shipped run (hours: before a set is shipped, "
                     "in a background slot)")
+    ch.add_argument("--workers", type=int, default=None, help="processes replaying runs, each on one thread "
+                    "(default: the machine's cores; the notebooks are regenerated beside them)")
     ch.add_argument("--notebooks", default="01,04", help="cheap notebooks regenerated into build/check/ and compared "
                                                         "with figures/ ('' for none)")
     if command == "run":
@@ -350,8 +353,6 @@ def summary_path(out: str) -> str:
 def _writable_table(path: str) -> None:
     from pathlib import Path
 
-    import os
-
     folder = Path(path).resolve().parent
     if Path(path).is_dir():
         raise ValueError(f"--out {path}: a folder; give a file name in it, e.g. {Path(path) / 'runs.csv'}")
@@ -436,9 +437,14 @@ def dispatch(args) -> int:
                  if args.per_file else "a sample of the shipped runs (every set and every method at least once)")
         print(f"fedlib check: replaying the first {args.rounds} round(s) of {which}, and regenerating notebooks "
               f"{args.notebooks or '(none)'} (Ctrl-C stops it)", flush=True)
+        from concurrent.futures import ThreadPoolExecutor
+
         notes = []
-        stale = freshness.regenerate([n for n in args.notebooks.split(",") if n]) + \
-            freshness.check(args.rounds, args.per_file, notes, every=args.all)
+        with ThreadPoolExecutor(1) as beside:  # the notebooks run as processes of their own, beside the replays
+            regenerated = beside.submit(freshness.regenerate, [n for n in args.notebooks.split(",") if n])
+            replays = freshness.check(args.rounds, args.per_file, notes, every=args.all,
+                                      workers=args.workers or os.cpu_count() or 1)
+            stale = regenerated.result() + replays
         for line in stale + notes:
             print(line, file=sys.stderr)
         print(f"{len(stale)} stale" if stale else "fresh: the regenerated tables and the replayed runs match what is "
@@ -494,6 +500,8 @@ def _check_arguments(args) -> None:
         raise ValueError(f"--rounds {args.rounds}: the check replays a run's first rounds, at most {MAX_CHECK_ROUNDS} "
                          f"(more replays most of a run: hours for each run replayed); "
                          f"recompute a whole set with scripts/paper_runs.py instead")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers {args.workers}: at least 1 process replays the runs")
     if args.per_file is not None and args.per_file < 1:
         raise ValueError(f"--per-file {args.per_file}: replay at least 1 run per archive file")
     if args.per_file is not None and getattr(args, "all", False):

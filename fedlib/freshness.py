@@ -121,11 +121,27 @@ def sample(files: dict[str, list[dict]], rounds: int = 2) -> list[tuple[str, dic
     return chosen
 
 
-def check(rounds: int = 2, per_file: int | None = None, notes: list | None = None, every: bool = False) -> list[str]:
+def replayed(picked: list[dict], rounds: int, workers: int = 1) -> list[list[str]]:
+    """`differences` of each shipped run in `picked`, in its order; with `workers` > 1 in as many processes (spawned:
+    each replays on one thread, as `differences` does in this process, so the numbers are the same), the longest
+    replays first (`replay_cost`) so that the last to finish is a short one."""
+    if workers <= 1 or len(picked) <= 1:
+        return [differences(shipped, rounds) for shipped in picked]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    longest_first = sorted(range(len(picked)), key=lambda i: -replay_cost(picked[i], rounds))
+    with ProcessPoolExecutor(min(workers, len(picked)), mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {i: pool.submit(differences, picked[i], rounds) for i in longest_first}
+        return [futures[i].result() for i in range(len(picked))]
+
+
+def check(rounds: int = 2, per_file: int | None = None, notes: list | None = None, every: bool = False,
+          workers: int = 1) -> list[str]:
     """Replay shipped runs of the archive files: the stratified `sample` (default), the first `per_file` runs of
-    each file by key, or with `every` all of them; one line per stale run, naming it and how to remake it. Runs made
-    on another device type than this machine's are not replayed: they are counted in a line appended to `notes`
-    (when given)."""
+    each file by key, or with `every` all of them, in `workers` processes (`replayed`); one line per stale run,
+    naming it and how to remake it. Runs made on another device type than this machine's are not replayed: they are
+    counted in a line appended to `notes` (when given)."""
     stale, elsewhere, counts_only, files = [], {}, {}, {}
     for path in sorted(archive.folder().glob("*.jsonl.gz")):
         mine = files.setdefault(path.name, [])
@@ -136,11 +152,10 @@ def check(rounds: int = 2, per_file: int | None = None, notes: list | None = Non
                 mine.append(r)
     picked = [(f, r) for f, runs in files.items() for r in (runs if every else runs[:per_file])] \
         if every or per_file else sample(files, rounds)
-    for name, shipped in picked:
+    for (name, shipped), found in zip(picked, replayed([r for _, r in picked], rounds, workers)):
         method = shipped["config"].get("method")
         if method in AMPLIFIES_ROUNDING and not _made_here(shipped, restore(shipped["config"])):
             counts_only[method] = counts_only.get(method, 0) + 1
-        found = differences(shipped, rounds)
         if found:
             label = restore(shipped["config"]).label()
             stale.append(f"{name}: {label} (key {shipped['key']}) is stale: {found[0]}"
