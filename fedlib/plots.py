@@ -9,8 +9,6 @@ import numpy as np
 
 PALETTE = {"fedlog": "#d62728", "fedlog_c": "#000000", "fedavg": "#7f7f7f", "lg_fedavg": "#1f77b4",
            "fedproto": "#2ca02c"}
-LABELS = {"fedlog": "FedLog", "fedlog_c": "FedLog-C", "fedavg": "FedAvg", "lg_fedavg": "LG-FedAvg",
-          "fedproto": "FedProto"}
 
 
 def style() -> None:

@@ -252,3 +252,17 @@ def test_no_paper_module_finds_a_run_set_by_its_name():
                     and any(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in node.comparators):
                 found.append(f"{path.relative_to(FEDLIB)}:{node.lineno}")
     assert not found, found
+
+
+def test_claims_judge_what_analysis_makes_and_never_draw_write_or_get_judged_by_analysis():
+    """A paper's claims module judges numbers; it draws and writes nothing (no figures, outputs or plots: FedLog's
+    claims saved Table 1's ranking and named methods through plots, FedRD's read its runs through figures). A paper's
+    analysis makes numbers and never imports its paper's claims."""
+    for claims in sorted((FEDLIB / "papers").glob("*/claims.py")):
+        paper = _module_name(claims).rsplit(".", 1)[0]
+        drawn = {m for m in _imports(claims) if m in (f"{paper}.figures", "fedlib.outputs", "fedlib.plots")}
+        assert not drawn, f"{_module_name(claims)} imports {sorted(drawn)}"
+    for paper in sorted(p for p in (FEDLIB / "papers").iterdir() if (p / "claims.py").exists()):
+        analysis = [paper / "analysis.py"] if (paper / "analysis.py").exists() else sorted((paper / "analysis").glob("*.py"))
+        for path in analysis:
+            assert _module_name(paper / "claims.py") not in _imports(path), f"{_module_name(path)} imports its claims"

@@ -9,19 +9,18 @@ from __future__ import annotations
 import numpy as np
 
 from ... import claims as rules
-from ... import outputs, plots, privacy
+from ... import privacy
 from ..fedprof.reported import QUOTES as FEDPROF_QUOTES
-from . import figures
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import dp, regime
 from .analysis import table1 as A
 from ..part import aligned
 from .plans import (COMPACTNESS, CROSSCHECK, DP_PARTS, EQ9, FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES,
-                    THM2, THM7, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_PARTS,
+                    LABELS, THM2, THM7, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_PARTS,
                     TABLE_A1_PARTS, Table1Reads, chosen_datasets)
 from .protocol import DP_DELTA
 from .reported import (PAPER_DATA, PAPER_RECOVERY, QUOTES, TABLE1, TABLE1_CELLS, TABLE1_MARKER_LEVEL, TABLE1_MARKERS,
-                       TABLE1_SE, TABLE_A1_CELLS, TABLE_A1_MARKER_LEVEL, TABLE_A1_MARKERS, THRESHOLD)
+                       TABLE1_SE, TABLE_A1_CELLS, TABLE_A1_MARKER_LEVEL, TABLE_A1_MARKERS, THRESHOLD, stand_in)
 
 def fig1_summary(acc: dict, iters) -> str:
     """Each method's train and test accuracy after the most local iterations, its gap, and its test accuracy over
@@ -30,11 +29,11 @@ def fig1_summary(acc: dict, iters) -> str:
     lines = []
     for m in acc:
         tr, te = 100 * acc[m]["train"][:, last].mean(), 100 * acc[m]["test"][:, last].mean()
-        lines.append(f"{plots.LABELS[m]:10s} after {iters[last]:2d} iterations: train {tr:.1f}%, test {te:.1f}%, "
+        lines.append(f"{LABELS[m]:10s} after {iters[last]:2d} iterations: train {tr:.1f}%, test {te:.1f}%, "
                      f"gap {tr - te:+.1f} points; test accuracy averaged over all iteration counts "
                      f"{100 * acc[m]['test'].mean():.1f}%")
     best = max(acc, key=lambda m: acc[m]["test"].mean())
-    return "\n".join(lines + [f"highest mean test accuracy over the iteration range: {plots.LABELS[best]}"])
+    return "\n".join(lines + [f"highest mean test accuracy over the iteration range: {LABELS[best]}"])
 
 
 def most_accurate_after_one_round(ledger, acc: dict) -> str:
@@ -44,7 +43,7 @@ def most_accurate_after_one_round(ledger, acc: dict) -> str:
     per_seed = {m: [round(100 * float(v), 9) for v in acc[m]["test"].mean(1)] for m in methods}  # in %, as every notebook
     rival = max(methods[1:], key=lambda m: sum(per_seed[m]))
     return ledger.compare("FedLog", "Fig. 1", "after one round FedLog's test accuracy (mean over the local-iteration "
-                          f"range) is the highest of FedLog, LG-FedAvg and FedProto (against {plots.LABELS[rival]})",
+                          f"range) is the highest of FedLog, LG-FedAvg and FedProto (against {LABELS[rival]})",
                           per_seed["fedlog"], per_seed[rival], ">", rounds=1, kind="claim",
                           quote=QUOTES["fig1_progress"], part=FIG1.name)
 
@@ -58,7 +57,7 @@ def overfits_least(ledger, acc: dict, iters) -> str:
            for m in methods}
     rival = min(methods[1:], key=lambda m: sum(gap[m]))
     return ledger.compare("FedLog", "Fig. 1", f"FedLog overfits least: the smallest train-test gap after "
-                          f"{iters[last]} local iterations (against {plots.LABELS[rival]})", gap["fedlog"], gap[rival],
+                          f"{iters[last]} local iterations (against {LABELS[rival]})", gap["fedlog"], gap[rival],
                           "<", rounds=1, kind="claim", quote=QUOTES["fig1_overfitting"], part=FIG1.name)
 
 
@@ -91,7 +90,7 @@ def back_at_the_optimum(ledger, final: dict, runs: dict, name: str, mode: str, f
     or the grid stops below `from_eps`; the rest of the dataset's grid need not be there. `runs`: dataset -> DpRuns."""
     s = runs[name]
     gaps = dp.worst_gap(final, name, mode, s, from_eps)
-    data = figures.stand_in([name], PAPER_DATA["fig3_right"]) or name
+    data = stand_in([name], PAPER_DATA["fig3_right"]) or name
     # the claim's words are the same in every profile (claims.md reads the quick profile's verdict beside the paper's
     # by them); the grid epsilon they start from, which depends on the profile's records, is said in the note
     where, quote = f"Fig. 3 right ({name})", QUOTES["dp_central" if mode == "central" else "dp_local"]
@@ -552,7 +551,7 @@ def read_at_the_papers_round(t: _Table, m: str) -> str:
 
 def ranking(ledger, d: str, rows: dict, p: Table1Reads, deciding: str = "augmented"):
     """Kendall's tau between our ranking (the deciding regime's) and the paper's Table 1, reported with no verdict
-    (no tolerance of the paper's); and the ranking table (saved)."""
+    (no tolerance of the paper's); returns the ranking's rows (`figures.rankings` saves and shows them)."""
     s = p.settings.table1[d]
     here = {m: r["accuracy_mean"] for m, r in rows.items()}
     out, lines, tau = A.ranking_rows(here, d, None)
@@ -562,7 +561,7 @@ def ranking(ledger, d: str, rows: dict, p: Table1Reads, deciding: str = "augment
                       "(Kendall tau)", tau, None, rules.statement(), kind="reproduction",
                       quote=QUOTES["table1_caption"], seeds=len(s.seeds), rounds=s.rounds,
                       part=TABLE1_PARTS[(deciding, d)].name)
-    return outputs.save_table(out, f"table1_{d}_ranking")
+    return out
 
 
 def equivalent_to_authors(ledger, path) -> list[str]:
@@ -627,12 +626,12 @@ def _decided_by(dataset: str, choice) -> str:
 
 
 def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = None,
-           summary: dict | None = None) -> tuple[object, list]:
+           summary: dict | None = None) -> tuple[object, dict]:
     """Notebook 02's claims, both regimes of Table 1 and Table A.1 (`a1`: as `table_a1` returns it); the deciding
     regime's rows (`analysis.regime.deciding`: MNIST's by the paper's own numbers, a stand-in's that of the column it
     stands in for; Table A.1 follows its dataset's Table 1) are the paper's, the other regime's extensions, and each
     deciding row names the other regime's verdict. The ledger is saved as `saving` decides. Returns it and the
-    ranking tables."""
+    rankings' rows by table name (`figures.rankings` saves and shows them)."""
     ledger = rules.ClaimsLedger("02_communication_cost", p.profile)
     chosen = regime.deciding(runs, p.settings.table1)
     for d, s in p.settings.table1.items():
@@ -670,16 +669,16 @@ def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = No
         from ...paths import project_root
 
         equivalent_to_authors(ledger, project_root() / "figures" / "feddbe_crosscheck.csv")
-    shown = []
+    rankings = {}
     for d in p.settings.table1:
         rows = (summary or {}).get(chosen[d].regime, {}).get(d)
         if p.chosen or not rows:  # a ranking of some methods only would mislead
             continue
-        shown.append(ranking(ledger, d, rows, p, chosen[d].regime))
+        rankings[f"table1_{d}_ranking"] = ranking(ledger, d, rows, p, chosen[d].regime)
     save, keep_other = saving(p, runs, absent, chosen_datasets())
     if save:
         ledger.save(keep_other_where=keep_other)
-    return ledger, shown
+    return ledger, rankings
 
 
 def saving(p: Table1Reads, runs: dict, absent: dict, chosen_datasets: list[str]) -> tuple[bool, bool]:

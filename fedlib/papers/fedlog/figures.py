@@ -10,13 +10,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ... import outputs, plots, privacy, stats
-from ...plots import LABELS, PALETTE, count, log_x, mean_band, method_styles
+from ...plots import PALETTE, count, log_x, mean_band, method_styles
 from .analysis import convergence, dp, regime
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import table1 as A
-from .plans import AUGMENTED, REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, STAND_IN_FOR, TABLE_A1_METHODS, Table1Reads
+from .plans import LABELS, AUGMENTED, REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, STAND_IN_FOR, TABLE_A1_METHODS, Table1Reads
 from .protocol import EXTRA_METHODS, TABLE1_METHODS
-from .reported import PAPER_DATA, TABLE1, TABLE1_SE, THRESHOLD
+from .reported import PAPER_DATA, TABLE1, TABLE1_SE, THRESHOLD, stand_in
 
 NAN = float("nan")
 
@@ -276,14 +276,10 @@ def replica_passes(stand_ins: list, ours: int, evaluations: int, model: str):
     return fig
 
 
-def stand_in(datasets, paper_data: dict[str, str]) -> str:
-    """What a caption says of the data: "mnist and fashion_mnist stand in for the paper's CIFAR-10" for the datasets
-    shown that are not the paper's (`paper_data`: our name -> the paper's), "" when every one is."""
-    others = [d for d in datasets if d not in paper_data]
-    if not others:
-        return ""
-    return f"{' and '.join(others)} stand{'s' if len(others) == 1 else ''} in for the paper's " + \
-        " and ".join(paper_data.values())
+def rankings(tables: dict[str, list[dict]]) -> list:
+    """Notebook 02's rankings of the entries against the paper's Table 1 (name -> rows, `claims.record_table1`),
+    each saved and shown."""
+    return [outputs.save_table(rows, name) for name, rows in tables.items()]
 
 
 # Notebook 03: FedLog with differential privacy (Fig. 3 right, Thm. 7). `runs`: dataset -> its DpRuns (`plans`);
@@ -422,7 +418,7 @@ def step_size_part(studies: dict, s, profile: str) -> list[dict]:
 def fig1_table(acc: dict, iters) -> object:
     """Train and test accuracy in % (mean and std over seeds) per method and local-iteration count, as every notebook
     shows accuracy; saved as fig1_accuracy."""
-    rows = [{"method": plots.LABELS[m], "local_iterations": e,
+    rows = [{"method": LABELS[m], "local_iterations": e,
              "train_mean": 100 * float(acc[m]["train"][:, j].mean()), "train_std": 100 * float(acc[m]["train"][:, j].std()),
              "test_mean": 100 * float(acc[m]["test"][:, j].mean()), "test_std": 100 * float(acc[m]["test"][:, j].std())}
             for m in acc for j, e in enumerate(iters)]

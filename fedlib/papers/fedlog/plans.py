@@ -10,6 +10,9 @@ from .protocol import (
     DP_B, DP_DELTA, EXTRA_METHODS, FEDDBE_KAPPA_GRID, PAPER_SETTINGS, TABLE1_METHODS, TABLE_A1_METHODS,
     paper_config, table1_config)
 
+LABELS = {"fedlog": "FedLog", "fedlog_c": "FedLog-C", "fedavg": "FedAvg", "lg_fedavg": "LG-FedAvg",
+          "fedproto": "FedProto"}  # how notebooks 01 and 05 name the methods of Figs. 1-3 (figures and claims alike)
+
 
 # Each notebook's settings per profile (smoke / quick / paper). Notebook 01: Fig. 1's seeds and local-iteration counts.
 @dataclass(frozen=True)

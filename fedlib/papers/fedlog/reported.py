@@ -165,3 +165,13 @@ QUOTES = {
     "fig3_left_order": "LG-FedAvg ( $54.03 \\pm 0.08^{\\downarrow}$ , p = 0.001)",
     "thm4": "The loss function $\\mathcal{L}$ of any client monotonically decreases in every communication round when",
 }
+
+
+def stand_in(datasets, paper_data: dict[str, str]) -> str:
+    """What a caption says of the data: "mnist and fashion_mnist stand in for the paper's CIFAR-10" for the datasets
+    shown that are not the paper's (`paper_data`: our name -> the paper's), "" when every one is."""
+    others = [d for d in datasets if d not in paper_data]
+    if not others:
+        return ""
+    return f"{' and '.join(others)} stand{'s' if len(others) == 1 else ''} in for the paper's " + \
+        " and ".join(paper_data.values())

@@ -12,7 +12,8 @@ import numpy as np
 from ... import claims as rules
 from .analysis import after_round_one, final
 from . import reported
-from .plans import DEPTHS, DPC, INIT, LADDER_PART, NOTEBOOK, REAL, SIDES, TABLE1, TOY, TOY_PART, Toy
+from .plans import (DEPTHS, DPC, INIT, LADDER_PART, NOTEBOOK, REAL, SIDES, TABLE1, TOY, TOY_PART, Toy, by_label,
+                    initialisations, swept)
 from .reported import QUOTES, TABLE3, TABLE4
 
 PAPER = "FedRD"
@@ -280,8 +281,6 @@ def fednova_unbiased(ledger, gap: dict, settings: Toy = TOY) -> str:
 def record_parts(profile: str, table1, init, dpcs, numbers: dict):
     """Notebook 07's claims (parts A-F, H) from the readings of parts A, C and D and what parts D-F and H returned
     (`numbers`: {"dpc_points", "dims", "depth_acc", "toy_gap"}), saved. Returns the ledger."""
-    from .figures import by_label, initialisations, swept
-
     ledger = rules.ClaimsLedger(NOTEBOOK, profile)
     settings = table1.settings
     table1_claims(ledger, by_label(table1, REAL), settings, reported.TABLE1)

@@ -12,24 +12,12 @@ from ... import outputs, plots, stats
 from ...result import COMPARE_UNITS, MB, Result, compare
 from . import analysis
 from .analysis import after_round_one, final
-from .plans import LADDER, LADDER_PART, REAL, TOY, Profile, Toy, datasets_here, rung_label
+from .plans import (LADDER, LADDER_PART, REAL, TOY, Toy, by_label, datasets_here, initialisations,
+                    rung_label, swept)
 from .protocol import METHODS, PAPER_NAME, SHOWN
 from .reported import TABLE1, TABLE3
 
 CUT = "cut from the quick profile to fit its 10 minutes (a FedRD run costs about 4 minutes here); smoke and paper run it"
-
-
-def by_label(table1, dataset: str) -> dict | None:
-    """Part A's runs on `dataset`: label -> Results, or None when any is not there."""
-    got = {lab: table1[(dataset, lab)] for lab in METHODS}
-    return None if any(rs is None for rs in got.values()) else got
-
-
-def swept(results: list[Result], profile: Profile) -> list[Result]:
-    """Parts C-F read their runs' first `profile.swept` rounds (the real-initialised runs are part A's)."""
-    from ... import experiments as ex
-
-    return [ex.first_rounds(r, profile.swept) for r in results]
 
 
 def table1(table1, ladder=None):
@@ -99,13 +87,6 @@ def curves(table1) -> None:
     plots.caption(fig, table1.profile, len(profile.seeds), profile.rounds,
                   note="one marker per round; the ledger's up + down totals are in fedrd_table1")
     outputs.save_figure(fig, "fedrd_curves_uplink")
-
-
-def initialisations(init, table1) -> dict:
-    """(dataset, label, init) -> the runs of Table III's two sides (real: part A's; random: part C's), None where
-    any seed is not there."""
-    return {(d, lab, side): (table1 if side == "real" else init)[(d, lab)] for d, lab in init.keys()
-            for side in ("real", "random")}
 
 
 def table3(init, table1):

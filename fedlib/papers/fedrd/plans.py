@@ -275,3 +275,24 @@ TOY_PART = Part("fedrd_toy", NOTEBOOK, {name: TOY for name in PROFILES}, None, w
                 packed=False)  # FedNova's toy, computed in the notebook (no run of the engine)
 PARTS = (*AT_PROFILE, LADDER_PART, TOY_PART)
 RUN_SETS = [p for p in PARTS if p.packed]  # what scripts/paper_runs.py computes and packs: derived, never listed
+
+
+# How notebook 07's parts read their runs (figures draw them, claims judge them: both read them this way)
+def by_label(table1, dataset: str) -> dict | None:
+    """Part A's runs on `dataset`: label -> Results, or None when any is not there."""
+    got = {lab: table1[(dataset, lab)] for lab in METHODS}
+    return None if any(rs is None for rs in got.values()) else got
+
+
+def swept(results: list, profile: Profile) -> list:
+    """Parts C-F read their runs' first `profile.swept` rounds (the real-initialised runs are part A's): Results."""
+    from ... import experiments as ex
+
+    return [ex.first_rounds(r, profile.swept) for r in results]
+
+
+def initialisations(init, table1) -> dict:
+    """(dataset, label, init) -> the runs of Table III's two sides (real: part A's; random: part C's), None where
+    any seed is not there."""
+    return {(d, lab, side): (table1 if side == "real" else init)[(d, lab)] for d, lab in init.keys()
+            for side in ("real", "random")}
