@@ -7,24 +7,9 @@ run killed mid-way goes on from its checkpoint, `fedlib.checkpoint`); pack the f
     python scripts/paper_runs.py SET --merge F   # add SET's runs of archive file F (packed on a GPU) to archive/
     python scripts/paper_runs.py SET --backend ray [--address auto]   # every run a Ray task (below)
 
-Sets (declared once in each paper's module, `fedlib.papers.RUN_SETS`, which the notebooks read too):
-  table1, augment      notebook 02: MNIST Table 1 (every entry) and the augmentation ablation
-  table1_fashion_mnist notebook 02: Table 1 on FashionMNIST (CIFAR-10's client setting), 5 seeds
-  tableA1              notebook 02: Table A.1 on MNIST (3 and 5 classes per client)
-  dp, dp_fashion_mnist notebook 03: FedLog with central, local and formal DP over the epsilon grid
-  fig3_left, fig2      notebook 05: flexible architectures (MNIST); clients trained to the local optimum
-  fig3_left_fashion_mnist   notebook 05: Fig. 3 left on FashionMNIST (part e of FedLog's paper runs)
-  feddbe_kappa         notebook 02: FedDBE in Table 1's Adam regime, kappa from fedlog.FEDDBE_KAPPA_GRID, seed 0
-  fedprof_table3       notebook 08 (d): Table 3 stand-in, 200 clients on all of MNIST
-  fedprof_fig1, fedprof_alpha   notebook 08: Fig. 1's four data conditions; alpha 0, 1, 100
-  fedcr_table2_n1, fedcr_table2_n2   notebook 06 (a): FashionMNIST, FedCR, FedAvg(-FT), Ditto and FedRep, 250 rounds
-  fedcr_table9         notebook 06 (b): FedCR-NA against local training, k classes per client
-  fedcr_table3, fedcr_beta   notebook 06: FedCR on n1 at each Gaussian dimension V, at each beta (FashionMNIST, MNIST)
-  fedcr_seed_systems   notebook 06: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting, 5 seeds
-  fedrd_table1         notebook 07 (c): FedRD, FedDM, FedAvg, FedProx, FedNova on FashionMNIST (paper size)
-  fedrd_table3         notebook 07: FedDM and FedRD initialised from noise (Table III; real: fedrd_table1's runs)
-  fedrd_ladder         notebook 07: the same at a reduced scale, FedDM and FedRD (real and random initialisation)
-                       at T = 10, 30, 100, 300 matching steps (fedrd.LADDER), the averaging baselines once
+Sets: every run set a paper declares (`fedlib.papers.RUN_SETS`, which the notebooks read too); `--help` lists each with
+its notebook and what it reproduces, and `python -m fedlib claims` how much of each is shipped and what the
+rest costs (figures/claims.md).
 Two jobs share a 2-core machine: give them `--shard 0/2` and `--shard 1/2` (or one `--reverse`). A shard is taken
 from the runs --seeds and --only select, so `SET --shard 1/2` and `SET --only X --shard 0/2` overlap; a run one job
 is computing is skipped by the other (`fedlib.cache.claim`), so overlapping lists cost no run twice.
@@ -167,10 +152,18 @@ def joined_values(argv: list[str]) -> list[str]:
     return out
 
 
+def sets_listed() -> str:
+    """The run sets, one line each with its notebook and the tables or figures it is for: derived from RUN_SETS, so
+    a set a paper declares is listed without being typed here."""
+    return "run sets:\n" + "\n".join(f"  {s.name:26s} notebook {s.notebook[:2]}: {', '.join(s.where)}"
+                                      for s in RUN_SETS.values())
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = joined_values(sys.argv[1:] if argv is None else list(argv))
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("what", choices=SETS)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=sets_listed(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=SETS, metavar="SET", help="a run set (listed below)")
     p.add_argument("--seeds", default=None, help="a range, e.g. 0-2 (default: the seeds its notebook reads)")
     p.add_argument("--only", action="append", default=[], help="a label (repeat for more; labels hold commas)")
     p.add_argument("--reverse", action="store_true")

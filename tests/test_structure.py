@@ -266,3 +266,16 @@ def test_claims_judge_what_analysis_makes_and_never_draw_write_or_get_judged_by_
         analysis = [paper / "analysis.py"] if (paper / "analysis.py").exists() else sorted((paper / "analysis").glob("*.py"))
         for path in analysis:
             assert _module_name(paper / "claims.py") not in _imports(path), f"{_module_name(path)} imports its claims"
+
+
+def test_the_architecture_page_names_every_method_file_and_analysis_module_and_none_that_is_gone():
+    """docs/architecture.md described modules that no longer existed and left out FedPAC's file; it names every
+    method file and every FedLog analysis module as they are, and no `name.py` that is not there."""
+    page = (FEDLIB.parent / "docs" / "architecture.md").read_text()
+    methods = {p.name for p in (FEDLIB / "algorithms").glob("*.py") if p.stem not in ("__init__", "base")}
+    assert not {m for m in methods if f"`{m}`" not in page}, "method files the page does not name"
+    named = set(re.findall(r"`(\w+\.py)`", page))
+    here = {p.name for p in FEDLIB.rglob("*.py")} | {p.name for p in (FEDLIB.parent / "scripts").glob("*.py")}
+    assert named <= here, f"files the page names that are not there: {sorted(named - here)}"
+    analysis = {p.stem for p in (FEDLIB / "papers" / "fedlog" / "analysis").glob("*.py") if p.stem != "__init__"}
+    assert all(f"`{m}`" in page for m in analysis), "FedLog analysis modules the page does not name"
