@@ -17,6 +17,7 @@ PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, au
     # table1_fashion_mnist 42 runs 25a34efd22b666f2, dp_fashion_mnist f841897b8f0f2062, fig3_left_fashion_mnist
     # 5188c9b0c21b8c1f; none of their runs was shipped)
     "table1_fashion_mnist": (39, "07ad80fe03e77bbf"),  # FedLog's part e: Table 1's entries on FashionMNIST
+    "table1_fashion_mnist_plain": (42, "b4d35e4541614275"),  # 2026-12-06: its ablation without augmentation
     "tableA1": (24, "5ced4aa748d7859b"),
     # 2026-11-27: Table 1 and A.1 at the protocol FedLog's appendix E states (crop and flip); the ablation's runs
     # (augment) and FedDBE's augmented row (table1) are theirs too, under the same keys
@@ -62,7 +63,7 @@ def test_the_sets_are_the_pinned_ones_and_paper_runs_names_none_of_them():
 
     assert set(RUN_SETS) == set(PINNED)
     script = (Path(__file__).resolve().parent.parent / "scripts" / "paper_runs.py").read_text()
-    code = script[script.index('"""', 3):]  # after its docstring, which lists the sets for the reader
+    code = script[script.index('"""', 3):]  # after its docstring
     assert not any(f'"{name}"' in code for name in RUN_SETS)
 
 
