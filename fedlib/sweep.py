@@ -406,16 +406,18 @@ def shipped_prefixes_allowed() -> bool:
 
 
 def run_sweep(configs: list[Config], backend: str | None = None, address: str | None = None,
-              progress: bool = True, threads: int | None = None, shipped_prefixes: bool = False) -> SweepReport:
+              progress: bool = True, threads: int | None = None, shipped_prefixes: bool = False,
+              loaded: list | None = None) -> SweepReport:
     """Run every config not cached yet. `backend`: auto (default, or $FEDLIB_SWEEP_BACKEND), pool, local or ray.
     `threads`: torch threads per Ray task (default 1, as every cached run on a CPU computes: `ex.cached_threads`).
     Pool workers run one thread each. `shipped_prefixes`: a run that is
     not cached but is the first rounds of a longer shipped run is read from there (`from_shipped_run`; exact, as
     a run's first rounds do not depend on how many follow), not computed, and not written to the cache, since it
-    lacks the last round's per-client accuracies."""
+    lacks the last round's per-client accuracies. `loaded`: what `cache.load` gave for each config, where the
+    caller has read it already (a notebook's read, `papers.part.Runs`), so that no config is loaded twice."""
     address = address or os.environ.get("FEDLIB_RAY_ADDRESS") or None
     store.check_writable()
-    report = SweepReport(results=[store.load(c) for c in configs])
+    report = SweepReport(results=list(loaded) if loaded is not None else [store.load(c) for c in configs])
     if shipped_prefixes and shipped_prefixes_allowed():
         report.results = [r if r is not None else from_shipped_run(c) for r, c in zip(report.results, configs)]
     report.cached = sum(r is not None for r in report.results)
@@ -514,13 +516,13 @@ def expand_grid(spec, paper_config=None) -> list[Config]:
 
 
 def run_many(configs: list[Config], cache: bool = True, progress: bool = True,
-             shipped_prefixes: bool = False) -> list[Result]:
+             shipped_prefixes: bool = False, loaded: list | None = None) -> list[Result]:
     """Run a sweep (finished runs come from the cache) and return every result. The backend is $FEDLIB_SWEEP_BACKEND
     (default auto: one worker process per core on a multi-core CPU machine); if a run fails, the others still finish
     and are cached, then this raises with the failures listed. `shipped_prefixes`: see `run_sweep`, for callers
-    that read only per-round metrics."""
+    that read only per-round metrics; `loaded`: see `run_sweep`."""
     if not cache:
         return [ex.run(cfg, cache=False, progress=progress) for cfg in configs]
-    report = run_sweep(configs, progress=progress, shipped_prefixes=shipped_prefixes)
+    report = run_sweep(configs, progress=progress, shipped_prefixes=shipped_prefixes, loaded=loaded)
     report.raise_if_failed()
     return [Result(provenance.note(r)) for r in report.results]

@@ -175,13 +175,14 @@ def may_compute(profile: str) -> bool:
     return profile != "paper" or compute == "1"
 
 
-def require_shipped(configs: list[Config], profile: str, driver: str) -> None:
+def require_shipped(configs: list[Config], profile: str, driver: str, missing: list[Config] | None = None) -> None:
     """In the paper profile a notebook redraws what is cached or shipped in archive/ and never starts hours of
     computing on its own: with runs missing it stops here, listing them and the command that computes them
-    (`driver`), unless FEDLIB_COMPUTE=1 asks it to compute them itself. Other profiles compute as usual."""
+    (`driver`), unless FEDLIB_COMPUTE=1 asks it to compute them itself. Other profiles compute as usual. `missing`:
+    the configs found neither cached nor shipped, where the caller has looked already."""
     if may_compute(profile):
         return
-    missing = [c for c in configs if not ex.is_cached(c)]
+    missing = [c for c in configs if not ex.is_cached(c)] if missing is None else missing
     if missing:
         groups = missing_groups(missing)
         shown = "\n".join(f"  {line}" for line in groups[:12])
@@ -217,18 +218,25 @@ class Runs:
     def __init__(self, configs: list[Config], profile: str, driver, shipped_prefixes: bool = False):
         """`driver`: the command that computes missing runs, or a function of the missing runs that names it
         (`fedlib.papers.commands_for`: the run sets that hold them)."""
-        unique = list({c.key(): c for c in configs}.values())
-        self.missing = [] if may_compute(profile) else [c for c in unique if not ex.is_cached(c)]
+        keyed: dict[str, Config] = {}
+        for c in configs:  # each Config's key computed once here, each run loaded once (before: 3 loads, and the
+            keyed.setdefault(c.key(), c)  # missing runs' keys again for every run: 54,314 keys for 556 runs)
+        from .. import cache
+
+        found = {} if may_compute(profile) else {k: cache.load(c) for k, c in keyed.items()}
+        self.missing = [c for k, c in keyed.items() if k in found and found[k] is None]
         self.driver = driver(self.missing) if callable(driver) else driver
         try:
-            require_shipped(unique, profile, self.driver)
+            require_shipped(list(keyed.values()), profile, self.driver, missing=self.missing)
         except NotShipped as err:
             print(f"not drawn from archive/ yet (parts that need them say so): {err}")
-        todo = [c for c in unique if c.key() not in {m.key() for m in self.missing}]
-        print(f"{len(unique)} runs" + (f", {len(self.missing)} of them missing" if self.missing else ""))
+        todo = [k for k in keyed if not (k in found and found[k] is None)]
+        print(f"{len(keyed)} runs" + (f", {len(self.missing)} of them missing" if self.missing else ""))
         from ..sweep import run_many
 
-        self._done = dict(zip([c.key() for c in todo], run_many(todo, shipped_prefixes=shipped_prefixes)))
+        results = run_many([keyed[k] for k in todo], shipped_prefixes=shipped_prefixes,
+                           loaded=[found[k] for k in todo] if found else None)
+        self._done = dict(zip(todo, results))
 
     def has(self, cfgs: list[Config]) -> bool:
         return all(c.key() in self._done for c in cfgs)
