@@ -500,7 +500,7 @@ def _check_arguments(args) -> None:
         raise ValueError(f"--rounds {args.rounds}: the check replays a run's first rounds, at most {MAX_CHECK_ROUNDS} "
                          f"(more replays most of a run: hours for each run replayed); "
                          f"recompute a whole set with scripts/paper_runs.py instead")
-    if args.workers is not None and args.workers < 1:
+    if getattr(args, "workers", None) is not None and args.workers < 1:
         raise ValueError(f"--workers {args.workers}: at least 1 process replays the runs")
     if args.per_file is not None and args.per_file < 1:
         raise ValueError(f"--per-file {args.per_file}: replay at least 1 run per archive file")

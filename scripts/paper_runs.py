@@ -155,8 +155,9 @@ def joined_values(argv: list[str]) -> list[str]:
 def sets_listed() -> str:
     """The run sets, one line each with its notebook and the tables or figures it is for: derived from RUN_SETS, so
     a set a paper declares is listed without being typed here."""
-    return "run sets:\n" + "\n".join(f"  {s.name:26s} notebook {s.notebook[:2]}: {', '.join(s.where)}"
-                                      for s in RUN_SETS.values())
+    return "run sets:\n" + "\n".join(
+        f"  {name:26s} notebook {str(getattr(s, 'notebook', '?'))[:2]}: {', '.join(getattr(s, 'where', ()))}"
+        for name, s in RUN_SETS.items())  # a set made up in a test may have no notebook or where
 
 
 def main(argv: list[str] | None = None) -> None:

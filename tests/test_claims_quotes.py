@@ -23,7 +23,7 @@ def test_every_quote_the_papers_modules_hold_was_found_in_its_paper():
 
 
 def test_a_quote_is_looked_up_ignoring_case_and_runs_of_whitespace(tmp_path):
-    for name, f in quotes.PAPER_FILES.items():
+    for name, f in quotes.paper_files().items():
         (tmp_path / f).write_text("The  results show\nFedLog CAN achieve $\\epsilon \\geq 0.5$ here.")
     pairs = [("FedLog", "the results show fedlog can achieve"), ("FedLog", "$\\epsilon \\geq 0.5$ here"),
              ("FedLog", "the results show FedProto"), ("FedNone", "the results")]
@@ -33,7 +33,7 @@ def test_a_quote_is_looked_up_ignoring_case_and_runs_of_whitespace(tmp_path):
 
 def test_where_the_papers_texts_are_at_hand_every_quote_is_found_again():
     where = quotes.default_papers_dir()
-    if not all((where / f).is_file() for f in quotes.PAPER_FILES.values()):
+    if not all((where / f).is_file() for f in quotes.paper_files().values()):
         pytest.skip(f"the papers' texts are not at {where} (the digests above still check every quote)")
     assert quotes.missing(sorted(set(quotes.code_quotes() + quotes.row_quotes(COMMITTED))), where) == []
 

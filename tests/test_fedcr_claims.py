@@ -138,11 +138,11 @@ def test_in_the_paper_profile_missing_runs_are_not_computed_and_their_claims_say
     """Notebook 06 stopped (sweep.require_shipped) when any paper-profile run was missing, so it could not draw
     FedCR's Table 2 n1 once shipped while n2 and Table 9 are not. Now the reader returns None for runs neither
     cached nor shipped, without computing them, and every claim of a part whose runs are missing says "not run"."""
-    from fedlib import experiments as ex, sweep
+    from fedlib import cache, sweep
 
     ran = []
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), ["result"] * len(cfgs))[1])
-    monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg == "shipped")
+    monkeypatch.setattr(cache, "load", lambda cfg: None)  # neither cached nor shipped
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     from fedlib import papers
 
@@ -163,10 +163,10 @@ def test_the_paper_profiles_table2_is_drawn_from_its_run_set_alone(monkeypatch):
     """Before, notebook 06 asked every implemented baseline's runs for each Table 2 column, whatever the profile, so
     the paper profile's FashionMNIST columns, whose run sets (fedcr_table2_n1/_n2) hold FedCR, FedAvg(-FT), Ditto and
     FedRep only, stayed "not run" even once shipped whole. Now the paper profile's columns are its run set's labels."""
-    from fedlib import experiments as ex, sweep
+    from fedlib import cache, sweep
     n1_set = plans.TABLE2_N1
     n1 = {cfg.key() for _, cfg in n1_set.runs([0, 1, 2])}
-    monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg.key() in n1)  # the set shipped whole, nothing else
+    monkeypatch.setattr(cache, "load", lambda cfg: {} if cfg.key() in n1 else None)  # the set shipped whole, nothing else
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: _runs([90.0] * len(cfgs)))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     labels = plans.labels(fedcr.PROFILES["paper"])
@@ -186,11 +186,11 @@ def test_a_table2_set_shipped_in_part_judges_the_methods_whose_seeds_are_all_shi
     Now the methods with every seed shipped are drawn and judged (each one's reproduction), the rows that need a
     missing method stay "not run" (the strongest baseline is named only among them all), and the table says which
     methods are missing, never a number for them."""
-    from fedlib import experiments as ex, outputs, sweep
+    from fedlib import cache, outputs, sweep
     n1_set = plans.TABLE2_N1
     shipped = {cfg.key() for lab, cfg in n1_set.runs([0, 1, 2]) if lab in ("FedAvg", "Ditto")}
     shipped |= {cfg.key() for lab, cfg in n1_set.runs([0, 1]) if lab == "FedCR"}  # FedCR: 2 of 3 seeds
-    monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg.key() in shipped)
+    monkeypatch.setattr(cache, "load", lambda cfg: {} if cfg.key() in shipped else None)
     fedavg = [Result({"config": {"method": "fedavg", "n_clients": 2}, "final": {"acc_mean": 0.9276},
                       "finetuned": True, "rounds": {"acc_mean": [0.5, 0.8815]}})]
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: [
@@ -319,10 +319,10 @@ def test_a_missing_cross_check_draws_and_records_nothing(tmp_path, monkeypatch, 
 def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
     """Before, every Table 2 row on FashionMNIST and the curves' caption (drawing FashionMNIST alone) said
     "250 (fashion_mnist), 500 (mnist)": the rounds of every planned column, not of the runs judged or drawn."""
-    from fedlib import experiments as ex, outputs, plots, sweep
+    from fedlib import cache, outputs, plots, sweep
     n1_set = plans.TABLE2_N1
     shipped = {cfg.key() for _, cfg in n1_set.runs([0, 1, 2])}
-    monkeypatch.setattr(ex, "is_cached", lambda cfg: cfg.key() in shipped)
+    monkeypatch.setattr(cache, "load", lambda cfg: {} if cfg.key() in shipped else None)
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: _runs([90.0] * len(cfgs)))
     monkeypatch.setattr(outputs, "save_figure", lambda fig, name: None)
     captions = []

@@ -666,7 +666,7 @@ def test_notebook_03_computes_nothing_in_the_paper_profile_and_its_claims_say_no
     """Before, `dp.finals` ran every missing run through `sweep.run_many` whatever the profile, so the paper
     profile's redraw started hours of DP runs. Now a dataset whose runs are neither cached nor shipped is named with
     the command that computes them, left out of the figure, and its recovery rows say "not run"."""
-    from fedlib import experiments as ex, sweep
+    from fedlib import cache, experiments as ex, sweep
     from fedlib.papers import fedlog
     from fedlib.papers.fedlog import claims
     from fedlib.papers.fedlog.analysis import dp
@@ -674,7 +674,7 @@ def test_notebook_03_computes_nothing_in_the_paper_profile_and_its_claims_say_no
     ran = []
     monkeypatch.setattr(ex, "run", lambda cfg, **kw: ran.append(cfg))
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
-    monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
+    monkeypatch.setattr(cache, "load", lambda cfg: None)  # neither cached nor shipped
     from fedlib.papers import read
 
     settings = {"mnist": fedlog.DP_PARTS["mnist"].settings("paper")}
@@ -694,7 +694,7 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
     names what is missing with its command, and the missing datasets' claims say "not run"."""
     import json
 
-    from fedlib import archive, experiments as ex, sweep
+    from fedlib import archive, cache, sweep
     from fedlib.papers import fedlog
     from fedlib.papers import read
     from fedlib.papers.fedlog import claims, figures
@@ -702,7 +702,7 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
 
     ran = []
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
-    monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
+    monkeypatch.setattr(cache, "load", lambda cfg: None)  # neither cached nor shipped
     monkeypatch.setattr(convergence, "trace", lambda cfg: ran.append(cfg))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     S = fedlog.CONVERGENCE_PROFILES["paper"]

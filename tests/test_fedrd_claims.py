@@ -158,13 +158,13 @@ def test_notebook_07s_paper_profile_draws_what_is_shipped_and_its_claims_say_not
     shipped, so notebook 07 stopped at Table I in the paper profile (FEDLIB_PROFILE=paper ./run_all.sh 07 failed)
     and never reached the ladder. Now each part draws what is there, names what is not with its command, and each
     of its claims says "not run"."""
-    from fedlib import experiments as ex, papers, sweep
+    from fedlib import cache, experiments as ex, papers, sweep
     from fedlib.papers.fedrd import figures, plans
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     monkeypatch.setattr(ex, "dataset_available", lambda d: d == "fashion_mnist")
-    monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
+    monkeypatch.setattr(cache, "load", lambda cfg: None)  # neither cached nor shipped
     ex.data_here.cache_clear()
     ran = []
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
@@ -284,13 +284,13 @@ def test_a_method_keeps_its_colour_whatever_else_is_shipped():
 def test_table_i_without_paper_runs_is_shown_at_the_ladders_top_rung_labelled(tmp_path, monkeypatch, capsys):
     """Notebook 07's part A at the paper profile, whose Table I runs are not shipped: before, five rows of nan; now
     the best scale that has runs, the ladder's T = 300 rung (shipped), labelled reduced, the paper's numbers beside."""
-    from fedlib import experiments as ex, papers
+    from fedlib import cache, experiments as ex, papers
     from fedlib.papers.fedrd import figures, plans
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     (ladder,) = papers.read("paper", plans.LADDER_PART)  # shipped in archive/
     monkeypatch.setattr(ex, "dataset_available", lambda d: d == "fashion_mnist")
-    monkeypatch.setattr(ex, "is_cached", lambda cfg: False)
+    monkeypatch.setattr(cache, "load", lambda cfg: None)  # neither cached nor shipped
     ex.data_here.cache_clear()
     (table1,) = papers.read("paper", plans.AT_PROFILE[0])
     ex.data_here.cache_clear()

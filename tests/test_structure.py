@@ -279,3 +279,32 @@ def test_the_architecture_page_names_every_method_file_and_analysis_module_and_n
     assert named <= here, f"files the page names that are not there: {sorted(named - here)}"
     analysis = {p.stem for p in (FEDLIB / "papers" / "fedlog" / "analysis").glob("*.py") if p.stem != "__init__"}
     assert all(f"`{m}`" in page for m in analysis), "FedLog analysis modules the page does not name"
+
+
+def test_a_toy_paper_registers_itself_and_is_found_in_every_listing(monkeypatch, capsys):
+    """Papers were listed by hand in five places (the package imports, the claims' known papers, PARTS, RUN_SETS,
+    the quotes' texts and modules). Each registers itself now (`papers.registry.register`); a toy paper with one run
+    set is found in every listing, and a second paper of the same name is refused."""
+    import importlib.util
+
+    import pytest
+
+    from fedlib.claims.ledger import KNOWN_PAPERS
+    from fedlib.papers import PARTS, RUN_SETS, Paper, part, quotes, register, registry
+
+    toy_set = part.Part("toy_table", "99_toy", {"paper": (0,)}, lambda s, seeds: {}, where=("Table 1",))
+    toy = Paper("ToyPaper", (toy_set,), text="999_toy.txt", quotes=lambda: ["a toy's own words"], first_notebook=9)
+    register(toy)
+    try:
+        assert "ToyPaper" in KNOWN_PAPERS and PARTS["toy_table"] is toy_set and list(RUN_SETS)[-1] == "toy_table"
+        assert quotes.paper_files()["ToyPaper"] == "999_toy.txt"
+        assert ("ToyPaper", "a toy's own words") in quotes.code_quotes()
+        spec = importlib.util.spec_from_file_location("paper_runs", FEDLIB.parent / "scripts" / "paper_runs.py")
+        script = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(script)
+        assert "toy_table" in script.sets_listed()
+        with pytest.raises(ValueError, match="registered already"):
+            register(Paper("ToyPaper", ()))
+    finally:
+        registry.unregister("ToyPaper")
+    assert "ToyPaper" not in KNOWN_PAPERS and "toy_table" not in PARTS and "toy_table" not in RUN_SETS

@@ -11,16 +11,18 @@ figures/claims.md (never typed).
 """
 from __future__ import annotations
 
-from ..claims.ledger import register_papers
-from . import fedcr, fedlog, fedprof, fedrd, part
+import importlib
+import pkgutil
 
-register_papers("FedLog", "FedCR", "FedRD", "FedProf", "FedNova")  # the papers a claims row may name (FedNova: its
-# self-check's rows)
+from . import part
+from .registry import PAPERS, PARTS, RUN_SETS, Paper, register  # noqa: F401  (filled as each package registers)
+
+for _package in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg):  # every paper's package, which
+    importlib.import_module(f"{__name__}.{_package}")  # registers itself (`registry.register`): none is listed here
+
+from . import fedcr, fedlog, fedprof, fedrd  # noqa: E402  (the names, for `from fedlib.papers import fedlog`)
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
-PARTS = {p.name: p for paper in (fedlog, fedprof, fedcr, fedrd) for p in paper.PARTS}  # every notebook part, by name:
-# what each claims row names (its `part` column)
-RUN_SETS = {s.name: s for paper in (fedlog, fedprof, fedcr, fedrd) for s in paper.RUN_SETS}
 
 
 def commands_for(configs: list, undeclared: str = part.UNDECLARED) -> str:
@@ -34,4 +36,5 @@ def read(profile: str, *parts: part.Part, shipped_prefixes: bool = False) -> tup
     return part.read(profile, *parts, sets=RUN_SETS.values(), shipped_prefixes=shipped_prefixes)
 
 
-__all__ = ["PARTS", "PROFILE_NAMES", "RUN_SETS", "commands_for", "fedcr", "fedlog", "fedprof", "fedrd", "read"]
+__all__ = ["PAPERS", "PARTS", "PROFILE_NAMES", "RUN_SETS", "Paper", "commands_for", "fedcr", "fedlog", "fedprof",
+           "fedrd", "read", "register"]

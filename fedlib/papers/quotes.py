@@ -16,9 +16,6 @@ from pathlib import Path
 
 from ..claims import normalized  # lower case, every run of whitespace one space: how a quote is looked up
 
-# Each paper's text, as the project's seeds folder names it (../shared/seeds beside the checkout)
-PAPER_FILES = {"FedLog": "000_ecc2c271eb7ea01f.txt", "FedCR": "001_6e94cce9c6ae99cf.txt",
-               "FedRD": "002_b7330cb77f4e5bdc.txt", "FedProf": "004_1cf7adbf1d2f89c5.txt"}
 VERIFIED = Path(__file__).resolve().parent / "quotes_verified.json"
 
 
@@ -32,20 +29,19 @@ def default_papers_dir() -> Path:
     return project_root().parent / "shared" / "seeds"
 
 
-def code_quotes() -> list[tuple[str, str]]:
-    """(paper, quote) of every quote the papers' modules hold (their QUOTES and the tables' cells)."""
-    from . import fedcr, fedlog, fedprof, fedrd
+def paper_files() -> dict[str, str]:
+    """Each registered paper's text, as the project's seeds folder names it (../shared/seeds beside the checkout)."""
+    from . import PAPERS
 
-    out = [("FedLog", q) for q in fedlog.QUOTES.values()]
-    out += [("FedLog", cell) for by in fedlog.TABLE1_CELLS.values() for cells in by.values() for cell in cells]
-    out += [("FedLog", cell) for by in fedlog.TABLE_A1_CELLS.values() for cells in by.values() for cell in cells]
-    out += [("FedCR", q) for q in fedcr.reported.QUOTES.values()]
-    out += [("FedCR", fedcr.reported.table10_cell("fashion_mnist", p, m)) for p in ("n1", "n2")
-            for m in fedcr.TABLE10_SPREAD[("fashion_mnist", p)]]  # the column run here (Table 10 prints others'
-    # numbers apart from Table 2's in two cells: CIFAR-100 FedPer 39.5, CIFAR-10 n2 FedAvg 76.26 against 76.34)
-    out += [("FedRD", q) for q in fedrd.reported.QUOTES.values()]
-    out += [("FedProf", q) for q in fedprof.reported.QUOTES.values()]
-    return out
+    return {name: paper.text for name, paper in PAPERS.items() if paper.text}
+
+
+def code_quotes() -> list[tuple[str, str]]:
+    """(paper, quote) of every quote the papers' modules hold (each registered paper's `quotes`: its QUOTES and the
+    tables' cells)."""
+    from . import PAPERS
+
+    return [(name, q) for name, paper in PAPERS.items() for q in paper.quotes()]
 
 
 def row_quotes(folder: Path | None = None) -> list[tuple[str, str]]:
@@ -60,7 +56,7 @@ def row_quotes(folder: Path | None = None) -> list[tuple[str, str]]:
 
 def missing(pairs: list[tuple[str, str]], papers_dir: Path) -> list[tuple[str, str]]:
     """The (paper, quote) pairs not found in their paper's text."""
-    texts = {name: normalized((papers_dir / f).read_text()) for name, f in PAPER_FILES.items()}
+    texts = {name: normalized((papers_dir / f).read_text()) for name, f in paper_files().items()}
     return [(paper, q) for paper, q in pairs if paper not in texts or normalized(q) not in texts[paper]]
 
 
@@ -82,7 +78,7 @@ def verified() -> set[str]:
 
 if __name__ == "__main__":
     where = Path(sys.argv[1]) if len(sys.argv) > 1 else default_papers_dir()
-    if not all((where / f).is_file() for f in PAPER_FILES.values()):
-        raise SystemExit(f"{where} does not hold the papers' texts ({', '.join(PAPER_FILES.values())}); give their "
+    if not all((where / f).is_file() for f in paper_files().values()):
+        raise SystemExit(f"{where} does not hold the papers' texts ({', '.join(paper_files().values())}); give their "
                          "folder: python -m fedlib.papers.quotes PAPERS_DIR")
     raise SystemExit(1 if verify(where) else 0)

@@ -25,3 +25,10 @@ from .plans import (  # noqa: F401
 from . import analysis  # noqa: E402, F401  (computation that is not a run: numeric, fingerprinted)
 from . import figures  # noqa: E402, F401  (FedLog's own figures)
 from . import claims  # noqa: E402, F401  (its claims, as functions: notebooks 01 and 03-05)
+
+
+from ..registry import Paper, register  # noqa: E402
+
+register(Paper("FedLog", PARTS, text="000_ecc2c271eb7ea01f.txt", first_notebook=1, quotes=lambda: [
+    *QUOTES.values(), *(cell for table in (TABLE1_CELLS, TABLE_A1_CELLS) for by in table.values()
+                        for cells in by.values() for cell in cells)]))

@@ -16,3 +16,9 @@ from .reported import TABLE2, TABLE3
 
 __all__ = ["CONDITIONS", "DECAY_UNIT", "FULL", "METHODS", "MODEL", "NOISE", "PARTIAL", "PARTS", "PROFILES", "RUN_SETS",
            "TABLE2", "TABLE3", "analysis", "claims", "config", "figures", "plans", "protocol", "reported"]
+
+
+from ..registry import Paper, register  # noqa: E402
+
+register(Paper("FedProf", PARTS, text="004_1cf7adbf1d2f89c5.txt", first_notebook=8,
+               quotes=lambda: list(reported.QUOTES.values())))

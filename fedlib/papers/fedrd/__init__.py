@@ -24,3 +24,9 @@ __all__ = ["AVERAGING", "DPC_RGB", "GRID", "LADDER", "METHODS", "MU_GRID", "PAPE
            "PROJECTION", "RGB_DATASETS", "RUN_SETS", "SEARCHED", "SHOWN", "TABLE1", "TABLE2", "TABLE3", "TABLE4", "TOY",
            "analysis", "claims", "config", "figures", "ladder", "ladder_runs", "notebook_run", "plans", "protocol",
            "reported", "rung_label", "scaled", "search_configs"]
+
+
+from ..registry import Paper, register  # noqa: E402
+
+register(Paper("FedRD", PARTS, text="002_b7330cb77f4e5bdc.txt", first_notebook=7, also=("FedNova",),  # its
+               quotes=lambda: list(reported.QUOTES.values())))  # notebook's FedNova toy: a self-check of FedNova
