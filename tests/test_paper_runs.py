@@ -148,14 +148,21 @@ def test_a_run_another_job_is_computing_is_left_to_it(capsys):
     assert ex.is_cached(runs[0][1])
 
 
-def test_a_run_waits_for_the_job_computing_it_and_returns_that_result(capsys):
-    """`experiments.run` of a run another job holds waits for it and reads its result, never computing it too."""
-    import threading
-
+def test_a_run_waits_for_the_job_computing_it_and_returns_that_result(capsys, monkeypatch):
+    """`experiments.run` of a run another job holds waits for it and reads its result, never computing it too. The
+    other job finishes once this one waits on the lock (before: a second after it started, which on a loaded
+    machine came before this one asked, so it found the result at once and never waited: the test failed)."""
     cfg = _tiny_set().runs([0], [])[0][1]
     made = {**ex.run(cfg, cache=False, progress=False), "wall_s": 12345.0}  # marks the other job's result
     t, go = _held_elsewhere(cfg, then=lambda: cache.save(cfg, made))
-    threading.Timer(1.0, go.set).start()  # the other job finishes a second after this one asks
+    flock = cache.fcntl.flock
+
+    def waiting(fd, op):  # a blocking request (no LOCK_NB) is this job waiting: the other one finishes now
+        if op == cache.fcntl.LOCK_EX:
+            go.set()
+        return flock(fd, op)
+
+    monkeypatch.setattr(cache.fcntl, "flock", waiting)
     got = ex.run(cfg, progress=False)
     t.join()
     assert got["wall_s"] == 12345.0
