@@ -10,6 +10,7 @@ import functools
 import hashlib
 import json
 import math
+import weakref
 from dataclasses import asdict, dataclass, field, fields
 
 import torch
@@ -34,6 +35,9 @@ ADDED_FIELDS: dict = {"local_optimum": False, "augment": False, "participation":
                       "server_fraction": 0.0, "dominant_share": 0.6, "corruption": {},
                       "clip_grad_norm": 0.0, "lr_decay_unit": "round", "drop_last": False,
                       "fast_engine": False, "skip_finished": False, "capture_steps": False}
+
+
+_KEYS: dict[int, tuple] = {}  # id of a Config -> (what its key was computed from, the key): `Config.key`
 
 
 @dataclass
@@ -138,7 +142,30 @@ class Config:
 
     def key(self, device_type: str | None = None) -> str:
         """The cache key: a hash of every field (the device as the type it resolves to here, or `device_type`, e.g.
-        "cuda" for the key the same config has when run on a GPU), the method's version and CACHE_VERSION."""
+        "cuda" for the key the same config has when run on a GPU), the method's version and CACHE_VERSION.
+        Remembered beside the Config (`_KEYS`, not in its fields or __dict__) with what it was computed from (`_key_signature`: every field's value, the dict
+        fields as text, the device type and the method's class), so a Config read several times computes it once
+        and one changed since (`cfg.rounds = 5`, `cfg.options["x"] = 1`) computes it again. A method defined outside
+        fedlib is keyed by its code, which an edit of a helper changes without a new class: never remembered."""
+        cls = algorithms.REGISTRY.get(self.method)
+        own = cls is None or not algorithms.code_digest(cls)
+        signature = self._key_signature(device_type, cls) if own else None
+        memo = _KEYS.get(id(self))
+        if signature is not None and memo is not None and memo[0] == signature:
+            return memo[1]
+        key = self._compute_key(device_type)
+        if signature is not None:
+            if memo is None:  # the entry goes with the Config, before its id can be another's
+                weakref.finalize(self, _KEYS.pop, id(self), None)
+            _KEYS[id(self)] = (signature, key)
+        return key
+
+    def _key_signature(self, device_type: str | None, cls) -> tuple:
+        values = tuple(json.dumps(v, sort_keys=True, default=repr) if isinstance(v, (dict, list)) else v
+                       for v in (getattr(self, f.name) for f in fields(self)))
+        return values, device_type or engine.resolve_device(self.device).type, cls, CACHE_VERSION
+
+    def _compute_key(self, device_type: str | None) -> str:
         d = asdict(self)
         for name, default in ADDED_FIELDS.items():  # fields added later leave older keys (and caches) valid
             if d[name] == default:
