@@ -308,3 +308,25 @@ def test_a_toy_paper_registers_itself_and_is_found_in_every_listing(monkeypatch,
     finally:
         registry.unregister("ToyPaper")
     assert "ToyPaper" not in KNOWN_PAPERS and "toy_table" not in PARTS and "toy_table" not in RUN_SETS
+
+
+ROW_FIELD_LOOKUPS = 289  # 2026-12-06; the architecture issue's goal is under 60 (typed values in place of row dicts)
+
+
+def test_string_subscripts_in_the_papers_analysis_figures_and_claims_do_not_grow():
+    """The numbers travel from analysis to claims as dicts read by string keys (`row["accuracy_mean"]`); the goal is
+    typed values. This counts every subscript by a string constant in each paper's analysis, figures and claims
+    (not of an upper-case table such as QUOTES or TABLE1) and holds the count at or under its last value: a change
+    that adds such lookups fails here, one that removes them lowers ROW_FIELD_LOOKUPS in the same commit."""
+    papers = FEDLIB / "papers"
+    files = [p for p in papers.glob("*/*.py") if p.stem in ("analysis", "figures", "claims")]
+    files += list(papers.glob("*/analysis/*.py"))
+    count = 0
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                    and isinstance(node.slice.value, str):
+                base = node.value
+                name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+                count += not name.isupper()
+    assert count <= ROW_FIELD_LOOKUPS, f"{count} string lookups (at most {ROW_FIELD_LOOKUPS}): use typed values"
