@@ -199,4 +199,4 @@ fedlog.figures.crosscheck(paths.project_root() / "figures" / "feddbe_crosscheck.
 
 # %%
 ledger, rankings = fedlog.claims.record_table1(runs, absent, reads, runs_a1, summary)  # claims: fedlog/claims.py
-fedlog.figures.rankings(rankings);  # each saved and shown
+fedlog.figures.rankings(rankings)  # each saved and shown

@@ -276,10 +276,11 @@ def replica_passes(stand_ins: list, ours: int, evaluations: int, model: str):
     return fig
 
 
-def rankings(tables: dict[str, list[dict]]) -> list:
+def rankings(tables: dict[str, list[dict]]) -> None:
     """Notebook 02's rankings of the entries against the paper's Table 1 (name -> rows, `claims.record_table1`),
-    each saved and shown."""
-    return [outputs.save_table(rows, name) for name, rows in tables.items()]
+    each saved and shown where it is saved (the call's value is None, so the cell shows nothing more)."""
+    for name, rows in tables.items():
+        outputs.save_table(rows, name)
 
 
 # Notebook 03: FedLog with differential privacy (Fig. 3 right, Thm. 7). `runs`: dataset -> its DpRuns (`plans`);
