@@ -143,9 +143,10 @@ class Config:
     def key(self, device_type: str | None = None) -> str:
         """The cache key: a hash of every field (the device as the type it resolves to here, or `device_type`, e.g.
         "cuda" for the key the same config has when run on a GPU), the method's version and CACHE_VERSION.
-        Remembered beside the Config (`_KEYS`, not in its fields or __dict__) with what it was computed from (`_key_signature`: every field's value, the dict
-        fields as text, the device type and the method's class), so a Config read several times computes it once
-        and one changed since (`cfg.rounds = 5`, `cfg.options["x"] = 1`) computes it again. A method defined outside
+        Remembered beside the Config (`_KEYS`, not in its fields or __dict__) with what it was computed from
+        (`_key_signature`: every field's value, the dict fields as text, the device type and the method's class), so
+        a Config read several times computes it once and one changed since (`cfg.rounds = 5`, `cfg.options["x"] =
+        1`) computes it again. A method defined outside
         fedlib is keyed by its code, which an edit of a helper changes without a new class: never remembered."""
         cls = algorithms.REGISTRY.get(self.method)
         own = cls is None or not algorithms.code_digest(cls)

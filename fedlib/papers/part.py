@@ -224,13 +224,14 @@ class Runs:
         from .. import cache
 
         found = {} if may_compute(profile) else {k: cache.load(c) for k, c in keyed.items()}
-        self.missing = [c for k, c in keyed.items() if k in found and found[k] is None]
+        absent = {k for k, result in found.items() if result is None}
+        self.missing = [c for k, c in keyed.items() if k in absent]
         self.driver = driver(self.missing) if callable(driver) else driver
         try:
             require_shipped(list(keyed.values()), profile, self.driver, missing=self.missing)
         except NotShipped as err:
             print(f"not drawn from archive/ yet (parts that need them say so): {err}")
-        todo = [k for k in keyed if not (k in found and found[k] is None)]
+        todo = [k for k in keyed if k not in absent]
         print(f"{len(keyed)} runs" + (f", {len(self.missing)} of them missing" if self.missing else ""))
         from ..sweep import run_many
 
