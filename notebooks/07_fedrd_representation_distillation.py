@@ -70,8 +70,8 @@ print("baselines' searched settings:", fedrd.SEARCHED or "none yet (run scripts/
 
 
 # %%
-table1, init, dpcs, sides, depths = papers.read(profile, *fedrd.plans.AT_PROFILE)
-(ladder,) = papers.read("paper", fedrd.plans.LADDER_PART)  # part G's shipped runs, whatever the profile
+reads = papers.read_notebook(profile, fedrd.plans.NOTEBOOK)  # part G: its shipped runs, whatever the profile
+table1, init, dpcs, sides, depths, ladder = (reads[p] for p in (*fedrd.plans.AT_PROFILE, fedrd.plans.LADDER_PART))
 
 # %% [markdown]
 # ## A. Table I
@@ -109,7 +109,7 @@ table3 = fedrd.figures.table3(init, table1)
 
 
 # %%
-dpc_points = fedrd.figures.dpc(dpcs)
+fedrd.figures.dpc(dpcs)
 
 # %% [markdown]
 # ## E. Table IV stand-in: the representation size d'
@@ -117,14 +117,14 @@ dpc_points = fedrd.figures.dpc(dpcs)
 
 
 # %%
-dims = fedrd.figures.sizes(sides)
+fedrd.figures.sizes(sides)
 
 # %% [markdown]
 # ## F. Fig. 5 stand-in: the projection's depth (convolutions before the 1 x 1 one)
 
 
 # %%
-depth_acc = fedrd.figures.depths(depths)
+fedrd.figures.depths(depths)
 
 # %% [markdown]
 # ## G. The ladder: Table I, Table III and Fig. 2 at T = 10 to 300 matching steps (a reduced scale)
@@ -139,7 +139,6 @@ depth_acc = fedrd.figures.depths(depths)
 
 # %%
 ladder_table = fedrd.figures.ladder_table(ladder, profile)
-ladder_ledger = fedrd.claims.record_ladder(ladder, profile)
 
 # %% [markdown]
 # ## H. FedNova's objective inconsistency (its Sec. 4 toy)
@@ -149,7 +148,7 @@ ladder_ledger = fedrd.claims.record_ladder(ladder, profile)
 
 
 # %%
-toy_gap = fedrd.figures.toy(profile)
+fedrd.figures.toy(profile)
 
 # %% [markdown]
 # ## What the numbers say
@@ -159,5 +158,4 @@ toy_gap = fedrd.figures.toy(profile)
 
 
 # %%
-numbers = dict(dpc_points=dpc_points, dims=dims, depth_acc=depth_acc, toy_gap=toy_gap)
-ledger = fedrd.claims.record_parts(profile, table1, init, dpcs, numbers)  # each claim a function in fedrd/claims.py
+ledger = fedrd.claims.record(reads)  # each claim a function in fedrd/claims.py, the ladder's included

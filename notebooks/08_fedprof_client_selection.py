@@ -68,7 +68,8 @@ outputs.settings(profile, fedprof.PROFILES[profile])
 # (`fedprof.plans.PARTS`: Table 3 under both readings of the lr decay, Fig. 1's conditions, the alpha sweep).
 
 # %%
-table3, fig1, alpha, table3_per_round = papers.read(profile, *fedprof.PARTS)
+reads = papers.read_notebook(profile, fedprof.plans.NOTEBOOK)
+table3, fig1, alpha, table3_per_round = (reads[p] for p in fedprof.PARTS)
 shown = part.first_whole(table3, table3_per_round)  # the reading parts C-E and the verdicts read
 print(f"parts C-E and the verdicts read the runs with lr decay {fedprof.plans.READINGS[shown.part]}" if shown else
       f"{table3.note()}; {table3_per_round.note()}")
@@ -112,4 +113,4 @@ alphas = fedprof.figures.alpha(alpha, table3)
 # Each claim is a function in `fedlib/papers/fedprof/claims.py`, tested on made-up results.
 
 # %%
-ledger = fedprof.claims.record(profile, shown, fig1)
+ledger = fedprof.claims.record(reads)

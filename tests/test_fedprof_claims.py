@@ -112,3 +112,51 @@ def test_table_3_says_not_reached_in_words():
     assert figures._reached([_reaching(11), _reaching(11)], 0.9) == "not reached"
     assert figures._reached([_reaching(2), _reaching(4), _reaching(11)], 0.9) == "3.00 (2 of 3 seeds)"
     assert figures._reached([_reaching(2), _reaching(4)], 0.9) == 3.0
+
+
+class _MadeUp:
+    """A part's reading (`part.Read`) of made-up Results: key -> one Result per seed, None where a seed is missing."""
+
+    def __init__(self, part, runs: dict, profile: str = "paper"):
+        self.part, self.runs, self.profile = part, runs, profile
+
+    @property
+    def settings(self):
+        return self.part.settings(self.profile)
+
+    def __getitem__(self, key):
+        return self.runs.get(key)
+
+    def whole(self) -> bool:
+        return bool(self.runs) and all(v is not None for v in self.runs.values())
+
+    def all(self):
+        return dict(self.runs) if self.whole() else None
+
+
+def test_record_judges_notebook_08s_reads_with_the_first_whole_reading(tmp_path, monkeypatch):
+    """`record(reads)` is notebook 08's one call (before: record(profile, shown, fig1), the notebook choosing the
+    reading): on made-up Reads where only the per-round reading of Table 3 is whole, its claims read that one and say
+    so, and Fig. 1's claim reads Fig. 1's part."""
+    from fedlib.papers.fedprof import plans
+    from fedlib.papers.part import Reads
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    kinds = ["clean", "clean", "irrelevant", "blur"]
+    S = plans.PROFILES["paper"]
+    faster = {"FedProf (full)": 2, "FedProf (partial)": 2, "FedAvg": 6, "FedAvg-RP": 6, "FedProx": 7}
+    runs = {(C, lab): [_run([0.5] * (t - 1) + [0.99] * 3, kinds, selected=[[0, 1], [0, 1], [1, extra]])
+                       for extra in (0, 1, 2)] for C in S.fractions for lab, t in faster.items()}
+    conditions = {c: [_run([0.5, a]) for a in (0.97, 0.96, 0.97)] for c in ("original", "biased", "noisy")}
+    conditions["biased + noisy"] = [_run([0.5, a]) for a in (0.85, 0.84, 0.86)]
+    reads = Reads("paper", plans.NOTEBOOK, {
+        plans.TABLE3.name: _MadeUp(plans.TABLE3, {key: None for key in runs}),  # the protocol's reading: missing
+        plans.FIG1.name: _MadeUp(plans.FIG1, conditions), plans.ALPHA.name: _MadeUp(plans.ALPHA, {}),
+        plans.TABLE3_PER_ROUND.name: _MadeUp(plans.TABLE3_PER_ROUND, runs)})
+    ledger = claims.record(reads)
+    table3 = [r for r in ledger.rows if r.part == "fedprof_table3"]
+    assert len(table3) == 4 * len(S.fractions) + 2 and all("lr decay per round, the earlier reading" in r.claim
+                                                        for r in table3)
+    assert {r.verdict for r in table3 if "fewer rounds" in r.claim} == {rules.HOLDS}
+    assert [r.verdict for r in ledger.rows if r.where == "Fig. 1"] == [rules.HOLDS]
+    assert (tmp_path / "claims" / f"{plans.NOTEBOOK}_paper.csv").exists()

@@ -66,7 +66,7 @@ def test_every_ladder_row_names_its_rung_and_the_unjudged_say_why(tmp_path, monk
         for method in ("FedDM", "FedRD"):
             ladder[(method, T, "real")] = _runs([85, 86, 84])
             ladder[(method, T, "random")] = None  # not shipped yet
-    claims.record(ladder, (10, 30), ledger)
+    claims.ladder_claims(ladder, (10, 30), ledger)
     assert all("ladder" in row.where for row in ledger.rows) and {row.scale for row in ledger.rows} == {"reduced"}
     unjudged = [row for row in ledger.rows if row.note.startswith(rules.NOT_JUDGED)]
     assert len(unjudged) == len(claims.NOT_JUDGED) and all(row.verdict == rules.NOT_JUDGED for row in unjudged)
@@ -86,7 +86,7 @@ def test_every_ladder_claim_has_its_trend_over_the_rungs():
             ladder[(method, T, "real")] = _runs([85 + gain, 86 + gain, 84 + gain], first=60 + 5 * gain)
             ladder[(method, T, "random")] = _runs([85.1, 85.9, 84.2])
     ledger = _ledger()
-    claims.record(ladder, (10, 100), ledger)
+    claims.ladder_claims(ladder, (10, 100), ledger)
     trends = {r.where + " | " + r.claim.split(":")[0]: r for r in ledger.rows if r.where.endswith("T = 10-100)")}
     assert sorted(trends) == sorted([
         "Table I (ladder, T = 10-100) | FedDM over the best averaging baseline",
@@ -168,7 +168,8 @@ def test_notebook_07s_paper_profile_draws_what_is_shipped_and_its_claims_say_not
     ex.data_here.cache_clear()
     ran = []
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
-    table1, init, dpcs, sides, depths = papers.read("paper", *plans.AT_PROFILE)
+    reads = papers.read_notebook("paper", plans.NOTEBOOK)
+    table1, init, dpcs, sides, depths = (reads[p] for p in plans.AT_PROFILE)
     ex.data_here.cache_clear()
     assert ran == [] and dpcs.keys() and sides.keys() and depths.keys()  # the paper profile plans every part
     table = figures.table1(table1)
@@ -176,10 +177,11 @@ def test_notebook_07s_paper_profile_draws_what_is_shipped_and_its_claims_say_not
     assert "MNIST (loose stand-in for SVHN)" in set(table["dataset"])  # its files missing here: named
     figures.curves(table1)
     assert figures.table3(init, table1) is None
-    numbers = dict(dpc_points=figures.dpc(dpcs), dims=figures.sizes(sides), depth_acc=figures.depths(depths),
-                   toy_gap=figures.toy("paper"))
+    figures.dpc(dpcs), figures.sizes(sides), figures.depths(depths), figures.toy("paper")
     assert "compute them with scripts/paper_runs.py fedrd_table1" in capsys.readouterr().out
-    ledger = claims.record_parts("paper", table1, init, dpcs, numbers)
+    ledger = claims.record(reads)  # the notebook's one call: the ladder's ledger, then parts A-F and H's
+    saved = sorted(p.name for p in tmp_path.rglob("*.csv") if p.parent.name == "claims")
+    assert saved == [f"{plans.NOTEBOOK}_paper.csv", f"{plans.NOTEBOOK}_reduced.csv"], saved
     verdicts = {(r.where, r.verdict) for r in ledger.rows if r.paper == "FedRD"}
     assert {w for w, _ in verdicts} == {"Table I", "Fig. 2", "Table III", "Fig. 4", "Table IV", "Fig. 5"}
     assert {v for _, v in verdicts} == {rules.MISSING}

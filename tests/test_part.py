@@ -166,3 +166,30 @@ def test_a_paper_read_loads_each_run_once_and_keys_each_config_a_few_times_not_o
     assert len(loads) == 40 and len(runs.missing) == 20 and len(keys) <= 3 * 40
     done = [c for c in configs if c.method == "fedlog"]
     assert runs.has(done) and runs(done) == [{"fake": c.seed} for c in done] and not runs.has(configs)
+
+
+def test_a_notebook_reads_its_parts_in_one_sweep_and_a_part_read_elsewhere_in_its_own(monkeypatch):
+    """`papers.read_notebook` is the one way a notebook reads (before: `papers.read` of its parts, and FedRD's ladder
+    in a second call at the paper profile typed in the notebook). Every part its paper declares for the notebook is
+    read in one sweep at the notebook's profile, a part with `read_at` (the ladder: its shipped runs in every profile)
+    in a sweep of its own at that profile; `reads[part]` gives each, an unknown part or notebook is refused."""
+    from fedlib import papers
+    from fedlib.papers.fedrd import plans
+
+    sweeps = []
+
+    def read(profile, *parts, shipped_prefixes=False):
+        sweeps.append((profile, [p.name for p in parts]))
+        return tuple(part.Read(p, profile, {}, None) for p in parts)
+
+    monkeypatch.setattr(papers, "read", read)
+    reads = papers.read_notebook("quick", plans.NOTEBOOK)
+    assert sweeps == [("quick", [p.name for p in plans.PARTS if p is not plans.LADDER_PART]),
+                      ("paper", [plans.LADDER_PART.name])]
+    assert list(reads.by_part) == [p.name for p in plans.PARTS]  # in the paper's order
+    assert reads[plans.LADDER_PART].profile == "paper" and reads[plans.TABLE1].profile == "quick"
+    assert reads.profile == "quick" and plans.DPC in reads and "fedprof_fig1" not in reads
+    with pytest.raises(KeyError, match="read no part 'fedprof_fig1'"):
+        reads["fedprof_fig1"]
+    with pytest.raises(ValueError, match="no part is declared for notebook '99_nothing'"):
+        papers.read_notebook("quick", "99_nothing")

@@ -207,7 +207,7 @@ def test_a_paper_on_parts_declares_each_part_once_with_typed_profiles_and_its_no
             notebook = next((FEDLIB.parent / "notebooks").glob(f"{name}.py")).read_text()
             assert "sweep.Runs" not in notebook and "papers.settings" not in notebook, name
             if any(p.build is not None for p in plans.PARTS if p.notebook == name):  # it has runs: read through parts
-                assert re.search(r"(papers|part)\.read\(profile|\.read\(profile\)", notebook), name
+                assert re.search(r"(papers|part)\.read(_notebook)?\(profile|\.read\(profile\)", notebook), name
         roles = {"__init__", "reported", "protocol", "plans", "analysis", "figures", "claims"}  # and only them, each a
         home = FEDLIB / "papers" / paper  # module or a folder
         assert {f.stem for f in home.glob("*.py")} | {d.name for d in home.iterdir() if (d / "__init__.py").exists()} \
@@ -310,7 +310,7 @@ def test_a_toy_paper_registers_itself_and_is_found_in_every_listing(monkeypatch,
     assert "ToyPaper" not in KNOWN_PAPERS and "toy_table" not in PARTS and "toy_table" not in RUN_SETS
 
 
-ROW_FIELD_LOOKUPS = 289  # 2026-12-06; the architecture issue's goal is under 60 (typed values in place of row dicts)
+ROW_FIELD_LOOKUPS = 285  # 2026-12-06 (289 before notebook 07 moved to record(reads)); the architecture issue's goal is under 60 (typed values in place of row dicts)
 
 
 def test_string_subscripts_in_the_papers_analysis_figures_and_claims_do_not_grow():
@@ -330,3 +330,66 @@ def test_string_subscripts_in_the_papers_analysis_figures_and_claims_do_not_grow
                 name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
                 count += not name.isupper()
     assert count <= ROW_FIELD_LOOKUPS, f"{count} string lookups (at most {ROW_FIELD_LOOKUPS}): use typed values"
+
+
+# Notebooks whose claims still take what the notebook computed or drew (FedLog's five, FedCR's) rather than its
+# reads: the architecture issue's point 2 moves each to `<paper>.claims.record(reads)`; this set only shrinks.
+NOT_YET_ON_READS = {"01_synthetic_separators", "02_communication_cost", "03_differential_privacy",
+                    "04_gaussian_representations", "05_convergence", "06_fedcr_common_representation"}
+
+
+def _calls(tree) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+
+
+def _dotted(node) -> str:
+    return f"{_dotted(node.value)}.{node.attr}" if isinstance(node, ast.Attribute) else \
+        node.id if isinstance(node, ast.Name) else ""
+
+
+def test_a_notebook_reads_once_and_ends_with_its_papers_record_of_the_reads():
+    """A notebook read its parts three ways (`papers.read`, `Part.read`, a paper's own reader) and ended in ten
+    record functions of ten signatures, fed what the notebook had computed. Now a notebook reads its parts once
+    (`papers.read_notebook(profile, NOTEBOOK)`) and its last statement is `ledger = <paper>.claims.record(reads)`.
+    The notebooks not moved yet are listed in NOT_YET_ON_READS, which only shrinks: one that moves leaves the list."""
+    moved = []
+    for name in THIN_NOTEBOOKS:
+        tree = ast.parse((FEDLIB.parent / "notebooks" / f"{name}.py").read_text())
+        last = tree.body[-1]
+        ends = isinstance(last, ast.Assign) and isinstance(last.value, ast.Call) \
+            and re.fullmatch(r"\w+\.claims\.record", _dotted(last.value.func)) is not None \
+            and [_dotted(a) for a in last.value.args] == ["reads"] and not last.value.keywords
+        reads_once = [_dotted(c.func) for c in _calls(tree) if _dotted(c.func).startswith("papers.read")] \
+            == ["papers.read_notebook"]
+        if ends and reads_once:
+            moved.append(name)
+    assert not set(moved) & NOT_YET_ON_READS, f"moved to record(reads): take {set(moved) & NOT_YET_ON_READS} " \
+                                              "out of NOT_YET_ON_READS"
+    assert set(moved) | NOT_YET_ON_READS == set(THIN_NOTEBOOKS), \
+        f"notebooks neither on record(reads) nor listed: {set(THIN_NOTEBOOKS) - set(moved) - NOT_YET_ON_READS}"
+
+
+# Notebooks that still hand a value a figures function returned to a claims function (the numbers should be made
+# in analysis, which both read): only shrinks.
+FIGURES_TO_CLAIMS = {"02_communication_cost", "04_gaussian_representations",
+                     "05_convergence", "06_fedcr_common_representation"}
+
+
+def test_no_notebook_hands_a_figures_value_to_its_claims():
+    """Notebook 07 handed what four figure functions returned (dpc points, d' rows, depth accuracies, the toy's
+    gaps) to its claims, so a verdict depended on drawing code; now its analysis makes them and its figures and
+    claims both read that. The notebooks that still do it are FIGURES_TO_CLAIMS, which only shrinks."""
+    handing = set()
+    for name in THIN_NOTEBOOKS:
+        tree = ast.parse((FEDLIB.parent / "notebooks" / f"{name}.py").read_text())
+        drawn = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                 and ".figures." in f".{_dotted(n.value.func)}" for target in n.targets for t in ast.walk(target)
+                 if isinstance(t, ast.Name)}
+        for call in _calls(tree):
+            if ".claims." in f".{_dotted(call.func)}":
+                used = {n.id for a in [*call.args, *(k.value for k in call.keywords)] for n in ast.walk(a)
+                        if isinstance(n, ast.Name)}
+                if used & drawn:
+                    handing.add(name)
+    assert handing <= FIGURES_TO_CLAIMS, f"notebooks handing figures' values to claims: {handing - FIGURES_TO_CLAIMS}"
+    assert not FIGURES_TO_CLAIMS - handing, f"no longer do it: take {FIGURES_TO_CLAIMS - handing} out of the list"

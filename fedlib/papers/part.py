@@ -42,6 +42,8 @@ class Part:
     order: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)  # the run set's keys sorted
     # by this before staging (default: plan order), where the set computes its keys in another order than the
     # notebook shows them (Table 1 at the stated protocol: the verdicts' own rows first)
+    read_at: str = field(default="", compare=False)  # the profile its notebook reads it at, whatever the notebook's
+    # own (FedRD's ladder: its shipped runs in every profile); default: the notebook's profile
 
     def settings(self, profile: str):
         """The paper's Profile called `profile`; an unknown name is refused with the choices."""
@@ -266,6 +268,25 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
     every = [c for plan in plans for cfgs in plan.values() for c in cfgs]
     results = Runs(every, profile, commands(parts[0]), shipped_prefixes=shipped_prefixes)
     return tuple(Read(p, profile, plan, results, commands(p)) for p, plan in zip(parts, plans))  # each names its own
+
+
+@dataclass(frozen=True)
+class Reads:
+    """One notebook's parts read at its profile (`fedlib.papers.read_notebook`, the one way a notebook reads): what
+    its figures draw and what its paper's `claims.record(reads)` judges. `reads[part]` (a Part or its name) is that
+    part's Read; a part the notebook did not read is refused, with the parts it did."""
+    profile: str
+    notebook: str
+    by_part: Mapping[str, Read]
+
+    def __getitem__(self, part: Part | str) -> Read:
+        name = part if isinstance(part, str) else part.name
+        if name not in self.by_part:
+            raise KeyError(f"notebook {self.notebook} read no part {name!r}; it read {', '.join(self.by_part)}")
+        return self.by_part[name]
+
+    def __contains__(self, part: Part | str) -> bool:
+        return (part if isinstance(part, str) else part.name) in self.by_part
 
 
 def first_whole(*reads: Read) -> Read | None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from ... import claims as ledger_rules
 from . import analysis
-from ..part import Read
-from .plans import NOTEBOOK, PROFILES, READINGS
+from ..part import Reads, first_whole
+from . import plans
+from .plans import FIG1, NOTEBOOK, READINGS, TABLE3_PER_ROUND
 from .reported import QUOTES, TABLE3
 
 PAPER = "FedProf"
@@ -71,12 +72,13 @@ def biased_and_noisy_slowest(ledger, conditions: dict | None, *, rounds: int) ->
                           kind="claim", quote=QUOTES["fig1"], part="fedprof_fig1")
 
 
-def record(profile: str, shown: Read | None, fig1: Read):
-    """Every claim of notebook 08 at `profile`: the Table 3 claims read `shown`, the first reading of the lr decay
-    whose runs are shipped (`part.first_whole`; the protocol's, or the per-round one while only that is, and they
-    say so), the Fig. 1 claim reads `fig1`; the ledger, saved."""
-    S = PROFILES[profile]
-    ledger = ledger_rules.ClaimsLedger(NOTEBOOK, profile)
+def record(reads: Reads):
+    """Every claim of notebook 08 from its reads (`fedlib.papers.read_notebook`): the Table 3 claims read the first
+    reading of the lr decay whose runs are shipped (`part.first_whole`; the protocol's, or the per-round one while
+    only that is, and they say so), the Fig. 1 claim reads Fig. 1's part; the ledger, saved."""
+    shown, fig1 = first_whole(reads[plans.TABLE3], reads[TABLE3_PER_ROUND]), reads[FIG1]
+    S = reads[FIG1].settings
+    ledger = ledger_rules.ClaimsLedger(NOTEBOOK, reads.profile)
     said = "" if shown is None or READINGS[shown.part] == "per participation" else \
         "; lr decay per round, the earlier reading"
     got = lambda C, lab: shown[(C, lab)] if shown is not None else None  # noqa: E731

@@ -1,11 +1,15 @@
-"""What notebook 07 computes that is not a run: the quantities its tables and claims read from a run (the final
-accuracy, the accuracy after round one), and FedNova's objective-inconsistency toy (spec 2.5), FedAvg, FedProx
-and FedNova on quadratics in closed form. Numeric: `papers/*/analysis` is in the code fingerprint."""
+"""The numbers of notebook 07 that its figures draw and its claims judge, made here alone: the quantities read from
+a run (the final accuracy, the accuracy after round one), the sweeps of parts D-F from their readings (`dpc_points`,
+`size_rows`, `depth_accuracy`), and FedNova's objective-inconsistency toy (spec 2.5), FedAvg, FedProx and FedNova on
+quadratics in closed form (`toy_gaps`). Numeric: `papers/*/analysis` is in the code fingerprint."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 
+from ... import stats
 from ...algorithms.fednova import local_norm, normalized_average
+from .plans import TOY, Toy, swept
 
 
 def final(result) -> float:
@@ -55,3 +59,47 @@ def fednova_toy(centers, taus, lr: float, rounds: int) -> tuple[dict, dict]:
              "FedNova": quadratic_toy(centers, taus, lr, rounds, normalize=True)}
     fixed = {"FedAvg": toy_fixed_point(centers, taus, lr, False), "FedNova": toy_fixed_point(centers, taus, lr, True)}
     return {k: v.numpy() for k, v in paths.items()}, {k: v.numpy() for k, v in fixed.items()}
+
+
+def toy_gaps(settings: Toy = TOY) -> tuple[dict, dict, dict]:
+    """Part H: (paths, fixed points, gap) of FedNova's toy at `settings`, gap: method -> its distance from the true
+    minimiser at the end."""
+    centers = np.array(settings.centers)
+    paths, fixed = fednova_toy(centers, list(settings.taus), settings.lr, settings.rounds)
+    return paths, fixed, {lab: float(np.linalg.norm(path[-1] - centers.mean(0))) for lab, path in paths.items()}
+
+
+def whole_sweep(read) -> bool:
+    """Whether a sweep part (D-F) is planned at its profile and all there: what its figure draws and claims judge."""
+    return bool(read.keys()) and read.whole()
+
+
+def dpc_points(dpcs) -> dict:
+    """Part D: (label, dpc) -> ((mean, se) of the final accuracy over seeds, uplink MB per client); empty where the
+    part is cut or not all there."""
+    profile = dpcs.settings
+    if not whole_sweep(dpcs):
+        return {}
+    return {(lab, k): (stats.mean_se([final(r) for r in swept(dpcs[(lab, k)], profile)]),
+                       swept(dpcs[(lab, k)], profile)[0].uplink_mb()[-1]) for lab, k in dpcs.keys()}
+
+
+def size_rows(sides) -> list[dict]:
+    """Part E: FedRD's final accuracy (mean, SE) and uplink per representation side sqrt(d'), one row each; empty
+    where the part is cut or not all there."""
+    profile = sides.settings
+    if not whole_sweep(sides):
+        return []
+    return [{"sqrt_d": side, "d": side * side,
+             **dict(zip(("final_mean", "final_se"), stats.mean_se([final(r) for r in swept(sides[side], profile)]))),
+             "uplink_MB_per_client": swept(sides[side], profile)[0].uplink_mb()[-1], "seeds": len(sides[side]),
+             "rounds": profile.swept} for side in sorted(sides.keys())]
+
+
+def depth_accuracy(depths) -> dict:
+    """Part F: the projection's depth -> FedRD's final accuracy (mean, SE); empty where the part is cut or not all
+    there."""
+    profile = depths.settings
+    if not whole_sweep(depths):
+        return {}
+    return {L: stats.mean_se([final(r) for r in swept(depths[L], profile)]) for L in sorted(depths.keys())}

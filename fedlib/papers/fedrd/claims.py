@@ -4,12 +4,14 @@ protocol on FashionMNIST at a reduced scale, T = 10, 30, 100 and 300 matching st
 where the runs are not shipped) that records one ledger row per rung, decided by the paired one-sided t-test over
 seeds, and one trend row: the slope of each seed's margin against log10 T, tested against 0 over seeds. Every row
 names its rung; none says "paper" (the ledger's scale is "reduced"). Claims the ladder cannot judge are recorded
-with the reason. Tested on made-up Results (tests/test_fedrd_claims.py)."""
+with the reason. Tested on made-up Results (tests/test_fedrd_claims.py). The notebook's one call is `record(reads)`:
+both ledgers from its reads."""
 from __future__ import annotations
 
 import numpy as np
 
 from ... import claims as rules
+from . import analysis
 from .analysis import after_round_one, final
 from . import reported
 from .plans import (DEPTHS, DPC, INIT, LADDER_PART, NOTEBOOK, REAL, SIDES, TABLE1, TOY, TOY_PART, Toy, by_label,
@@ -112,7 +114,7 @@ def record_not_judged(ledger) -> None:
         ledger.cannot_judge(PAPER, f"{place} (ladder)", claim, why, kind=kind, quote=QUOTES[quote], part=SET)
 
 
-def record(ladder: dict, steps: tuple[int, ...], ledger, rounds: str = "") -> None:
+def ladder_claims(ladder: dict, steps: tuple[int, ...], ledger, rounds: str = "") -> None:
     """Every ladder claim. `ladder`: (label, T, init) -> one Result per seed, or None where not shipped; the
     averaging baselines under (label, None, None); `rounds` what each row says of its rounds."""
     base = {lab: ladder.get((lab, None, None)) for lab in AVERAGING}
@@ -142,7 +144,7 @@ def record_ladder(ladder, profile: str):
     """Notebook 07's ladder ledger (scale "reduced"): every ladder claim from the ladder's reading (part G; its rungs
     and rounds from its settings, fedrd.LADDER), saved; returns it."""
     ledger = rules.ClaimsLedger(NOTEBOOK, profile, scale="reduced")
-    record(ladder.each(), ladder.settings.steps, ledger, rounds=ladder.settings.rounds)
+    ladder_claims(ladder.each(), ladder.settings.steps, ledger, rounds=ladder.settings.rounds)
     ledger.save()
     return ledger
 
@@ -278,17 +280,26 @@ def fednova_unbiased(ledger, gap: dict, settings: Toy = TOY) -> str:
                          part=TOY_PART.name)
 
 
-def record_parts(profile: str, table1, init, dpcs, numbers: dict):
-    """Notebook 07's claims (parts A-F, H) from the readings of parts A, C and D and what parts D-F and H returned
-    (`numbers`: {"dpc_points", "dims", "depth_acc", "toy_gap"}), saved. Returns the ledger."""
-    ledger = rules.ClaimsLedger(NOTEBOOK, profile)
+def record_parts(reads):
+    """Notebook 07's claims of parts A-F and H at its profile, from its reads (parts A, C-F) and what analysis makes
+    of them (`dpc_points`, `size_rows`, `depth_accuracy`, FedNova's `toy_gaps`), saved. Returns the ledger."""
+    table1, init, dpcs = reads[TABLE1], reads[INIT], reads[DPC]
+    ledger = rules.ClaimsLedger(NOTEBOOK, reads.profile)
     settings = table1.settings
     table1_claims(ledger, by_label(table1, REAL), settings, reported.TABLE1)
     sides = {(lab, side): None if rs is None else swept(rs, settings)
              for (d, lab, side), rs in initialisations(init, table1).items() if d == REAL}
     table3_claims(ledger, sides, settings)
-    dpc_claims(ledger, numbers["dpc_points"], settings, dpcs.keys())
-    size_and_depth_claims(ledger, numbers["dims"], numbers["depth_acc"], settings)
-    fednova_unbiased(ledger, numbers["toy_gap"])
+    dpc_claims(ledger, analysis.dpc_points(dpcs), settings, dpcs.keys())
+    size_and_depth_claims(ledger, analysis.size_rows(reads[SIDES]), analysis.depth_accuracy(reads[DEPTHS]), settings)
+    fednova_unbiased(ledger, analysis.toy_gaps(TOY)[2])
     ledger.save()
     return ledger
+
+
+def record(reads):
+    """Every claim of notebook 07 from its reads (`fedlib.papers.read_notebook`): the ladder's (part G, scale
+    "reduced", its own ledger) and parts A-F and H's at the notebook's profile, each ledger saved. Returns the
+    second."""
+    record_ladder(reads[LADDER_PART], reads.profile)
+    return record_parts(reads)

@@ -105,21 +105,21 @@ def table3(init, table1):
 
 
 def _drawable(read, part: str, what: str) -> bool:
-    """Whether a sweep part (D-F) is planned at this profile and all there; if not, says which."""
+    """Whether a sweep part (D-F) is planned at this profile and all there (`analysis.whole_sweep`); if not, says
+    which."""
     if not read.keys():
         print(part, "is", CUT)
     elif not read.whole():
         print(read.note(what=what))
-    return bool(read.keys()) and read.whole()
+    return analysis.whole_sweep(read)
 
 
-def dpc(dpcs) -> dict:
-    """Part D: accuracy against the uplink as dpc grows; (label, dpc) -> ((mean, se), uplink MB) (empty where cut)."""
+def dpc(dpcs) -> None:
+    """Part D: accuracy against the uplink as dpc grows (`analysis.dpc_points`), drawn and saved (not where cut)."""
     profile = dpcs.settings
     if not _drawable(dpcs, "part D", "part D (Fig. 4 stand-in)"):
-        return {}
-    points = {(lab, k): (stats.mean_se([final(r) for r in swept(dpcs[(lab, k)], profile)]),
-                         swept(dpcs[(lab, k)], profile)[0].uplink_mb()[-1]) for lab, k in dpcs.keys()}
+        return
+    points = analysis.dpc_points(dpcs)
     pts = {lab: sorted((up, m, se) for (ll, _), ((m, se), up) in points.items() if ll == lab) for lab, _ in points}
     series = {lab: ([u for u, _, _ in q], [m for _, m, _ in q], [s for *_, s in q] if len(profile.seeds) > 1 else None)
               for lab, q in pts.items()}
@@ -131,29 +131,21 @@ def dpc(dpcs) -> dict:
     outputs.save_table([{"method": lab, "dpc": k, "final_mean": m, "final_se": se, "uplink_MB_per_client": up,
                        "seeds": len(profile.seeds), "rounds": profile.swept}
                       for (lab, k), ((m, se), up) in points.items()], "fedrd_dpc", units=COMPARE_UNITS)
-    return points
 
 
-def sizes(sides) -> list[dict]:
-    """Part E: FedRD's accuracy against the representation size; saved as fedrd_table4_dims (empty where cut)."""
-    profile = sides.settings
-    if not _drawable(sides, "part E", "part E (Table IV stand-in)"):
-        return []
-    rows = [{"sqrt_d": side, "d": side * side,
-             **dict(zip(("final_mean", "final_se"),
-                        stats.mean_se([final(r) for r in swept(sides[side], profile)]))),
-             "uplink_MB_per_client": swept(sides[side], profile)[0].uplink_mb()[-1], "seeds": len(sides[side]),
-             "rounds": profile.swept} for side in sorted(sides.keys())]
-    outputs.save_table(rows, "fedrd_table4_dims", units=COMPARE_UNITS)
-    return rows
+def sizes(sides) -> None:
+    """Part E: FedRD's accuracy against the representation size (`analysis.size_rows`), saved as fedrd_table4_dims
+    (not where cut)."""
+    if _drawable(sides, "part E", "part E (Table IV stand-in)"):
+        outputs.save_table(analysis.size_rows(sides), "fedrd_table4_dims", units=COMPARE_UNITS)
 
 
-def depths(depths) -> dict:
-    """Part F: FedRD's accuracy against the projection's depth; depth -> (mean, se) (empty where cut)."""
+def depths(depths) -> None:
+    """Part F: FedRD's accuracy against the projection's depth (`analysis.depth_accuracy`), drawn (not where cut)."""
     profile = depths.settings
     if not _drawable(depths, "part F", "part F (Fig. 5 stand-in)"):
-        return {}
-    acc = {L: stats.mean_se([final(r) for r in swept(depths[L], profile)]) for L in sorted(depths.keys())}
+        return
+    acc = analysis.depth_accuracy(depths)
     fig = plots.parameter_sweep({"FashionMNIST": {"FedRD": (list(acc), [v[0] for v in acc.values()],
                                                            [v[1] for v in acc.values()] if len(profile.seeds) > 1
                                                            else None)}},
@@ -161,20 +153,17 @@ def depths(depths) -> dict:
                                 "projection's depth", log=False)
     plots.caption(fig, depths.profile, len(profile.seeds), profile.swept, note=f"dpc {profile.dpc}, d' = 784")
     outputs.save_figure(fig, "fedrd_proj_depth")
-    return acc
 
 
-def toy(profile: str, settings: Toy = TOY) -> dict:
-    """Part H: FedNova's toy; method -> its distance from the true minimiser at the end."""
-    centers = np.array(settings.centers)
-    paths, fixed = analysis.fednova_toy(centers, list(settings.taus), settings.lr, settings.rounds)
-    gap = {lab: float(np.linalg.norm(path[-1] - centers.mean(0))) for lab, path in paths.items()}
+def toy(profile: str, settings: Toy = TOY) -> None:
+    """Part H: FedNova's toy (`analysis.toy_gaps`), its distances from the true minimiser printed, drawn."""
+    paths, fixed, gap = analysis.toy_gaps(settings)
     print("distance from the true minimiser at the end:", {lab: round(g, 4) for lab, g in gap.items()})
-    fig = objective_inconsistency(paths, fixed, centers, "FedNova's claim: normalised averaging removes the bias of "
-                                  f"unequal local steps (tau = {list(settings.taus)}, lr {settings.lr})")
+    fig = objective_inconsistency(paths, fixed, np.array(settings.centers), "FedNova's claim: normalised averaging "
+                                  f"removes the bias of unequal local steps (tau = {list(settings.taus)}, lr "
+                                  f"{settings.lr})")
     plots.caption(fig, profile, "none (deterministic)", settings.rounds, note="exact gradients")
     outputs.save_figure(fig, "fednova_toy")
-    return gap
 
 
 LADDER_PANELS = {"after the last round": final, "after round 1": after_round_one}

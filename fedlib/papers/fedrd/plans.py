@@ -269,7 +269,8 @@ LADDER_PART = Part("fedrd_ladder", NOTEBOOK, {name: LADDER for name in PROFILES}
                    where=("Table I (ladder)", "Table III (ladder)", "Fig. 2 (ladder)"),
                    deviations=f"FashionMNIST, ConvNet-{LADDER.width} (not 128), {LADDER.train_fraction:.0%} of the "
                               f"data, {LADDER.server_epochs} server epochs (not 500), the T its row names (not 1000)",
-                   stage=lambda k: k[1] or 0)  # the averaging baselines first (once for every rung), cheap to dear
+                   stage=lambda k: k[1] or 0,  # the averaging baselines first (once for every rung), cheap to dear
+                   read_at="paper")  # its shipped runs, whatever the notebook's profile: never computed in a notebook
 AT_PROFILE = (TABLE1, INIT, DPC, SIDES, DEPTHS)  # parts A-F, run at the notebook's profile (G: the archive's)
 TOY_PART = Part("fedrd_toy", NOTEBOOK, {name: TOY for name in PROFILES}, None, where=("Sec. 4 (toy)",),
                 packed=False)  # FedNova's toy, computed in the notebook (no run of the engine)
