@@ -67,7 +67,8 @@ print(fedlog.figures.dp_noise(runs, dp.statistic_size("mnist"), profile, BOUND, 
 print("\n".join(filter(None, (dp.formal_spend(d, s, DELTA) for d, s in runs.items()))))
 # every dataset's runs in one sweep; (dataset, mode, accountant, epsilon) -> each seed's final accuracy where all its
 # seeds are there (the claims read these), and `drawn`: the datasets with their non-private runs and a whole curve
-final, drawn = dp.finals(dict(zip(parts, papers.read(profile, *parts.values()))))
+reads = papers.read_notebook(profile, fedlog.plans.NOTEBOOK_03, parts.values())
+final, drawn = dp.finals({dataset: reads[p] for dataset, p in parts.items()})
 
 # %%
 at_papers_noise = dp.matched(runs, BOUND, DELTA)  # see "What the numbers say"
@@ -93,4 +94,4 @@ sigmas = fedlog.figures.dp_table(drawn, final, {d: dp.statistic_size(d) for d in
 # %%
 _, said = dp.recovery(drawn, final)
 print("\n".join(said))
-ledger = fedlog.claims.record_dp(final, runs, BOUND, profile, at_papers_noise)  # fedlib/papers/fedlog/claims.py
+ledger = fedlog.claims.record(reads)  # fedlib/papers/fedlog/claims.py

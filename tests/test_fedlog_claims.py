@@ -148,6 +148,30 @@ def test_a_dp_claim_is_decided_once_its_own_runs_are_there_before_the_whole_grid
                for r in ledger.rows if r.verdict == rules.MISSING)
 
 
+def test_notebook_03s_claims_are_one_call_on_its_reads(capsys):
+    """Notebook 03 ended in record_dp(final, runs, BOUND, profile, at_papers_noise), all computed in the notebook;
+    now `fedlog.claims.record(reads)` makes the same rows from the reads alone (the settings, finals and matched
+    epsilons at the DP runs' B and delta), and `finals` says nothing the second time. A FedLog notebook whose claims
+    are not recorded from its reads yet is refused, naming those that are."""
+    from fedlib.papers.fedlog import claims, plans
+    from fedlib.papers.fedlog.analysis import dp
+    from fedlib.papers.part import Reads
+
+    final, runs = _final(0.97, central=[0.965, 0.97, 0.97], local=[0.5, 0.9, 0.965])
+    seeds = {k: [SimpleNamespace(last=lambda a=a: a) for a in v] for k, v in final.items()}
+    there = {k: v for k, v in seeds.items() if k[1] != "local"}
+    read = SimpleNamespace(whole=lambda: False, note=lambda what, drawn: f"{what}: {drawn}", settings=runs[F],
+                           each=lambda: {k[1:]: there.get(k) for k in seeds})
+    ledger = claims.record(Reads("quick", plans.NOTEBOOK_03, {plans.DP_PARTS[F].name: read}))
+    assert capsys.readouterr().out.count(f"{F}'s runs") == 0  # the notebook's own finals() says it, once
+    got, _ = dp.finals({F: read}, say=False)
+    direct = claims.record_dp(got, runs, plans.DP_B, "quick")
+    assert [(r.claim, r.verdict, r.ours) for r in ledger.rows] == [(r.claim, r.verdict, r.ours) for r in direct.rows]
+    assert {r.verdict for r in ledger.rows if r.where.startswith("Fig. 3 right")} == {rules.HOLDS, rules.MISSING}
+    with pytest.raises(ValueError, match="04_gaussian_representations are not recorded from its reads yet"):
+        claims.record(Reads("quick", "04_gaussian_representations", {}))
+
+
 def test_a_matched_noise_row_on_the_papers_own_grid_epsilon_is_not_a_second_row():
     """Before, on FashionMNIST the matched epsilon (0.27 central, 2.8 local) resolved to the paper's own grid point
     (0.5, 5): two rows with the same numbers, both counted and both in Holm. Now the paper's row says so once."""

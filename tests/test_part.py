@@ -193,3 +193,8 @@ def test_a_notebook_reads_its_parts_in_one_sweep_and_a_part_read_elsewhere_in_it
         reads["fedprof_fig1"]
     with pytest.raises(ValueError, match="no part is declared for notebook '99_nothing'"):
         papers.read_notebook("quick", "99_nothing")
+    with pytest.raises(ValueError, match="no part is declared for notebook '99_nothing'"):
+        papers.read_notebook("quick", "99_nothing", [])
+    sweeps.clear()  # parts given: those alone (the datasets whose files are here); none given: nothing read
+    assert list(papers.read_notebook("quick", plans.NOTEBOOK, [plans.DPC]).by_part) == [plans.DPC.name]
+    assert papers.read_notebook("quick", plans.NOTEBOOK, []).by_part == {} and sweeps == [("quick", [plans.DPC.name])]

@@ -36,13 +36,14 @@ def read(profile: str, *parts: part.Part, shipped_prefixes: bool = False) -> tup
     return part.read(profile, *parts, sets=RUN_SETS.values(), shipped_prefixes=shipped_prefixes)
 
 
-def read_notebook(profile: str, notebook: str, *parts: part.Part, shipped_prefixes: bool = False) -> part.Reads:
+def read_notebook(profile: str, notebook: str, parts=None, shipped_prefixes: bool = False) -> part.Reads:
     """Every part of `notebook` at `profile` (those its paper declares, in their order; `parts`: these instead, e.g.
-    narrowed by the notebook's knobs with `Part.at`), in one sweep, so that the workers stay busy; a part read at
-    another profile (`Part.read_at`: FedRD's ladder, its shipped runs in every profile) in a sweep of its own after.
-    Missing runs are named with every declared run set that holds them (`read`)."""
-    parts = parts or tuple(p for p in PARTS.values() if p.notebook == notebook)
-    if not parts:
+    the datasets whose files are here, or parts narrowed by the notebook's knobs with `Part.at`; none: nothing to
+    read), in one sweep, so that the workers stay busy; a part read at another profile (`Part.read_at`: FedRD's
+    ladder, its shipped runs in every profile) in a sweep of its own after. Missing runs are named with every
+    declared run set that holds them (`read`)."""
+    parts = tuple(p for p in PARTS.values() if p.notebook == notebook) if parts is None else tuple(parts)
+    if not parts and not any(p.notebook == notebook for p in PARTS.values()):
         known = sorted({p.notebook for p in PARTS.values()})
         raise ValueError(f"no part is declared for notebook {notebook!r}; the notebooks with parts: {', '.join(known)}")
     sweeps: dict[str, list[part.Part]] = {}

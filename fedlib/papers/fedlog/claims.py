@@ -15,10 +15,10 @@ from .analysis import crosscheck as feddbe_xcheck
 from .analysis import dp, regime
 from .analysis import table1 as A
 from ..part import aligned
-from .plans import (COMPACTNESS, CROSSCHECK, DP_PARTS, EQ9, FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES,
+from .plans import (COMPACTNESS, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_03, FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES,
                     LABELS, THM2, THM7, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_PARTS,
                     TABLE_A1_PARTS, Table1Reads, chosen_datasets)
-from .protocol import DP_DELTA
+from .protocol import DP_B, DP_DELTA
 from .reported import (PAPER_DATA, PAPER_RECOVERY, QUOTES, TABLE1, TABLE1_CELLS, TABLE1_MARKER_LEVEL, TABLE1_MARKERS,
                        TABLE1_SE, TABLE_A1_CELLS, TABLE_A1_MARKER_LEVEL, TABLE_A1_MARKERS, THRESHOLD, stand_in)
 
@@ -168,7 +168,7 @@ def record_dp(final: dict, runs: dict, b: float, profile: str, at_papers_noise: 
     once the runs it reads are there, before its dataset's whole grid); `runs`: dataset -> DpRuns for the datasets
     whose files are here (a row each; Thm. 7's row reads their federations); `at_papers_noise`: `analysis.dp.matched`
     over `runs` (default: computed here at the paper's delta)."""
-    ledger = rules.ClaimsLedger("03_differential_privacy", profile)
+    ledger = rules.ClaimsLedger(NOTEBOOK_03, profile)
     if at_papers_noise is None:
         at_papers_noise = dp.matched(runs, b, DP_DELTA)
     for mode in PAPER_RECOVERY:
@@ -186,6 +186,15 @@ def record_dp(final: dict, runs: dict, b: float, profile: str, at_papers_noise: 
         sensitivity_holds(ledger, dp.statistic_size(name), b, n_max)
     ledger.save()
     return ledger
+
+
+def record_dp_reads(reads):
+    """Notebook 03's claims from its reads (the DP parts of the datasets whose files are here): their settings, final
+    accuracies (`analysis.dp.finals`) and the epsilons at the paper's noise per record (at B and delta of the DP
+    runs), through `record_dp`; the ledger, saved."""
+    read = {d: reads[p] for d, p in DP_PARTS.items() if p in reads}
+    final, _ = dp.finals(read, say=False)
+    return record_dp(final, {d: r.settings for d, r in read.items()}, DP_B, reads.profile)
 
 
 def gaussian_summary(rows: list[dict], normality: list[dict]) -> list[str]:
@@ -687,3 +696,18 @@ def saving(p: Table1Reads, runs: dict, absent: dict, chosen_datasets: list[str])
     there is saved as such ("not run"), never left at an older verdict; a run on some datasets (`chosen_datasets`)
     keeps the others' rows."""
     return not p.chosen and bool(p.settings.table1), bool(chosen_datasets)
+
+
+# The notebooks whose claims are one call on their reads (the architecture issue's point 2; 01, 02, 04 and 05 still
+# take what the notebook computed): notebook -> its record.
+RECORDS = {NOTEBOOK_03: record_dp_reads}
+
+
+def record(reads):
+    """Every claim of the notebook `reads` was read for (`fedlib.papers.read_notebook`), saved: the call each of
+    FedLog's notebooks ends with, as every paper's does. A notebook whose claims are not recorded this way yet is
+    refused, with those that are."""
+    if reads.notebook not in RECORDS:
+        raise ValueError(f"FedLog's claims of {reads.notebook} are not recorded from its reads yet; those that are: "
+                         f"{', '.join(RECORDS)}")
+    return RECORDS[reads.notebook](reads)

@@ -163,6 +163,7 @@ STATED = {"augment": True}
 AUGMENTED_DATASETS = ("fashion_mnist",)  # Fig. 3 left's datasets run with augmentation (MNIST's was shipped without)
 
 # Notebook 03: DP, one `DpRuns` per dataset and profile (its parts below: DP_PARTS).
+NOTEBOOK_03 = "03_differential_privacy"
 @dataclass(frozen=True)
 class Formal:
     """The formal variant's runs: its epsilon grid, DP-SGD's noise multiplier z and clip norm, and its seeds."""
@@ -354,7 +355,7 @@ def _dp_label(key) -> str:
 def _dp_part(name: str, dataset: str, **kw) -> Part:
     """Fig. 3 right and Thm. 7 on `dataset`: its runs at every profile that runs it, key by key (the order its set
     was computed in), seeds inner."""
-    return Part(name, "03_differential_privacy", {p: by[dataset] for p, by in DP_PROFILES.items() if dataset in by},
+    return Part(name, NOTEBOOK_03, {p: by[dataset] for p, by in DP_PROFILES.items() if dataset in by},
                 lambda s, seeds: dp_plan(dataset, s, seeds), label=_dp_label, stage=lambda key: key,
                 where=(f"Fig. 3 right ({dataset})", "Thm. 7"), **kw)
 
@@ -586,7 +587,7 @@ def table1_parts(profile: str, env=None) -> Table1Parts:
 
 # The parts computed in their notebook, with no run of the engine: their settings and claims only
 FIG1 = Part("fig1", "01_synthetic_separators", SYNTHETIC_PROFILES, None, where=("Fig. 1",), packed=False)
-THM7 = Part("thm7", "03_differential_privacy", {p: by["mnist"] for p, by in DP_PROFILES.items()}, None,
+THM7 = Part("thm7", NOTEBOOK_03, {p: by["mnist"] for p, by in DP_PROFILES.items()}, None,
             where=("Thm. 7",), packed=False)
 _GAUSSIAN = dict(notebook="04_gaussian_representations", profiles=GAUSSIAN_PROFILES, build=None, packed=False)
 EQ9 = Part("eq9", where=("Eq. 9",), **_GAUSSIAN)
@@ -596,7 +597,7 @@ COMPACTNESS = Part("compactness", where=("Fig. A.1", "Fig. A.2"), **_GAUSSIAN)
 STEP_SIZES = Part("thm4_step_sizes", "05_convergence", {p: c.thm for p, c in CONVERGENCE_PROFILES.items()}, None,
                   where=("Thm. 4",), packed=False)
 
-NOTEBOOKS = ("01_synthetic_separators", NOTEBOOK_02, "03_differential_privacy", "04_gaussian_representations",
+NOTEBOOKS = ("01_synthetic_separators", NOTEBOOK_02, NOTEBOOK_03, "04_gaussian_representations",
              "05_convergence")
 PARTS = (FIG1, TABLE1_PARTS[("plain", "mnist")], TABLE1_PARTS[("augmented", "fashion_mnist")], TABLE_A1_PARTS[("plain", "mnist")],
          TABLE1_PARTS[("plain", "fashion_mnist")],

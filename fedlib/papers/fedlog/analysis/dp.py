@@ -48,12 +48,13 @@ def formal_whole(final: dict, name: str, s: DpRuns) -> bool:
     return s.formal is not None and all((name, "formal", "rdp-sgd", e) in final for e in s.formal.eps)
 
 
-def finals(reads: dict) -> tuple[dict, dict]:
+def finals(reads: dict, say: bool = True) -> tuple[dict, dict]:
     """(dataset, mode, accountant, epsilon) -> each seed's final accuracy (a fraction), for every setting whose seeds
     are all there, and the datasets of `reads` (dataset -> its part's Read) that can be drawn, with their settings:
     those whose non-private runs and at least one whole curve (`whole_series`) are there. The figure draws the whole
     curves, the table leaves the rest empty, and a claim reads the settings it needs, so each is decided once they are
-    there, before the rest of its dataset's grid. What is missing is named with the command that computes it."""
+    there, before the rest of its dataset's grid. What is missing is named with the command that computes it (`say`;
+    the claims, which read the same, say nothing)."""
     out, drawn = {}, {}
     for name, read in reads.items():
         for key, results in read.each().items():
@@ -63,7 +64,7 @@ def finals(reads: dict) -> tuple[dict, dict]:
         there = (name, "none", "-", np.inf) in out and bool(whole_series(out, name, s))
         if read.whole() or there:
             drawn[name] = s
-        if not read.whole():
+        if say and not read.whole():
             print(read.note(what=f"{name}'s runs", drawn="drawn in part" if there else "not drawn"))
     return out, drawn
 
