@@ -56,10 +56,10 @@ print(profile, SETTINGS)
 # %%
 fig2_parts, fig3_parts = fedlog.convergence_parts()  # Fig. 2 on CelebA/Sent140 where here, else MNIST, FashionMNIST
 # every run of both figures in one sweep (the workers stay busy to the end); the paper profile computes none
-reads = papers.read(profile, *fig2_parts, *fig3_parts)
-fig2, missing2 = convergence.by_dataset(*reads[:len(fig2_parts)])  # dataset -> label -> Results (one per seed)
-fig3, missing3 = convergence.by_dataset(*reads[len(fig2_parts):])
-speed, lines, verdict = convergence.speeds(fig2)
+reads = papers.read_notebook(profile, fedlog.plans.NOTEBOOK_05, [*fig2_parts, *fig3_parts, fedlog.STEP_SIZES])
+fig2, _ = convergence.by_dataset(*(reads[p] for p in fig2_parts))  # dataset -> label -> Results (one per seed)
+fig3, _ = convergence.by_dataset(*(reads[p] for p in fig3_parts))
+_, lines, verdict = convergence.speeds(fig2)
 print("\n".join(lines))
 fedlog.figures.convergence_figure(fig2, METHODS, "fig2_local_optimum", "Fig. 2: local optimum before each aggregation "
                                   "(mean ± std over seeds)", "std", profile, verdict, fedlog.PAPER_DATA["fig2"])
@@ -84,14 +84,12 @@ summary = outputs.save_table(convergence.summary_rows(fig2, "fig2_local_optimum"
 # the claim reads them all.
 
 # %%
-thm = fedlog.STEP_SIZES.settings(profile)  # Thm. 4's part: its step sizes, seeds and rounds
-base = fedlog.paper_config("mnist", "fedlog", rounds=thm.rounds, **thm.over)
-studies = convergence.step_size_studies(base, thm, compute=papers.part.may_compute(profile))  # seed -> step -> trace
-rows = fedlog.figures.step_size_part(studies, thm, profile)
+thm = reads[fedlog.STEP_SIZES]  # Thm. 4's traces, read with the runs: step size -> one trace per seed
+studies = convergence.step_size_studies(thm)  # seed -> step size -> trace
+fedlog.figures.step_size_part(studies, thm.settings, profile)
 
 # %% [markdown]
 # ## What the numbers say
 
 # %%
-ledger = fedlog.claims.record_convergence(fig2, fig3, speed, rows, SETTINGS, profile,  # fedlib/papers/fedlog/claims.py
-                                          {"fig2": missing2, "fig3": missing3})
+ledger = fedlog.claims.record(reads)  # fedlib/papers/fedlog/claims.py

@@ -715,48 +715,56 @@ def test_notebook_03_computes_nothing_in_the_paper_profile_and_its_claims_say_no
 def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_traces(monkeypatch, tmp_path, capsys):
     """Before, notebook 05 ran Fig. 2's and Fig. 3's runs through `sweep.run_many` and the step-size traces through
     `trace` whatever the profile. Now the paper profile reads what is cached or shipped (a trace from archive/ too),
-    names what is missing with its command, and the missing datasets' claims say "not run"."""
+    names what is missing with its command, and the missing datasets' claims say "not run". Thm. 4's traces are a
+    derived part (`plans.STEP_SIZES`), read with the runs through the same Read (before: a private cache and a
+    `compute=` flag in the notebook), and the notebook's claims are `record(reads)`."""
     import json
 
     from fedlib import archive, cache, sweep
-    from fedlib.papers import fedlog
-    from fedlib.papers import read
+    from fedlib.papers import fedlog, read_notebook
     from fedlib.papers.fedlog import claims, figures
     from fedlib.papers.fedlog.analysis import convergence
+    from fedlib.papers.part import Reads
 
     ran = []
     monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: (ran.extend(cfgs), [])[1])
     monkeypatch.setattr(cache, "load", lambda cfg: None)  # neither cached nor shipped
     monkeypatch.setattr(convergence, "trace", lambda cfg: ran.append(cfg))
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path)  # archive/ holds one trace (below), nothing else
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     S = fedlog.CONVERGENCE_PROFILES["paper"]
-    reads = read("paper", fedlog.FIG2, fedlog.FIG3_LEFT["mnist"])
-    fig2, missing2 = convergence.by_dataset(reads[0])
-    fig3, missing3 = convergence.by_dataset(reads[1])
+    thm = dataclasses.replace(S.thm, steps=(0.01, 0.1), seeds=(0, 1))  # seed 1 has no trace: left out
+    step_sizes = fedlog.STEP_SIZES.at("paper", thm)
+    shipped = step_sizes.plan("paper")[0.1][0]  # seed 0 at zeta 0.1, shipped in archive/ under its cache key
+    (tmp_path / step_sizes.derive.folder).mkdir()
+    (tmp_path / step_sizes.derive.folder / f"{shipped.key()}.json").write_text(json.dumps({"loss_after": [1.0]}))
+    reads = read_notebook("paper", fedlog.plans.NOTEBOOK_05, [fedlog.FIG2, fedlog.FIG3_LEFT["mnist"], step_sizes])
+    fig2, missing2 = convergence.by_dataset(reads[fedlog.FIG2])
+    fig3, missing3 = convergence.by_dataset(reads[fedlog.FIG3_LEFT["mnist"]])
     missing = {"fig2": missing2, "fig3": missing3}
     assert ran == [] and fig2 == fig3 == {} and missing == {"fig2": ["mnist", "fashion_mnist"], "fig3": ["mnist"]}
     said = capsys.readouterr().out  # the commands of the sets that hold the runs missing, built by part.py
     assert "Fig. 2 (mnist): not drawn" in said and "compute them with scripts/paper_runs.py fig2 --seeds 0-9" in said
     assert "Fig. 3 left (mnist): not drawn" in said and "scripts/paper_runs.py fig3_left --seeds 0-9" in said
     assert figures.convergence_figure(fig2, fedlog.CONVERGENCE_METHODS, "x", "Fig. 2: x", "std", "paper") is None
-    base = fedlog.paper_config("mnist", "fedlog", rounds=2, **S.thm.over)
-    from fedlib.papers import part
-
-    assert not part.may_compute("paper")
-    assert convergence.step_size_study(base, [0.01, 0.1], compute=False) == {} and ran == []
-    assert figures.step_size_part({}, S.thm, "paper") == []
-    monkeypatch.setattr(archive, "folder", lambda: tmp_path)  # a trace shipped in archive/ is read, not computed
-    shipped = convergence.replace(base, optimizer="sgd", lr=0.1)
-    (tmp_path / convergence.TRACES).mkdir()
-    (tmp_path / convergence.TRACES / f"{shipped.key()}.json").write_text(json.dumps({"loss_after": [1.0]}))
-    assert convergence.step_size_study(base, [0.01, 0.1], compute=False) == {0.1: {"loss_after": [1.0]}}
-    both = dataclasses.replace(S.thm, steps=(0.01, 0.1), seeds=(0, 1))  # seed 1 has no trace: left out, none computed
-    assert convergence.step_size_studies(base, both, compute=False) == {0: {0.1: {"loss_after": [1.0]}}} and ran == []
+    assert convergence.step_size_studies(reads[step_sizes]) == {0: {0.1: {"loss_after": [1.0]}}} and ran == []
+    assert reads[step_sizes][0.01] is None and reads[step_sizes].missing() == [0.01, 0.1]  # seed 1's are missing
     assert S.thm.seeds == tuple(range(5))  # the paper profile's Thm. 4 reads 5 seeds (it read seed 0's)
     monkeypatch.setattr(rules.ClaimsLedger, "save", lambda self: None)
-    ledger = claims.record_convergence({}, {}, {}, [], S, "paper", missing)
+    nothing = Reads("paper", fedlog.plans.NOTEBOOK_05, {**reads.by_part, step_sizes.name: _no_traces(step_sizes)})
+    ledger = claims.record(nothing)
     # Fig. 2 per dataset, Fig. 3 left's two rows on MNIST (not judged at its ceiling, runs or not), Thm. 4
     assert [r.verdict for r in ledger.rows] == [rules.MISSING] * 2 + [rules.NOT_JUDGED] * 2 + [rules.MISSING]
+    assert [(r.claim, r.verdict) for r in ledger.rows] == \
+        [(r.claim, r.verdict) for r in claims.record_convergence({}, {}, {}, [], S, "paper", missing).rows]
+    assert figures.step_size_part({}, S.thm, "paper") is None and "not drawn, no trace" in capsys.readouterr().out
+
+
+def _no_traces(part):
+    """A derived part's reading with no value there: every key None."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(settings=part.settings("paper"), keys=lambda: [], by_seed=lambda key: [])
 
 
 def test_the_dp_and_convergence_figures_name_the_data_standing_in_for_the_papers(tmp_path, monkeypatch):

@@ -198,3 +198,38 @@ def test_a_notebook_reads_its_parts_in_one_sweep_and_a_part_read_elsewhere_in_it
     sweeps.clear()  # parts given: those alone (the datasets whose files are here); none given: nothing read
     assert list(papers.read_notebook("quick", plans.NOTEBOOK, [plans.DPC]).by_part) == [plans.DPC.name]
     assert papers.read_notebook("quick", plans.NOTEBOOK, []).by_part == {} and sweeps == [("quick", [plans.DPC.name])]
+
+
+def test_a_derived_part_is_computed_once_cached_like_a_run_and_read_missing_where_nothing_may_compute(
+        tmp_path, monkeypatch, capsys):
+    """A part computed from a Config but not a run of the engine (FedLog's Thm. 4 traces, FedCR's Fig. 2 views) had a
+    private cache in its analysis and a `compute=` flag in its notebook. Now it is a part with `derive=`: read with
+    the runs (no run of the engine, and not counted in the sweep), computed where the profile may compute and
+    cached in the results folder, read back from there (or archive/) without computing, and missing in the paper
+    profile otherwise, through the same Read."""
+    import json
+
+    from fedlib import archive, sweep
+
+    made = []
+
+    def compute(cfg):
+        made.append(cfg.key())
+        return {"method": cfg.method, "seed": cfg.seed}
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: pytest.fail("a derived part ran") if cfgs else [])
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    derived = part.Part("made_up_traces", "99_made_up", PROFILES, _plan, packed=False,
+                        derive=part.Derived("made_up_trace_v1", compute, load=lambda v: (v["method"], v["seed"])))
+    (read,) = part.read("paper", derived)  # nothing cached or shipped, and the paper profile computes nothing
+    assert made == [] and read["fedlog"] is None and not read.whole() and read.missing() == ["fedlog", "fedproto"]
+    (quick,) = part.read("quick", derived)  # the quick profile computes, caches, and reads the values
+    assert quick["fedlog"] == [("fedlog", 0)] and quick.whole() and len(made) == 2
+    cfg = derived.plan("quick")["fedproto"][0]
+    assert json.loads((tmp_path / "results" / "made_up_trace_v1" / f"{cfg.key()}.json").read_text()) == \
+        {"method": "fedproto", "seed": 0}
+    (again,) = part.read("quick", derived)  # cached: read, not computed again
+    assert again.each() == quick.each() and len(made) == 2
+    assert "0 runs" in capsys.readouterr().out  # the sweep holds no run of a derived part

@@ -23,6 +23,19 @@ from ..result import Result
 
 
 @dataclass(frozen=True)
+class Derived:
+    """What a derived part computes from each of its Configs instead of a run of the engine (FedLog's Thm. 4 traces;
+    FedCR's Fig. 2 views): `compute(cfg)` gives a JSON-able value, kept as one file (`file(cfg)`, by the Config's
+    cache key) in the folder `folder` of the results cache, or shipped in archive/`folder`/ (`archive.cached_json`),
+    and read back through `load`. Its part is read like any other (`read`): a Config whose value is neither cached
+    nor shipped is computed where the profile may compute (`may_compute`), else missing, and named so."""
+    folder: str  # e.g. "convergence_trace_v2": a new version of the value is a new folder
+    compute: Callable[[Config], Any] = field(compare=False, repr=False)
+    file: Callable[[Config], str] = field(default=lambda cfg: f"{cfg.key()}.json", compare=False, repr=False)
+    load: Callable[[Any], Any] = field(default=lambda value: value, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class Part:
     name: str  # the run set's name for scripts/paper_runs.py, e.g. "fedprof_table3"
     notebook: str  # e.g. "08_fedprof_client_selection"
@@ -44,6 +57,8 @@ class Part:
     # notebook shows them (Table 1 at the stated protocol: the verdicts' own rows first)
     read_at: str = field(default="", compare=False)  # the profile its notebook reads it at, whatever the notebook's
     # own (FedRD's ladder: its shipped runs in every profile); default: the notebook's profile
+    derive: Derived | None = field(default=None, compare=False, repr=False)  # a derived part: each Config's value is
+    # `derive.compute(cfg)`, cached like a run, not a run of the engine (never in a run set: packed=False)
 
     def settings(self, profile: str):
         """The paper's Profile called `profile`; an unknown name is refused with the choices."""
@@ -265,9 +280,39 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
         return lambda missing: commands_for(missing, sets, undeclared(p.notebook))
 
     plans = [p.plan(profile) for p in parts]
-    every = [c for plan in plans for cfgs in plan.values() for c in cfgs]
+    every = [c for p, plan in zip(parts, plans) if p.derive is None for cfgs in plan.values() for c in cfgs]
     results = Runs(every, profile, commands(parts[0]), shipped_prefixes=shipped_prefixes)
-    return tuple(Read(p, profile, plan, results, commands(p)) for p, plan in zip(parts, plans))  # each names its own
+    return tuple(Read(p, profile, plan, results if p.derive is None else Values(p.derive, plan, profile), commands(p))
+                 for p, plan in zip(parts, plans))  # each names its own missing runs
+
+
+class Values:
+    """The `results` of a derived part's Read (`Derived`), as `Runs` is a run part's: each Config's value from the
+    results cache or archive/, else computed and cached where the profile may compute, else missing."""
+
+    def __init__(self, derive: Derived, plan: dict, profile: str):
+        from .. import archive, cache
+        from ..paths import results_dir
+
+        self._values = {}
+        for cfg in (c for cfgs in plan.values() for c in cfgs):
+            name = derive.file(cfg)
+            value = archive.cached_json(derive.folder, name)
+            if value is None and may_compute(profile):
+                value = derive.compute(cfg)
+                cache.write_atomic(results_dir() / derive.folder / name, value)
+            if value is not None:
+                self._values[name] = derive.load(value)
+        self._file = derive.file
+
+    def has(self, cfgs: list[Config]) -> bool:
+        return all(self._file(c) in self._values for c in cfgs)
+
+    def __call__(self, cfgs: list[Config]) -> list:
+        absent = [c for c in cfgs if self._file(c) not in self._values]
+        if absent:
+            raise NotShipped(f"{len(absent)} values asked for are not cached or shipped (first: {absent[0].label()})")
+        return [self._values[self._file(c)] for c in cfgs]
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from ... import claims as rules
 from ... import privacy
 from ..fedprof.reported import QUOTES as FEDPROF_QUOTES
 from .analysis import crosscheck as feddbe_xcheck
-from .analysis import dp, regime
+from .analysis import convergence, dp, regime
 from .analysis import table1 as A
 from ..part import aligned
-from .plans import (COMPACTNESS, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_03, FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES,
-                    LABELS, THM2, THM7, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_PARTS,
+from .plans import (COMPACTNESS, CONVERGENCE_PROFILES, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_03, NOTEBOOK_05, FIG1, FIG2,
+                    FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES, LABELS, THM2, THM7, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_PARTS,
                     TABLE_A1_PARTS, Table1Reads, chosen_datasets)
 from .protocol import DP_B, DP_DELTA
 from .reported import (PAPER_DATA, PAPER_RECOVERY, QUOTES, TABLE1, TABLE1_CELLS, TABLE1_MARKER_LEVEL, TABLE1_MARKERS,
@@ -327,7 +327,7 @@ def record_convergence(fig2: dict, fig3: dict, speed: dict, rows: list[dict], se
     """Notebook 05's claims, saved; prints what it compares; returns the ledger. `settings`: its
     `plans.Convergence`; `missing`: "fig2" / "fig3" -> the datasets whose runs are not there (their rows say "not
     run")."""
-    ledger = rules.ClaimsLedger("05_convergence", profile)
+    ledger = rules.ClaimsLedger(NOTEBOOK_05, profile)
     fig2 = {**fig2, **{d: None for d in (missing or {}).get("fig2", [])}}
     fig3 = {**fig3, **{d: None for d in (missing or {}).get("fig3", [])}}
     for d, (ours, theirs) in speed.items():
@@ -698,9 +698,20 @@ def saving(p: Table1Reads, runs: dict, absent: dict, chosen_datasets: list[str])
     return not p.chosen and bool(p.settings.table1), bool(chosen_datasets)
 
 
-# The notebooks whose claims are one call on their reads (the architecture issue's point 2; 01, 02, 04 and 05 still
+def record_convergence_reads(reads):
+    """Notebook 05's claims from its reads: Fig. 2's parts (the LEAF data's where read, else the stand-ins'), Fig. 3
+    left's, and Thm. 4's traces (`plans.STEP_SIZES`, a derived part), through `record_convergence`; the ledger,
+    saved."""
+    fig2, missing2 = convergence.by_dataset(*(reads[p] for p in (*FIG2_LEAF.values(), FIG2) if p in reads), say=False)
+    fig3, missing3 = convergence.by_dataset(*(reads[p] for p in FIG3_LEFT.values() if p in reads), say=False)
+    rows = convergence.step_size_table(convergence.step_size_studies(reads[STEP_SIZES]))
+    return record_convergence(fig2, fig3, convergence.speeds(fig2)[0], rows, CONVERGENCE_PROFILES[reads.profile],
+                              reads.profile, {"fig2": missing2, "fig3": missing3})
+
+
+# The notebooks whose claims are one call on their reads (the architecture issue's point 2; 01, 02 and 04 still
 # take what the notebook computed): notebook -> its record.
-RECORDS = {NOTEBOOK_03: record_dp_reads}
+RECORDS = {NOTEBOOK_03: record_dp_reads, NOTEBOOK_05: record_convergence_reads}
 
 
 def record(reads):

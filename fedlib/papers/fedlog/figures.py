@@ -14,7 +14,8 @@ from ...plots import PALETTE, count, log_x, mean_band, method_styles
 from .analysis import convergence, dp, regime
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import table1 as A
-from .plans import LABELS, AUGMENTED, REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, STAND_IN_FOR, TABLE_A1_METHODS, Table1Reads
+from .plans import (LABELS, AUGMENTED, REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, STAND_IN_FOR, STEP_SIZES,
+                    TABLE_A1_METHODS, Table1Reads)
 from .protocol import EXTRA_METHODS, TABLE1_METHODS
 from .reported import PAPER_DATA, TABLE1, TABLE1_SE, THRESHOLD, stand_in
 
@@ -395,16 +396,16 @@ def convergence_figure(by_dataset: dict, methods: dict, name: str, title: str, s
     return fig
 
 
-def step_size_part(studies: dict, s, profile: str) -> list[dict]:
-    """Thms. 3-5: the step-size studies' rows (`analysis.convergence.step_size_studies`, one per seed; `s` their
-    `plans.StepSizes`), printed and saved (thm4_step_sizes), and the first seed's figure (thm3_5_convergence); the
-    rows. Without traces (the paper profile computes none) it says how to make them."""
+def step_size_part(studies: dict, s, profile: str) -> None:
+    """Thms. 3-5: the step-size studies' rows (`analysis.convergence.step_size_table`, from `step_size_studies`; `s`
+    their `plans.StepSizes`), printed and saved (thm4_step_sizes), and the first seed's figure (thm3_5_convergence).
+    Without traces (the paper profile computes none) it says how to make them."""
     if not studies:
         print(f"Thms. 3-5: not drawn, no trace of the {len(s.steps)} step sizes is cached or shipped; compute "
               f"them with FEDLIB_COMPUTE=1 FEDLIB_PROFILE={profile} ./run_all.sh 05, then copy "
-              f"results/{convergence.TRACES}/ into archive/{convergence.TRACES}/")
-        return []
-    rows = [row for sd, study in studies.items() for row in convergence.step_size_rows(study, sd)]
+              f"results/{STEP_SIZES.derive.folder}/ into archive/{STEP_SIZES.derive.folder}/")
+        return
+    rows = convergence.step_size_table(studies)
     first = next(iter(studies))
     print(f"seed {first}:\n" + "\n".join(convergence.step_size_lines([r for r in rows if r["seed"] == first])))
     outputs.save_table(rows, "thm4_step_sizes")
@@ -412,7 +413,6 @@ def step_size_part(studies: dict, s, profile: str) -> list[dict]:
     plots.caption(fig, profile, 1, s.rounds, note=f"{s.over.get('n_clients', 50)} clients, seed {first} of "
                   f"{len(studies)} (the claim reads them all)")
     outputs.save_figure(fig, "thm3_5_convergence")
-    return rows
 
 
 # Notebook 01: Fig. 1's accuracy arrays ({method: {"train", "test": [seeds, local-iteration counts]}}).

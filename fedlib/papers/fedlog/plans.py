@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..part import Part, Read
+from ..part import Derived, Part, Read
 from .protocol import (
     DP_B, DP_DELTA, EXTRA_METHODS, FEDDBE_KAPPA_GRID, PAPER_SETTINGS, TABLE1_METHODS, TABLE_A1_METHODS,
     paper_config, table1_config)
@@ -594,11 +594,28 @@ EQ9 = Part("eq9", where=("Eq. 9",), **_GAUSSIAN)
 THM2 = Part("thm2", where=("Thm. 2",), **_GAUSSIAN)
 NORMALITY = Part("normality", where=("Prop. 1 (FedProf)", "Fig. A.1 (QQ)"), **_GAUSSIAN)
 COMPACTNESS = Part("compactness", where=("Fig. A.1", "Fig. A.2"), **_GAUSSIAN)
-STEP_SIZES = Part("thm4_step_sizes", "05_convergence", {p: c.thm for p, c in CONVERGENCE_PROFILES.items()}, None,
-                  where=("Thm. 4",), packed=False)
+def _step_size_plan(s: StepSizes, seeds) -> dict:
+    """Thm. 4's study: step size zeta -> one Config per seed, FedLog on MNIST with plain SGD at zeta on the bodies."""
+    from dataclasses import replace
 
-NOTEBOOKS = ("01_synthetic_separators", NOTEBOOK_02, NOTEBOOK_03, "04_gaussian_representations",
-             "05_convergence")
+    base = paper_config("mnist", "fedlog", rounds=s.rounds, **s.over)
+    return {zeta: [replace(base, seed=sd, optimizer="sgd", lr=zeta) for sd in seeds] for zeta in s.steps}
+
+
+def _step_size_trace(cfg):
+    """`analysis.convergence.trace` of `cfg` (imported when a trace is computed: analysis reads these plans)."""
+    from .analysis.convergence import trace
+
+    return trace(cfg)
+
+
+# Thm. 4's traces are derived from a Config, not runs of the engine: cached like runs, shipped in archive/ (its folder)
+STEP_SIZES = Part("thm4_step_sizes", "05_convergence", {p: c.thm for p, c in CONVERGENCE_PROFILES.items()},
+                  _step_size_plan, where=("Thm. 4",), packed=False,
+                  derive=Derived("convergence_trace_v2", _step_size_trace))
+NOTEBOOK_05 = "05_convergence"
+
+NOTEBOOKS = ("01_synthetic_separators", NOTEBOOK_02, NOTEBOOK_03, "04_gaussian_representations", NOTEBOOK_05)
 PARTS = (FIG1, TABLE1_PARTS[("plain", "mnist")], TABLE1_PARTS[("augmented", "fashion_mnist")], TABLE_A1_PARTS[("plain", "mnist")],
          TABLE1_PARTS[("plain", "fashion_mnist")],
          TABLE1_PARTS[("augmented", "mnist")], TABLE_A1_PARTS[("augmented", "mnist")], AUGMENT,

@@ -12,16 +12,14 @@ step inside Thm. 4's bound.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 
 import numpy as np
 import torch
 
-from .... import cache, engine, stats
+from .... import engine, stats
 from .... import experiments as ex
 from ....config import Config
 from ....messages import Ledger
-from ....paths import results_dir
 from ....rounds import run_round
 
 
@@ -95,34 +93,10 @@ def trace(cfg: Config, smoothness_iterations: int = 10) -> dict:
     return out
 
 
-def step_size_study(base: Config, step_sizes: list[float], compute: bool = True) -> dict:
-    """Thm. 4 with plain SGD at each body step size zeta: one (cached) `trace` per step size; with `compute` False,
-    only the step sizes whose trace is cached or shipped (`cached_trace`)."""
-    found = {zeta: cached_trace(replace(base, optimizer="sgd", lr=zeta), compute) for zeta in step_sizes}
-    return {zeta: tr for zeta, tr in found.items() if tr is not None}
-
-
 def inside_bound(tr: dict, zeta: float) -> float:
     """Fraction of client-rounds where zeta < 2 / L1 (Thm. 4's bound without the noise term, a necessary condition)."""
     l1 = torch.tensor(tr["smoothness"])
     return float((zeta * l1 < 2).float().mean())
-
-
-TRACES = "convergence_trace_v2"  # the folder of traces, by cache key, in the results cache and in archive/
-
-
-def cached_trace(cfg: Config, compute: bool = True) -> dict | None:
-    """cfg's `trace` from the results cache or from archive/ (JSON, read as data); else computed and cached, or
-    None with `compute` False."""
-    from .... import archive
-
-    name = f"{cfg.key()}.json"
-    found = archive.cached_json(TRACES, name)
-    if found is not None or not compute:
-        return found
-    res = trace(cfg)
-    cache.write_atomic(results_dir() / TRACES / name, res)
-    return res
 
 
 def fraction_decreased(tr: dict, start: str = "loss_before", end: str = "loss_after") -> float:
@@ -133,15 +107,15 @@ def fraction_decreased(tr: dict, start: str = "loss_before", end: str = "loss_af
     return float((b < a).float().mean()) if b.numel() else float("nan")
 
 
-__all__ = ["local_losses", "body_gradient_norms", "body_smoothness", "trace", "step_size_study", "cached_trace",
-           "fraction_decreased", "inside_bound"]
+__all__ = ["local_losses", "body_gradient_norms", "body_smoothness", "trace", "fraction_decreased", "inside_bound"]
 
 
 # Notebook 05's readings: Fig. 2's and Fig. 3 left's curves (Results, one per seed; accuracies in percent) and the
 # step-size studies' rows.
-def by_dataset(*reads) -> tuple[dict, list[str]]:
+def by_dataset(*reads, say: bool = True) -> tuple[dict, list[str]]:
     """dataset -> label -> Results (one per seed) for the datasets of `reads` (parts keyed (dataset, label)) whose
-    every run is there, and the datasets whose runs are not, each named with the command that computes them."""
+    every run is there, and the datasets whose runs are not, each named with the command that computes them (`say`;
+    the claims, which read the same, say nothing)."""
     got, missing = {}, []
     for read in reads:
         for d in dict.fromkeys(d for d, _ in read.keys()):
@@ -150,7 +124,8 @@ def by_dataset(*reads) -> tuple[dict, list[str]]:
             if all(rs is not None for rs in found.values()):
                 got[d] = found
             else:
-                print(read.note(keys, f"{', '.join(read.part.where)} ({d})"))
+                if say:
+                    print(read.note(keys, f"{', '.join(read.part.where)} ({d})"))
                 missing.append(d)
     return got, missing
 
@@ -219,11 +194,21 @@ def fig3_order(by_dataset: dict, cifar100: dict) -> list[str]:
     return lines
 
 
-def step_size_studies(base: Config, s, compute: bool) -> dict:
-    """Thm. 4's step-size study for each seed of the settings `s` (`plans.StepSizes`; seed -> step size -> trace; a
-    seed with no trace cached or shipped is left out when nothing may be computed)."""
-    studies = {sd: step_size_study(replace(base, seed=sd), list(s.steps), compute=compute) for sd in s.seeds}
+def step_size_studies(read) -> dict:
+    """Thm. 4's study per seed from its part's reading (`plans.STEP_SIZES`, a derived part: step size -> one trace
+    per seed, None where not cached or shipped): seed -> step size -> trace, the traces that are there, a seed with
+    none left out."""
+    seeds = read.settings.seeds
+    each = {zeta: read.by_seed(zeta) for zeta in read.keys()}
+    studies = {sd: {zeta: traces[i] for zeta, traces in each.items() if traces[i] is not None}
+               for i, sd in enumerate(seeds)}
     return {sd: study for sd, study in studies.items() if study}
+
+
+def step_size_table(studies: dict) -> list[dict]:
+    """Thms. 3-5's rows of every seed's study (`step_size_rows`), seed by seed: what the figure saves and the claim
+    judges."""
+    return [row for sd, study in studies.items() for row in step_size_rows(study, sd)]
 
 
 def step_size_rows(study: dict, seed: int = 0) -> list[dict]:
