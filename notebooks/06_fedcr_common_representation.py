@@ -66,7 +66,7 @@ outputs.settings(profile, fedcr.PROFILES[profile])
 
 
 # %%
-grid, dims, betas, nonaggregate, systems, second = papers.read(profile, *fedcr.plans.UPFRONT)
+grid, dims, betas, nonaggregate, systems, second, views = papers.read(profile, *fedcr.plans.UPFRONT)
 
 # %% [markdown]
 # ## Ditto's lambda
@@ -122,7 +122,8 @@ beta_table = fedcr.figures.betas(per_seed, profile, accounting.measured_costs())
 
 
 # %%
-silhouettes = fedcr.figures.fig2(profile)
+fedcr.figures.fig2(views)
+silhouettes = fedcr.analysis.silhouettes(views)  # (partition, beta) -> the silhouette of its means by class
 
 # %% [markdown]
 # ## F. Table 9 stand-in: no model aggregation (FashionMNIST, k classes per client)

@@ -10,13 +10,12 @@ from __future__ import annotations
 import argparse
 import shutil
 import time
-from functools import partial
 
 import torch
 
 from fedlib import archive
-from fedlib.papers import fedcr
-from fedlib.papers.fedcr import analysis, plans
+from fedlib.papers import fedcr, part
+from fedlib.papers.fedcr import plans
 from fedlib.paths import results_dir
 
 
@@ -25,21 +24,21 @@ def main() -> None:
     p.add_argument("--profile", default="paper", choices=sorted(fedcr.PROFILES))
     p.add_argument("--pack", action="store_true", help="copy the cached views into archive/ (computes nothing)")
     args = p.parse_args()
-    f2 = fedcr.PROFILES[args.profile].fig2
-    cases = plans.fig2_cases(partial(fedcr.run, args.profile), f2)
-    names = [f"{cfg.key()}_e{f2.epochs}_n{f2.points}.json" for _, cfg in cases]
+    views, settings = plans.FIG2, plans.FIG2.settings(args.profile)  # a derived part: its plan and files
+    plan, folder = views.plan(args.profile), views.derive.folder
+    names = [views.derive.file(cfg, settings) for cfgs in plan.values() for cfg in cfgs]
     if args.pack:
-        have = [n for n in names if (results_dir() / analysis.VIEWS / n).exists()]
-        (archive.folder() / analysis.VIEWS).mkdir(parents=True, exist_ok=True)
+        have = [n for n in names if (results_dir() / folder / n).exists()]
+        (archive.folder() / folder).mkdir(parents=True, exist_ok=True)
         for n in have:
-            shutil.copyfile(results_dir() / analysis.VIEWS / n, archive.folder() / analysis.VIEWS / n)
-        print(f"{len(have)} of {len(names)} views in {archive.folder() / analysis.VIEWS}"
+            shutil.copyfile(results_dir() / folder / n, archive.folder() / folder / n)
+        print(f"{len(have)} of {len(names)} views in {archive.folder() / folder}"
               + ("" if len(have) == len(names) else f"; compute the rest with `{__file__} --profile {args.profile}`"))
         return
     torch.set_num_threads(1)
-    for ((q, beta), cfg), name in zip(cases, names):
+    for ((q, beta), cfgs), name in zip(plan.items(), names):
         t0 = time.perf_counter()
-        v = analysis.cached_view(cfg, f2.epochs, f2.points)
+        (v,) = part.Values(views, {(q, beta): cfgs}, args.profile, compute=True)(cfgs)  # cached: read, not made
         print(f"Fig. 2 {q} beta={beta:g}: client {v['client']} ({v['classes']} classes), {len(v['y'])} points, "
               f"{time.perf_counter() - t0:.0f} s ({name})", flush=True)
 

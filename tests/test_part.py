@@ -213,8 +213,8 @@ def test_a_derived_part_is_computed_once_cached_like_a_run_and_read_missing_wher
 
     made = []
 
-    def compute(cfg):
-        made.append(cfg.key())
+    def compute(cfg, settings):
+        made.append((cfg.key(), settings.rounds))
         return {"method": cfg.method, "seed": cfg.seed}
 
     monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
@@ -226,7 +226,7 @@ def test_a_derived_part_is_computed_once_cached_like_a_run_and_read_missing_wher
     (read,) = part.read("paper", derived)  # nothing cached or shipped, and the paper profile computes nothing
     assert made == [] and read["fedlog"] is None and not read.whole() and read.missing() == ["fedlog", "fedproto"]
     (quick,) = part.read("quick", derived)  # the quick profile computes, caches, and reads the values
-    assert quick["fedlog"] == [("fedlog", 0)] and quick.whole() and len(made) == 2
+    assert quick["fedlog"] == [("fedlog", 0)] and quick.whole() and [r for _, r in made] == [2, 2]  # at its settings
     cfg = derived.plan("quick")["fedproto"][0]
     assert json.loads((tmp_path / "results" / "made_up_trace_v1" / f"{cfg.key()}.json").read_text()) == \
         {"method": "fedproto", "seed": 0}

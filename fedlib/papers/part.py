@@ -25,13 +25,16 @@ from ..result import Result
 @dataclass(frozen=True)
 class Derived:
     """What a derived part computes from each of its Configs instead of a run of the engine (FedLog's Thm. 4 traces;
-    FedCR's Fig. 2 views): `compute(cfg)` gives a JSON-able value, kept as one file (`file(cfg)`, by the Config's
-    cache key) in the folder `folder` of the results cache, or shipped in archive/`folder`/ (`archive.cached_json`),
-    and read back through `load`. Its part is read like any other (`read`): a Config whose value is neither cached
-    nor shipped is computed where the profile may compute (`may_compute`), else missing, and named so."""
+    FedCR's Fig. 2 views): `compute(cfg, settings)` (a module-level function: the worker processes compute the
+    missing values, as they run runs) gives a JSON-able value of a Config at the part's settings (its Profile), kept as
+    one file (`file(cfg, settings)`, by the Config's cache key) in the folder `folder` of the results cache, or
+    shipped in archive/`folder`/ (`archive.cached_json`), and read back through `load`. Its part is read like any
+    other (`read`): a value neither cached nor shipped is computed where the profile may compute (`may_compute`),
+    else missing, and named so."""
     folder: str  # e.g. "convergence_trace_v2": a new version of the value is a new folder
-    compute: Callable[[Config], Any] = field(compare=False, repr=False)
-    file: Callable[[Config], str] = field(default=lambda cfg: f"{cfg.key()}.json", compare=False, repr=False)
+    compute: Callable[[Config, Any], Any] = field(compare=False, repr=False)
+    file: Callable[[Config, Any], str] = field(default=lambda cfg, settings: f"{cfg.key()}.json", compare=False,
+                                               repr=False)
     load: Callable[[Any], Any] = field(default=lambda value: value, compare=False, repr=False)
 
 
@@ -282,28 +285,29 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
     plans = [p.plan(profile) for p in parts]
     every = [c for p, plan in zip(parts, plans) if p.derive is None for cfgs in plan.values() for c in cfgs]
     results = Runs(every, profile, commands(parts[0]), shipped_prefixes=shipped_prefixes)
-    return tuple(Read(p, profile, plan, results if p.derive is None else Values(p.derive, plan, profile), commands(p))
+    return tuple(Read(p, profile, plan, results if p.derive is None else Values(p, plan, profile), commands(p))
                  for p, plan in zip(parts, plans))  # each names its own missing runs
 
 
 class Values:
     """The `results` of a derived part's Read (`Derived`), as `Runs` is a run part's: each Config's value from the
-    results cache or archive/, else computed and cached where the profile may compute, else missing."""
+    results cache or archive/, else computed (in the worker processes, `sweep.call_many`) and cached where the profile
+    may compute (`compute`: whatever the profile, as a script that makes them does), else missing."""
 
-    def __init__(self, derive: Derived, plan: dict, profile: str):
-        from .. import archive, cache
+    def __init__(self, p: Part, plan: dict, profile: str, compute: bool | None = None):
+        from .. import archive, cache, sweep
         from ..paths import results_dir
 
-        self._values = {}
-        for cfg in (c for cfgs in plan.values() for c in cfgs):
-            name = derive.file(cfg)
-            value = archive.cached_json(derive.folder, name)
-            if value is None and may_compute(profile):
-                value = derive.compute(cfg)
+        derive, settings = p.derive, p.settings(profile)
+        self._file = lambda cfg: derive.file(cfg, settings)  # noqa: E731
+        found = {self._file(c): (c, archive.cached_json(derive.folder, self._file(c)))
+                 for cfgs in plan.values() for c in cfgs}
+        todo = [(name, c) for name, (c, value) in found.items() if value is None]
+        if todo and (may_compute(profile) if compute is None else compute):
+            for (name, c), value in zip(todo, sweep.call_many(derive.compute, [(c, settings) for _, c in todo])):
                 cache.write_atomic(results_dir() / derive.folder / name, value)
-            if value is not None:
-                self._values[name] = derive.load(value)
-        self._file = derive.file
+                found[name] = (c, value)
+        self._values = {name: derive.load(value) for name, (_, value) in found.items() if value is not None}
 
     def has(self, cfgs: list[Config]) -> bool:
         return all(self._file(c) in self._values for c in cfgs)

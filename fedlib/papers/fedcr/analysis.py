@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ... import cache, engine, experiments as ex
-from ...paths import results_dir
+from ... import engine, experiments as ex
 
 
 def final(result) -> float:
@@ -19,12 +18,11 @@ def ditto_lambda(grid) -> tuple[float | None, str]:
     """The quick profile chooses Ditto's lambda on seed 0 of the first column from the paper's grid (the reading of
     part `plans.DITTO_GRID`), by final accuracy; the paper profile takes the paper's per column (None). Returns it
     and what to print."""
-    from .plans import columns_here
     from .protocol import DITTO_LAM
 
     there = {lam: rs[0] for lam in grid.keys() if (rs := grid[lam]) is not None}
-    if not there:
-        per_column = dict((f"{d} {q}", DITTO_LAM[(d, q)]) for d, q in columns_here(grid.settings))
+    if not there:  # the columns whose data are here (`plans.columns_here`, which reads this module's values)
+        per_column = dict((f"{d} {q}", DITTO_LAM[(d, q)]) for d, q in grid.settings.columns if ex.data_here(d))
         return None, f"lambda per column, the paper's: {per_column}"
     lam = max(there, key=lambda v: final(there[v]))
     return lam, (f"lambda = {lam:g} for every Ditto run below; final accuracy by lambda: "
@@ -57,22 +55,29 @@ def fig2_view(cfg, epochs: int, points: int) -> dict:
     return dict(client=client, classes=int(held[client]), mu=mu.numpy(), y=y.numpy())
 
 
-VIEWS = "fedcr_fig2_view_v1"  # the folder of Fig. 2's views, by cache key, in the results cache and in archive/
+def view_value(cfg, settings) -> dict:
+    """Part E's derived value (`plans.FIG2`): `fig2_view` of `cfg` at the profile's Fig. 2 settings (`settings.fig2`:
+    its epochs and points), as JSON (lists)."""
+    v = fig2_view(cfg, settings.fig2.epochs, settings.fig2.points)
+    return dict(client=v["client"], classes=v["classes"], mu=v["mu"].tolist(), y=v["y"].tolist())
 
 
-def cached_view(cfg, epochs: int, points: int, compute: bool = True) -> dict | None:
-    """`fig2_view` of `cfg` from the results cache or archive/ (JSON, read as data: the float32 means come back
-    bit for bit); else computed and cached, or None with `compute` False."""
-    from ... import archive
+def view_file(cfg, settings) -> str:
+    """A view's file: the Config's cache key with the epochs and points it was taken at."""
+    return f"{cfg.key()}_e{settings.fig2.epochs}_n{settings.fig2.points}.json"
 
-    name = f"{cfg.key()}_e{epochs}_n{points}.json"
-    v = archive.cached_json(VIEWS, name)
-    if v is not None:
-        return dict(client=v["client"], classes=v["classes"], mu=np.array(v["mu"], dtype=np.float32),
-                    y=np.array(v["y"], dtype=np.int64))
-    if not compute:
-        return None
-    v = fig2_view(cfg, epochs, points)
-    cache.write_atomic(results_dir() / VIEWS / name, dict(client=v["client"], classes=v["classes"],
-                                                          mu=v["mu"].tolist(), y=v["y"].tolist()))
-    return v
+
+def load_view(v: dict) -> dict:
+    """A view read as data: the float32 means come back bit for bit."""
+    return dict(client=v["client"], classes=v["classes"], mu=np.array(v["mu"], dtype=np.float32),
+                y=np.array(v["y"], dtype=np.int64))
+
+
+def silhouettes(views) -> dict:
+    """Part E: (partition, beta) -> the silhouette of its view's means by class, from the reading of `plans.FIG2`
+    (empty unless every view is there)."""
+    from ... import stats
+
+    if not views.keys() or not views.whole():
+        return {}
+    return {key: stats.silhouette(views[key][0]["mu"], views[key][0]["y"]) for key in views.keys()}

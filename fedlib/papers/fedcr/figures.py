@@ -5,13 +5,12 @@ figures/ (`outputs`) and returns its table or numbers; what is not there is name
 it. Accuracies in percent."""
 from __future__ import annotations
 
-from functools import partial
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from ... import experiments as ex
-from ... import outputs, plots, stats, sweep
+from ... import outputs, plots, stats
 from ...result import COMPARE_UNITS, Result, compare
 from .. import part
 from . import analysis, plans, protocol
@@ -170,33 +169,27 @@ def betas(per_seed: dict, profile: str, costs: dict | None = None):
     return table
 
 
-def fig2(profile: str) -> dict:
-    """Part E: the 2-D Gaussian means of one client's MNIST test images, beta = 0 against 5e-4, n1 and n2; returns
-    (partition, beta) -> the silhouette of the means by class. Its runs are live (trained, then one client trains
-    on), so they are views cached by `analysis.cached_view`, not runs of a part."""
-    f2 = plans.PROFILES[profile].fig2
-    scatter, silhouettes = {}, {}
-    if not ex.dataset_available("mnist"):
-        return silhouettes
-    cases, cfgs = zip(*plans.fig2_cases(partial(plans.run, profile), f2))
-    views = [analysis.cached_view(cfg, f2.epochs, f2.points, compute=False) for cfg in cfgs]
-    if None in views and not part.may_compute(profile):
+def fig2(views) -> None:
+    """Part E: the 2-D Gaussian means of one client's MNIST test images, beta = 0 against 5e-4, n1 and n2, from the
+    reading of `plans.FIG2` (a derived part: each view trained, then one client trains on), each with the silhouette
+    of its means by class (`analysis.silhouettes`), drawn (not where MNIST is not here)."""
+    profile, f2 = views.profile, views.settings.fig2
+    if not views.keys():
+        return
+    if not views.whole():
         print(f"Fig. 2: not drawn, its views are not cached or shipped and the {profile} profile computes "
               f"nothing; compute them with `scripts/fedcr_fig2_views.py --profile {profile}`, then ship them "
               f"with `--pack`")
-        return silhouettes
-    todo = [i for i, v in enumerate(views) if v is None]  # computed in the workers, then cached
-    for i, v in zip(todo, sweep.call_many(analysis.cached_view, [(cfgs[i], f2.epochs, f2.points) for i in todo])):
-        views[i] = v
-    for (q, beta), v in zip(cases, views):
-        silhouettes[(q, beta)] = stats.silhouette(v["mu"], v["y"])
+        return
+    silhouettes, scatter = analysis.silhouettes(views), {}
+    for q, beta in views.keys():
+        v = views[(q, beta)][0]
         scatter[f"{q}, beta = {beta:g} (client {v['client']}, {v['classes']} classes)"] = (
             v["mu"], v["y"], silhouettes[(q, beta)])
         print(f"Fig. 2 {q} beta={beta:g}: silhouette {silhouettes[(q, beta)]:.3f} over {len(v['y'])} test images")
     fig = feature_scatter(scatter, "FedCR's Fig. 2: Gaussian means (V = 2) of one client's MNIST test images")
     plots.caption(fig, profile, 1, f2.rounds, note=f"then {f2.epochs} local epochs at the client shown")
     outputs.save_figure(fig, "fedcr_fig2_features")
-    return silhouettes
 
 
 def table9(read) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from ..part import Part
+from ..part import Derived, Part
 from .protocol import BASELINES, BETA, DITTO_LAM, NONAGGREGATE, ROUNDS, config
 
 NOTEBOOK = "06_fedcr_common_representation"
@@ -298,14 +298,44 @@ SEED_SYSTEMS = Part("fedcr_seed_systems", NOTEBOOK, _SEED_PROFILES, _seed_system
                     where=("Table 1 (seed systems)",))
 SEED_BASELINES = Part("fedcr_seed_baselines", NOTEBOOK, _SEED_PROFILES, _seed_baselines_plan,
                       where=("Table 1 (seed systems): FedLog's rows",), packed=False)
-# Computed by their own scripts, with no run set: Fig. 2's live views (scripts/fedcr_fig2_views.py) and Ditto's
-# cross-check against its authors' code (scripts/fedcr_crosscheck.py); their claims name them
-FIG2 = Part("fedcr_fig2", NOTEBOOK, PROFILES, None, where=("Fig. 2",), packed=False)
+def _fig2_plan(profile: Profile, seeds) -> dict:
+    """Part E's four views (`fig2_cases`), (partition, beta) -> its one Config, where MNIST is here."""
+    if not here("mnist"):
+        return {}
+    return {key: [cfg] for key, cfg in fig2_cases(partial(run, profile.name), profile.fig2)}
+
+
+def _fig2_view(cfg, settings):
+    """`analysis.view_value` (imported when a view is computed: analysis reads these plans)."""
+    from .analysis import view_value
+
+    return view_value(cfg, settings)
+
+
+def _fig2_file(cfg, settings):
+    from .analysis import view_file
+
+    return view_file(cfg, settings)
+
+
+def _fig2_load(value):
+    from .analysis import load_view
+
+    return load_view(value)
+
+
+# Fig. 2's views are derived from a Config, not runs: each trained, then one client trains on and its test images'
+# Gaussian means are kept (cached like runs; scripts/fedcr_fig2_views.py makes and ships them for the paper profile)
+FIG2 = Part("fedcr_fig2", NOTEBOOK, PROFILES, _fig2_plan, where=("Fig. 2",), packed=False,
+            derive=Derived("fedcr_fig2_view_v1", _fig2_view, file=_fig2_file, load=_fig2_load))
+# Computed by its own script, with no run set: Ditto's cross-check against its authors' code
+# (scripts/fedcr_crosscheck.py); its claims name it
 DITTO_CROSSCHECK = Part("fedcr_ditto_crosscheck", NOTEBOOK, PROFILES, None, where=("Ditto against its authors' code",),
                         packed=False)
 FEDPAC_CROSSCHECK = Part("fedcr_fedpac_crosscheck", NOTEBOOK, PROFILES, None,
                          where=("FedPAC against PFLlib's code (after its authors')",), packed=False)
-UPFRONT = (DITTO_GRID, DIMS, BETAS, TABLE9, SEED_SYSTEMS, DITTO_MAIN_FED)  # read before Ditto's lambda is chosen
+UPFRONT = (DITTO_GRID, DIMS, BETAS, TABLE9, SEED_SYSTEMS, DITTO_MAIN_FED, FIG2)  # read before Ditto's lambda is
+# chosen (FIG2's views after the runs: computed where the profile may compute, in the workers)
 # SEED_BASELINES (FedLog's own runs) are read in part G's cell, so the tables before it name only this notebook's runs
 PARTS = (TABLE2_N1, TABLE2_N2, DITTO_MAIN_FED, TABLE9, DIMS, BETAS, SEED_SYSTEMS, DITTO_GRID, SEED_BASELINES, FIG2,
          DITTO_CROSSCHECK, FEDPAC_CROSSCHECK)  # the

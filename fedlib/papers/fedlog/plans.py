@@ -602,7 +602,7 @@ def _step_size_plan(s: StepSizes, seeds) -> dict:
     return {zeta: [replace(base, seed=sd, optimizer="sgd", lr=zeta) for sd in seeds] for zeta in s.steps}
 
 
-def _step_size_trace(cfg):
+def _step_size_trace(cfg, settings=None):
     """`analysis.convergence.trace` of `cfg` (imported when a trace is computed: analysis reads these plans)."""
     from .analysis.convergence import trace
 
