@@ -66,7 +66,8 @@ outputs.settings(profile, fedcr.PROFILES[profile])
 
 
 # %%
-grid, dims, betas, nonaggregate, systems, second, views = papers.read(profile, *fedcr.plans.UPFRONT)
+reads = papers.read_notebook(profile, fedcr.plans.NOTEBOOK, fedcr.plans.UPFRONT)
+grid, dims, betas, nonaggregate, systems, second, views = (reads[p] for p in fedcr.plans.UPFRONT)
 
 # %% [markdown]
 # ## Ditto's lambda
@@ -88,7 +89,8 @@ print(said)
 
 
 # %%
-n1, n2 = papers.read(profile, *fedcr.plans.table2_at(LAM))
+reads = reads | papers.read_notebook(profile, fedcr.plans.NOTEBOOK, fedcr.plans.table2_at(LAM))  # Ditto at LAM
+n1, n2 = reads[fedcr.plans.TABLE2_N1], reads[fedcr.plans.TABLE2_N2]
 table2 = fedcr.figures.table2(n1, n2, LAM, second)
 
 # %% [markdown]
@@ -103,7 +105,7 @@ fedcr.figures.curves(table2, profile, LAM)
 
 
 # %%
-per_seed = fedcr.figures.sweeps(dims, betas)  # FedCR's final accuracy on n1, seed by seed, at each V and beta
+per_seed = fedcr.analysis.tables.sweep_finals(dims, betas)  # FedCR's final accuracy on n1, seed by seed, at each V and beta
 table3 = fedcr.figures.table3(per_seed, profile)
 
 # %% [markdown]
@@ -123,7 +125,6 @@ beta_table = fedcr.figures.betas(per_seed, profile, accounting.measured_costs())
 
 # %%
 fedcr.figures.fig2(views)
-silhouettes = fedcr.analysis.silhouettes(views)  # (partition, beta) -> the silhouette of its means by class
 
 # %% [markdown]
 # ## F. Table 9 stand-in: no model aggregation (FashionMNIST, k classes per client)
@@ -132,7 +133,7 @@ silhouettes = fedcr.analysis.silhouettes(views)  # (partition, beta) -> the silh
 
 
 # %%
-table9 = fedcr.figures.table9(nonaggregate)
+fedcr.figures.table9(nonaggregate)
 
 # %% [markdown]
 # ## G. FedCR and FedCR-NA in FedLog's MNIST Table 1 setting
@@ -143,8 +144,9 @@ table9 = fedcr.figures.table9(nonaggregate)
 
 
 # %%
-(baselines,) = papers.read(profile, fedcr.plans.SEED_BASELINES)  # FedLog's own runs
-t1 = fedcr.figures.seed_systems(systems, baselines)
+reads = reads | papers.read_notebook(profile, fedcr.plans.NOTEBOOK, [fedcr.plans.SEED_BASELINES])  # FedLog's own runs
+baselines = reads[fedcr.plans.SEED_BASELINES]
+fedcr.figures.seed_systems(systems, baselines)
 
 # %% [markdown]
 # ## H. Ditto against its authors' code, FedPAC against PFLlib's
@@ -159,7 +161,7 @@ t1 = fedcr.figures.seed_systems(systems, baselines)
 
 
 # %%
-ditto_check = fedcr.figures.ditto_crosscheck(paths.project_root() / "figures" / "fedcr_crosscheck.csv")
+fedcr.figures.ditto_crosscheck(paths.project_root() / "figures" / "fedcr_crosscheck.csv")
 
 # %% [markdown]
 # FedPAC, the paper's strongest baseline on FashionMNIST n1, has no code from FedCR's authors. `scripts/fedpac_crosscheck.py`
@@ -168,7 +170,7 @@ ditto_check = fedcr.figures.ditto_crosscheck(paths.project_root() / "figures" / 
 # pooled test accuracy. Its settings are printed below and kept in `figures/fedpac_crosscheck.json`.
 
 # %%
-fedpac_check = fedcr.figures.fedpac_crosscheck(paths.project_root() / "figures" / "fedpac_crosscheck.csv")
+fedcr.figures.fedpac_crosscheck(paths.project_root() / "figures" / "fedpac_crosscheck.csv")
 
 # %% [markdown]
 # ## What the numbers say
@@ -179,5 +181,4 @@ fedpac_check = fedcr.figures.fedpac_crosscheck(paths.project_root() / "figures" 
 
 
 # %%
-ledger = fedcr.claims.record(profile, table2, per_seed, silhouettes, table9, t1, second)  # fedcr/claims.py
-crosscheck_ledger = fedcr.claims.record_crosscheck(profile, ditto_check, fedpac_check)  # part H's rows, at their own scale
+ledger = fedcr.claims.record(reads)  # fedcr/claims.py; part H's rows in a ledger of their own scale

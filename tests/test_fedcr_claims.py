@@ -8,6 +8,7 @@ import pytest
 from fedlib import claims as rules
 from fedlib.papers import fedcr
 from fedlib.papers.fedcr import claims, figures, plans
+from fedlib.papers.fedcr.analysis import tables
 from fedlib.result import Result
 
 pytestmark = pytest.mark.usefixtures("cpu_keys")  # the CPU's keys, on a GPU machine too
@@ -299,7 +300,9 @@ def _crosscheck_files(folder, ours_minus_theirs: float, seeds: int = 5):
 def test_dittos_cross_check_with_its_authors_code_is_judged_at_its_own_reduced_scale(tmp_path, monkeypatch, shift,
                                                                                       seeds, verdict):
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    curves, setting = figures.ditto_crosscheck(_crosscheck_files(tmp_path, shift, seeds))
+    path = _crosscheck_files(tmp_path, shift, seeds)
+    figures.ditto_crosscheck(path)  # drawn; the claims read the same file through analysis
+    curves, setting = tables.against_their_code(path, "Ditto", "acc_mean")
     assert curves["fedlib"].shape == (seeds, 11) and setting["clients"] == 20
     assert (tmp_path / "fedcr_ditto_crosscheck.png").exists()
     ledger = claims.record_crosscheck(SimpleNamespace(profile="quick"), (curves, setting))
@@ -311,7 +314,8 @@ def test_dittos_cross_check_with_its_authors_code_is_judged_at_its_own_reduced_s
 
 def test_a_missing_cross_check_draws_and_records_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
-    assert figures.ditto_crosscheck(tmp_path / "absent.csv") == ({}, {})
+    figures.ditto_crosscheck(tmp_path / "absent.csv")
+    assert tables.against_their_code(tmp_path / "absent.csv", "Ditto", "acc_mean") == ({}, {})
     assert "run scripts/fedcr_crosscheck.py" in capsys.readouterr().out
     assert claims.record_crosscheck(SimpleNamespace(profile="quick"), ({}, {})) is None
 
@@ -332,7 +336,7 @@ def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
     table = _table2_at_paper()
     figures.curves(table, "paper", None)
     assert captions == ["250 rounds (fashion_mnist)"]
-    ledger = claims.record("paper", table, {}, {}, {}, {}, _NoSecond())
+    ledger = claims.record_parts("paper", table, {}, {}, {}, {}, _NoSecond())
     assert {r.rounds for r in ledger.rows if r.where.startswith("Table 2")} == {"250 (fashion_mnist)"}
 
 
@@ -408,7 +412,8 @@ def test_table9_shows_an_entry_shipped_in_part_and_its_claim_reads_the_seeds_bot
         def note(self, keys=None, what="", drawn="not drawn"):
             return f"{what}: {drawn}"
 
-    table = figures.table9(PartlyShipped())
+    figures.table9(PartlyShipped())
+    table = tables.table9_runs(PartlyShipped())
     assert set(table) == {(3, "Local"), (3, "FedCR-NA")} and table[(3, "FedCR-NA")][1:] == [None, None]
     ledger = _ledger()
     assert claims.na_beats_local(ledger, table, 3, fedcr.TABLE9, 250) == "indicative (1 seed)"
@@ -442,3 +447,28 @@ def test_part_d_without_runs_says_so_in_one_line_with_its_command_and_cost(capsy
     assert len(said) == 1 and said[0].startswith("Fig. 3(d): no scale here has its runs; at the paper's scale they "
                                                  "are the set fedcr_beta, ")
     assert "core-hours" in said[0] and said[0].endswith("scripts/paper_runs.py fedcr_beta --seeds 0-2 computes them")
+
+
+def test_notebook_06s_claims_are_one_call_on_its_reads(monkeypatch, tmp_path):
+    """Notebook 06 handed its claims what five figure functions returned (Table 2's runs, the sweeps, the Fig. 2
+    silhouettes, Table 9's runs, part G's rows) and the cross-checks' curves; now `record(reads)` makes them from the
+    reads (analysis.tables), read in the notebook's stages. With no run shipped the Table 2 and Table 9 rows say not
+    run, Fig. 2's (its shipped views) are judged, and both ledgers are saved."""
+    from fedlib import cache, sweep
+    from fedlib.papers import read_notebook
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    monkeypatch.setattr(cache, "load", lambda cfg: None)  # no run cached or shipped
+    monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: [] if not cfgs else pytest.fail("computed"))
+    reads = read_notebook("paper", plans.NOTEBOOK, plans.UPFRONT)
+    reads = reads | read_notebook("paper", plans.NOTEBOOK, plans.table2_at(None))
+    reads = reads | read_notebook("paper", plans.NOTEBOOK, [plans.SEED_BASELINES])
+    ledger = claims.record(reads)
+    verdicts = {r.where.split(" (")[0]: r.verdict for r in ledger.rows if r.paper == "FedCR"}
+    assert verdicts["Table 2"] == verdicts["Table 9"] == rules.MISSING
+    if plans.here("mnist"):  # its four views are shipped in archive/
+        assert verdicts["Fig. 2"] != rules.MISSING
+    assert (tmp_path / "claims" / f"{plans.NOTEBOOK}_paper.csv").exists()
+    with pytest.raises(ValueError, match="cannot join"):
+        reads | read_notebook("quick", plans.NOTEBOOK, [])

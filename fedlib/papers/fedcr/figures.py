@@ -9,11 +9,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ... import experiments as ex
 from ... import outputs, plots, stats
 from ...result import COMPARE_UNITS, Result, compare
 from .. import part
 from . import analysis, plans, protocol
+from .analysis import tables
 from .analysis import final
 from .plans import DITTO_AS_MAIN_FED, REAL
 from .reported import TABLE2, TABLE3
@@ -22,19 +22,10 @@ from .reported import TABLE2, TABLE3
 def table2(n1, n2, lam, second) -> dict:
     """Part A: Table 2 from the readings of its n1 and n2 parts (Ditto at `lam`; None: the paper's per column),
     FedAvg before the fine-tune and FedAvg-FT (the same runs) after it, the paper beside, and (paper profile) Ditto's
-    second reading (`second`); saved as fedcr_table2. Returns (dataset, partition) -> label -> Results of the
-    methods whose runs are all there, None for a column with none of them; the methods left out are named, with the
-    command that computes them."""
-    S, table, absent = n1.settings, {}, []
-    for d, q in plans.columns_here(S):
-        read = n1 if q == "n1" else n2
-        by_label = {lab: read[(d, lab)] for lab in plans.labels(S, (d, q))}
-        table[(d, q)] = {lab: rs for lab, rs in by_label.items() if rs is not None} or None
-        left = [lab for lab, rs in by_label.items() if rs is None]
-        absent += [dict(dataset=protocol.SHOWN[d], partition=q, method=lab) for lab in left if table[(d, q)]]
-        if left:
-            print(read.note([(d, lab) for lab in left], f"Table 2 ({protocol.SHOWN[d]} {q})"
-                            f"{': ' + ', '.join(left) if table[(d, q)] else ''}"))
+    second reading (`second`); saved as fedcr_table2. Returns `analysis.tables.table2_runs`' table, which part B draws;
+    the methods left out are named, with the command that computes them."""
+    S = n1.settings
+    table, absent = tables.table2_runs(n1, n2)
     rows = []
     for (d, q), by_label in table.items():
         if by_label is None:
@@ -93,26 +84,6 @@ def curves(table: dict, profile: str, lam) -> None:
     plots.caption(fig, profile, len(S.seeds), plans.rounds_label(profile, sorted({d for d, _ in drawn}), unit=True),
                   note=f"width {S.width}, V = {S.dim}, {ditto}")
     outputs.save_figure(fig, "fedcr_curves")
-
-
-def sweeps(dims, betas) -> dict:
-    """Parts C and D: FedCR's final accuracy on n1 at each V and each beta, seed by seed: (name, dataset, value) ->
-    [per seed, None for a seed not there], for the values with at least one seed there (a value shipped in part is
-    read as far as it is, and named; one with none is named and left out)."""
-    out = {}
-    for name, read in (("dim", dims), ("beta", betas)):
-        short: dict[str, list] = {}  # dataset -> the values with a seed not there: one line each dataset
-        for d, v in read.keys():
-            rs = read.by_seed((d, v))
-            if any(r is None for r in rs):
-                short.setdefault(d, []).append((d, v))
-            if any(r is not None for r in rs):
-                out[(name, d, v)] = [final(r) if r is not None else None for r in rs]
-        for d, keys in short.items():
-            values = ", ".join(f"{v:g}" for _, v in keys)
-            print(read.note(keys, f"FedCR at {name} = {values} ({d})",
-                            drawn="drawn in part" if any((name, d, v) in out for _, v in keys) else "not drawn"))
-    return out
 
 
 def _mean_se(per_seed: list) -> tuple[float, float, int]:
@@ -192,20 +163,15 @@ def fig2(views) -> None:
     outputs.save_figure(fig, "fedcr_fig2_features")
 
 
-def table9(read) -> dict:
-    """Part F: no model aggregation on FashionMNIST with k classes per client; (k, label) -> its Results seed by seed
-    (None for a seed not there; the claims pair the seeds both sides have), for the entries with a seed there; saved
-    as fedcr_table9_nonaggregate, where an entry shipped in part shows the seeds that are there (its `seeds`
-    column says how many)."""
+def table9(read) -> None:
+    """Part F: no model aggregation on FashionMNIST with k classes per client (`analysis.tables.table9_runs` names
+    what is missing); saved as fedcr_table9_nonaggregate, where an entry shipped in part shows the seeds that are
+    there (its `seeds` column says how many)."""
     S = read.settings
     if not read.keys():
-        return {}
-    keys = [(k, lab) for k in S.table9.ks for lab in protocol.NONAGGREGATE]
-    table = {key: read.by_seed(key) for key in keys}
-    if any(None in rs for rs in table.values()):
-        print(read.note([key for key in keys if None in table[key]], "Table 9", drawn="drawn in part"))
-    table = {key: rs for key, rs in table.items() if any(r is not None for r in rs)}
-    shown = {key: read.there(key) for key in keys}
+        return
+    tables.table9_runs(read)
+    shown = {key: read.there(key) for key in [(k, lab) for k in S.table9.ks for lab in protocol.NONAGGREGATE]}
     rows = [{"classes_per_client": k, "method": lab, **dict(zip(("final_mean", "final_se"),
                                                                 stats.mean_se([final(r) for r in rs]))),
              "total_bits": rs[0].total_bits(), "seeds": len(rs), "rounds": S.table9.rounds}
@@ -213,67 +179,52 @@ def table9(read) -> dict:
     if rows:
         outputs.save_table(rows, "fedcr_table9_nonaggregate",
                            units={"final_mean": "%", "final_se": "%", "total_bits": "bits"})
-    return table
 
 
-def seed_systems(systems, baselines) -> dict:
+def seed_systems(systems, baselines) -> None:
     """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting beside FedAvg, FedPer, FedProto and FedLog-C
-    (their shipped paper-setting runs, read for their first rounds); label -> Results; saved."""
+    (`analysis.tables.seed_system_runs`: their shipped paper-setting runs, read for their first rounds); saved."""
     from ..fedlog import THRESHOLD
 
-    g, t1 = systems.settings, {}
-    if not systems.keys():
-        return t1
-    for lab in plans.SEED_BASELINE_LABELS:
-        rs = baselines[lab]
-        t1[lab] = rs if g.over or rs is None else [ex.first_rounds(r, g.rounds) for r in rs]
-    for lab in ("FedCR", "FedCR-NA"):
-        t1[lab] = systems[lab]
-    if any(rs is None for rs in t1.values()):
-        for read, what in ((systems, ""), (baselines, ": FedLog's rows")):
-            if not read.whole():
-                print(read.note(what=f"FedCR in FedLog's Table 1 setting{what}"))
-        return {}
+    t1 = tables.seed_system_runs(systems, baselines)
+    if not t1:
+        return
+    g = systems.settings
     rows = [{**r, "seeds": len(g.seeds), "rounds": g.rounds}
             for r in stats.table_rows(t1, THRESHOLD["mnist"], reference="FedLog-C")]
     outputs.save_table(rows, "table1_mnist_seed_systems_fedcr", units=stats.TABLE_UNITS)
-    return t1
 
 
-def ditto_crosscheck(path) -> tuple[dict, dict]:
+def ditto_crosscheck(path) -> None:
     """Part H: our Ditto against the FedCR authors' `main_fed_ditto.py` on our clients (scripts/fedcr_crosscheck.py's
     CSV at `path`, its settings beside it in .json): notebook 02's paired equivalence rule at every evaluation, the
-    gap over the whole curve with seeds as the unit (and their code against itself), and the curves, drawn.
-    Returns (the curves in points, the settings); both empty when the file is missing."""
-    return _against_their_code(path, "Ditto", "acc_mean", "the FedCR authors' code", "scripts/fedcr_crosscheck.py "
+    gap over the whole curve with seeds as the unit (and their code against itself), and the curves, drawn (the
+    claims read the same file: `analysis.tables.against_their_code`)."""
+    _against_their_code(path, "Ditto", "acc_mean", "the FedCR authors' code", "scripts/fedcr_crosscheck.py "
                                "with a checkout of haozzh/FedCR", "personal models", "fedcr_ditto_crosscheck",
                                lambda s: f"lr 0.1, lambda 0.001, {s.get('local_epochs', 10)} local epochs",
                                "evaluation (after this many rounds; the last after their final round)", first=0)
 
 
-def fedpac_crosscheck(path) -> tuple[dict, dict]:
+def fedpac_crosscheck(path) -> None:
     """Part H: our FedPAC against PFLlib's (its clientpac.py and serverpac.py) on our clients
-    (scripts/fedpac_crosscheck.py's CSV at `path`): the same rule and drawing as Ditto's, on the pooled accuracy.
-    Returns (the curves in points, the settings); both empty when the file is missing."""
-    return _against_their_code(path, "FedPAC", "acc_all", "PFLlib's code", "scripts/fedpac_crosscheck.py with a "
+    (scripts/fedpac_crosscheck.py's CSV at `path`): the same rule and drawing as Ditto's, on the pooled accuracy."""
+    _against_their_code(path, "FedPAC", "acc_all", "PFLlib's code", "scripts/fedpac_crosscheck.py with a "
                                "checkout of TsingZ0/PFLlib", "pooled test accuracy", "fedcr_fedpac_crosscheck",
                                lambda s: f"lr {s['lr']:g}, lambda 1, {s['local_epochs']} local epochs",
                                "rounds", first=1, ylabel="pooled test accuracy (%)")
 
 
 def _against_their_code(path, method, metric, theirs, command, what, stem, note, xlabel, first: int,
-                        ylabel: str | None = None) -> tuple[dict, dict]:
+                        ylabel: str | None = None) -> None:
     """A cross-check of `method` against another code's (`theirs`) from its CSV at `path`: its setting printed, the
     rule's verdict and gaps, the curves drawn (the first evaluation at x = `first`) and saved as `stem`."""
-    import json
-
     from ..fedlog.analysis import crosscheck as xc
 
-    curves_ = xc.curves(path, model=method, metric=metric)
+    curves_, setting = tables.against_their_code(path, method, metric)
     if not curves_:
         print(f"{path} is missing: run {command}")
-        return {}, {}
-    setting = json.loads(path.with_suffix(".json").read_text())[method]
+        return
     print(f"{method}'s cross-check: {setting['clients']} clients, {setting['participation']:.0%} of them a round, "
           f"{setting['rounds']} rounds; {theirs} at commit {setting['authors_commit'][:7]}; ours: "
           f"{setting['our_config']}")
@@ -290,7 +241,6 @@ def _against_their_code(path, method, metric, theirs, command, what, stem, note,
                                 **({"ylabel": ylabel} if ylabel else {}))
     plots.caption(fig, "crosscheck", eq.seeds, setting["rounds"], note=note(setting))
     outputs.save_figure(fig, stem)
-    return curves_, setting
 
 
 def feature_scatter(panels: dict[str, tuple], title: str):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ... import engine, experiments as ex
+from .... import engine, experiments as ex
 
 
 def final(result) -> float:
@@ -18,7 +18,7 @@ def ditto_lambda(grid) -> tuple[float | None, str]:
     """The quick profile chooses Ditto's lambda on seed 0 of the first column from the paper's grid (the reading of
     part `plans.DITTO_GRID`), by final accuracy; the paper profile takes the paper's per column (None). Returns it
     and what to print."""
-    from .protocol import DITTO_LAM
+    from ..protocol import DITTO_LAM
 
     there = {lam: rs[0] for lam in grid.keys() if (rs := grid[lam]) is not None}
     if not there:  # the columns whose data are here (`plans.columns_here`, which reads this module's values)
@@ -76,7 +76,7 @@ def load_view(v: dict) -> dict:
 def silhouettes(views) -> dict:
     """Part E: (partition, beta) -> the silhouette of its view's means by class, from the reading of `plans.FIG2`
     (empty unless every view is there)."""
-    from ... import stats
+    from .... import stats
 
     if not views.keys() or not views.whole():
         return {}
