@@ -32,7 +32,7 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import outputs, paths, plots
+from fedlib import outputs, papers, paths, plots
 from fedlib.data import circle_federation
 from fedlib.papers import fedlog
 from fedlib.papers.fedlog.analysis import synthetic
@@ -55,7 +55,8 @@ outputs.settings(profile, SETTINGS)
 fed = circle_federation(seed=0)
 shown = SETTINGS.shown_iters  # the local iterations the representation panels show
 snapshots = {m: synthetic.one_round(m, shown, seed=0) for m in METHODS}
-acc = synthetic.accuracy_vs_iterations(METHODS, SETTINGS.iters, SETTINGS.seeds)
+reads = papers.read_notebook(profile, fedlog.plans.NOTEBOOK_01)  # Fig. 1's one-round runs, cached
+acc = synthetic.accuracy_of(reads[fedlog.FIG1])  # method -> train and test accuracy [seeds, local iterations]
 data = [(fed.train.x[c, :int(fed.train.counts[c])].numpy(), fed.train.y[c, :int(fed.train.counts[c])].numpy())
         for c in range(2)]
 panels = [(snapshots["fedlog"][0], "random initialisation (FedLog)", True),
@@ -76,4 +77,4 @@ table = fedlog.figures.fig1_table(acc, SETTINGS.iters)  # shown as saved
 
 # %%
 print(fedlog.claims.fig1_summary(acc, SETTINGS.iters))
-ledger = fedlog.claims.record_fig1(acc, SETTINGS.iters, profile)  # each claim a function in fedlog/claims.py
+ledger = fedlog.claims.record(reads)  # each claim a function in fedlog/claims.py

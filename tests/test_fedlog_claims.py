@@ -51,6 +51,39 @@ def test_overfits_least_with_zero_spread_is_said():
     assert "spread" in ledger.rows[0].says and "against FedProto" in ledger.rows[0].claim
 
 
+def test_notebook_01s_claims_are_one_call_on_its_derived_reads(tmp_path, monkeypatch):
+    """Notebook 01 computed Fig. 1's accuracies in the notebook and handed them to record_fig1; now they are a derived
+    part (`plans.FIG1`: one circle run per method, local-iteration count and seed, its accuracies kept), computed in
+    every profile, the paper's too (seconds of work), cached, and `record(reads)` judges them. Made-up values here:
+    FedLog ahead on test accuracy and with the smallest gap, every seed."""
+    import dataclasses
+
+    from fedlib.papers import fedlog, read_notebook
+    from fedlib.papers.fedlog import claims, plans
+    from fedlib.papers.fedlog.analysis import synthetic
+
+    made = []
+
+    def accuracy(cfg):  # FedLog 90% test, 92% train; the others 80% test, 95% train
+        made.append(cfg)
+        test, train = (0.9, 0.92) if cfg.method == "fedlog" else (0.8, 0.95)
+        return synthetic.OneRound(train, test + 0.001 * cfg.seed)._asdict()
+
+    monkeypatch.setattr(synthetic, "accuracy_after_one_round", lambda cfg, settings=None: accuracy(cfg))
+    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+    small = fedlog.FIG1.at("paper", dataclasses.replace(fedlog.FIG1.settings("paper"), seeds=(0, 1, 2), iters=(1, 5)))
+    reads = read_notebook("paper", plans.NOTEBOOK_01, [small])  # the paper profile computes this derived part
+    assert len(made) == 3 * 2 * 3 and reads[small].whole()
+    acc = synthetic.accuracy_of(reads[small])
+    assert list(acc) == list(fedlog.FIG1_METHODS) and acc["fedlog"]["test"].shape == (3, 2)
+    assert acc["fedlog"]["test"].dtype == np.float32 and acc["fedlog"]["test"][2, 1] == np.float32(0.902)
+    ledger = claims.record(reads)
+    assert [r.verdict for r in ledger.rows] == [rules.HOLDS, rules.HOLDS]
+    assert (tmp_path / "figures" / "claims" / f"{plans.NOTEBOOK_01}_paper.csv").exists()
+    again = read_notebook("paper", plans.NOTEBOOK_01, [small])  # cached: read, not computed again
+    assert len(made) == 18 and synthetic.accuracy_of(again[small])["fedproto"]["train"][0, 0] == np.float32(0.95)
+
+
 def test_fig1_is_read_in_percent_and_points_as_every_other_notebook():
     """Notebook 01 showed its accuracies as fractions (0.916, gap +0.073) where every other notebook uses %."""
     acc = _acc({"fedlog": [0.95, 0.96, 0.94], "lg_fedavg": [0.90, 0.89, 0.88], "fedproto": [0.89, 0.90, 0.89]},

@@ -332,9 +332,9 @@ def test_string_subscripts_in_the_papers_analysis_figures_and_claims_do_not_grow
     assert count <= ROW_FIELD_LOOKUPS, f"{count} string lookups (at most {ROW_FIELD_LOOKUPS}): use typed values"
 
 
-# Notebooks whose claims still take what the notebook computed or drew (FedLog's 01, 02 and 04) rather than its
+# Notebooks whose claims still take what the notebook computed or drew (FedLog's 02 and 04) rather than its
 # reads: the architecture issue's point 2 moves each to `<paper>.claims.record(reads)`; this set only shrinks.
-NOT_YET_ON_READS = {"01_synthetic_separators", "02_communication_cost", "04_gaussian_representations"}
+NOT_YET_ON_READS = {"02_communication_cost", "04_gaussian_representations"}
 
 
 def _calls(tree) -> list[ast.Call]:

@@ -36,6 +36,7 @@ class Derived:
     file: Callable[[Config, Any], str] = field(default=lambda cfg, settings: f"{cfg.key()}.json", compare=False,
                                                repr=False)
     load: Callable[[Any], Any] = field(default=lambda value: value, compare=False, repr=False)
+    everywhere: bool = False  # computed in every profile, the paper's too (seconds of work: notebook 01's runs)
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,8 @@ class Runs:
         except NotShipped as err:
             print(f"not drawn from archive/ yet (parts that need them say so): {err}")
         todo = [k for k in keyed if k not in absent]
-        print(f"{len(keyed)} runs" + (f", {len(self.missing)} of them missing" if self.missing else ""))
+        if keyed:  # a read of derived parts alone (notebook 01's) has no run to count
+            print(f"{len(keyed)} runs" + (f", {len(self.missing)} of them missing" if self.missing else ""))
         from ..sweep import run_many
 
         results = run_many([keyed[k] for k in todo], shipped_prefixes=shipped_prefixes,
@@ -303,7 +305,7 @@ class Values:
         found = {self._file(c): (c, archive.cached_json(derive.folder, self._file(c)))
                  for cfgs in plan.values() for c in cfgs}
         todo = [(name, c) for name, (c, value) in found.items() if value is None]
-        if todo and (may_compute(profile) if compute is None else compute):
+        if todo and (derive.everywhere or may_compute(profile) if compute is None else compute):
             for (name, c), value in zip(todo, sweep.call_many(derive.compute, [(c, settings) for _, c in todo])):
                 cache.write_atomic(results_dir() / derive.folder / name, value)
                 found[name] = (c, value)

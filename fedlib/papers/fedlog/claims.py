@@ -15,9 +15,9 @@ from .analysis import crosscheck as feddbe_xcheck
 from .analysis import convergence, dp, regime
 from .analysis import table1 as A
 from ..part import aligned
-from .plans import (COMPACTNESS, CONVERGENCE_PROFILES, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_03, NOTEBOOK_05, FIG1, FIG2,
-                    FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES, LABELS, THM2, THM7, REGIME_WORDS, REGIMES, STAND_IN_FOR, TABLE1_PARTS,
-                    TABLE_A1_PARTS, Table1Reads, chosen_datasets)
+from .plans import (COMPACTNESS, CONVERGENCE_PROFILES, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_01, NOTEBOOK_03, NOTEBOOK_05,
+                    FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES, LABELS, THM2, THM7, REGIME_WORDS, REGIMES,
+                    STAND_IN_FOR, TABLE1_PARTS, TABLE_A1_PARTS, Table1Reads, chosen_datasets)
 from .protocol import DP_B, DP_DELTA
 from .reported import (PAPER_DATA, PAPER_RECOVERY, QUOTES, TABLE1, TABLE1_CELLS, TABLE1_MARKER_LEVEL, TABLE1_MARKERS,
                        TABLE1_SE, TABLE_A1_CELLS, TABLE_A1_MARKER_LEVEL, TABLE_A1_MARKERS, THRESHOLD, stand_in)
@@ -63,7 +63,7 @@ def overfits_least(ledger, acc: dict, iters) -> str:
 
 def record_fig1(acc: dict, iters, profile: str):
     """Notebook 01's claims, saved; returns the ledger."""
-    ledger = rules.ClaimsLedger("01_synthetic_separators", profile)
+    ledger = rules.ClaimsLedger(NOTEBOOK_01, profile)
     most_accurate_after_one_round(ledger, acc)
     overfits_least(ledger, acc, iters)
     ledger.save()
@@ -709,9 +709,18 @@ def record_convergence_reads(reads):
                               reads.profile, {"fig2": missing2, "fig3": missing3})
 
 
-# The notebooks whose claims are one call on their reads (the architecture issue's point 2; 01, 02 and 04 still
-# take what the notebook computed): notebook -> its record.
-RECORDS = {NOTEBOOK_03: record_dp_reads, NOTEBOOK_05: record_convergence_reads}
+def record_fig1_reads(reads):
+    """Notebook 01's claims from its reads: Fig. 1's accuracies after one round (`plans.FIG1`, a derived part;
+    `analysis.synthetic.accuracy_of`), through `record_fig1`; the ledger, saved."""
+    from .analysis import synthetic
+
+    fig1 = reads[FIG1]
+    return record_fig1(synthetic.accuracy_of(fig1), fig1.settings.iters, reads.profile)
+
+
+# The notebooks whose claims are one call on their reads (the architecture issue's point 2; 02 and 04 still take what
+# the notebook computed): notebook -> its record.
+RECORDS = {NOTEBOOK_01: record_fig1_reads, NOTEBOOK_03: record_dp_reads, NOTEBOOK_05: record_convergence_reads}
 
 
 def record(reads):

@@ -586,7 +586,31 @@ def table1_parts(profile: str, env=None) -> Table1Parts:
 
 
 # The parts computed in their notebook, with no run of the engine: their settings and claims only
-FIG1 = Part("fig1", "01_synthetic_separators", SYNTHETIC_PROFILES, None, where=("Fig. 1",), packed=False)
+def _fig1_plan(s: Synthetic, seeds) -> dict:
+    """Fig. 1's accuracy panels: (method, local iterations) -> one circle run per seed (one round each)."""
+    from .analysis.synthetic import circle_config
+
+    return {(m, e): [circle_config(m, e, sd) for sd in seeds] for m in FIG1_METHODS for e in s.iters}
+
+
+def _fig1_accuracy(cfg, settings=None):
+    """`analysis.synthetic.accuracy_after_one_round` (imported when computed: analysis reads these plans)."""
+    from .analysis.synthetic import accuracy_after_one_round
+
+    return accuracy_after_one_round(cfg)
+
+
+def _fig1_load(value):
+    from .analysis.synthetic import OneRound
+
+    return OneRound(**value)
+
+
+# Fig. 1's one-round runs are derived values (the accuracies of a run that is not kept), seconds of work: computed in
+# every profile, and cached
+NOTEBOOK_01 = "01_synthetic_separators"
+FIG1 = Part("fig1", NOTEBOOK_01, SYNTHETIC_PROFILES, _fig1_plan, where=("Fig. 1",), packed=False,
+            derive=Derived("fig1_one_round_v1", _fig1_accuracy, load=_fig1_load, everywhere=True))
 THM7 = Part("thm7", NOTEBOOK_03, {p: by["mnist"] for p, by in DP_PROFILES.items()}, None,
             where=("Thm. 7",), packed=False)
 _GAUSSIAN = dict(notebook="04_gaussian_representations", profiles=GAUSSIAN_PROFILES, build=None, packed=False)
@@ -615,7 +639,7 @@ STEP_SIZES = Part("thm4_step_sizes", "05_convergence", {p: c.thm for p, c in CON
                   derive=Derived("convergence_trace_v2", _step_size_trace))
 NOTEBOOK_05 = "05_convergence"
 
-NOTEBOOKS = ("01_synthetic_separators", NOTEBOOK_02, NOTEBOOK_03, "04_gaussian_representations", NOTEBOOK_05)
+NOTEBOOKS = (NOTEBOOK_01, NOTEBOOK_02, NOTEBOOK_03, "04_gaussian_representations", NOTEBOOK_05)
 PARTS = (FIG1, TABLE1_PARTS[("plain", "mnist")], TABLE1_PARTS[("augmented", "fashion_mnist")], TABLE_A1_PARTS[("plain", "mnist")],
          TABLE1_PARTS[("plain", "fashion_mnist")],
          TABLE1_PARTS[("augmented", "mnist")], TABLE_A1_PARTS[("augmented", "mnist")], AUGMENT,

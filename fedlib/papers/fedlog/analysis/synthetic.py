@@ -7,6 +7,7 @@ full-batch local steps, and records the representations, the separators and the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 
@@ -58,7 +59,12 @@ def _snapshot(ctx, alg, local_heads=None) -> Snapshot:
 
 def one_round(method: str, local_iters: int, seed: int = 0, lr: float = 0.05) -> tuple[Snapshot, Snapshot]:
     """(state before training, state after one round) of `method` on the circle data."""
-    ctx, alg = setup(circle_config(method, local_iters, seed, lr))
+    return one_round_of(circle_config(method, local_iters, seed, lr))
+
+
+def one_round_of(cfg: Config) -> tuple[Snapshot, Snapshot]:
+    """(state before training, state after one round) of the circle run `cfg` (`circle_config`)."""
+    ctx, alg = setup(cfg)
     before = _snapshot(ctx, alg)
     up = run_round(alg, 0, Ledger()).up
     local_heads = None
@@ -70,6 +76,34 @@ def one_round(method: str, local_iters: int, seed: int = 0, lr: float = 0.05) ->
 def separator(weight: torch.Tensor, bias: torch.Tensor) -> tuple[torch.Tensor, float]:
     """The line where a 2-class head's two logits are equal: w . phi + b = 0."""
     return weight[1] - weight[0], float(bias[1] - bias[0])
+
+
+class OneRound(NamedTuple):
+    """Fig. 1's derived value of one circle run (`plans.FIG1`): its train and test accuracy after one round."""
+    train: float
+    test: float
+
+
+def accuracy_after_one_round(cfg: Config, settings=None) -> dict:
+    """`OneRound` of the circle run `cfg`, as JSON (`plans.FIG1` reads it back as a OneRound)."""
+    _, after = one_round_of(cfg)
+    return OneRound(after.train_acc, after.test_acc)._asdict()
+
+
+def accuracy_of(read) -> dict:
+    """{method: {"train": [seeds, iters], "test": [seeds, iters]}} (float32, as `accuracy_vs_iterations` gives) from
+    the reading of `plans.FIG1` ((method, local iterations) -> a OneRound per seed); empty unless it is all there."""
+    if not read.keys() or not read.whole():
+        return {}
+    s = read.settings
+    out = {}
+    for m in dict.fromkeys(m for m, _ in read.keys()):
+        train, test = torch.zeros(len(s.seeds), len(s.iters)), torch.zeros(len(s.seeds), len(s.iters))
+        for j, e in enumerate(s.iters):
+            for i, value in enumerate(read[(m, e)]):
+                train[i, j], test[i, j] = value.train, value.test
+        out[m] = dict(train=train.numpy(), test=test.numpy())
+    return out
 
 
 def accuracy_vs_iterations(methods, iters, seeds, lr: float = 0.05) -> dict:
