@@ -185,7 +185,8 @@ def test_notebook_03s_claims_are_one_call_on_its_reads(capsys):
     """Notebook 03 ended in record_dp(final, runs, BOUND, profile, at_papers_noise), all computed in the notebook;
     now `fedlog.claims.record(reads)` makes the same rows from the reads alone (the settings, finals and matched
     epsilons at the DP runs' B and delta), and `finals` says nothing the second time. A FedLog notebook whose claims
-    are not recorded from its reads yet is refused, naming those that are."""
+    are not recorded from its reads yet is refused, naming those that are. Slow (tests/slow_tests.txt): the matched
+    epsilons build FashionMNIST's federation, about 4 s; it stays in the test command."""
     from fedlib.papers.fedlog import claims, plans
     from fedlib.papers.fedlog.analysis import dp
     from fedlib.papers.part import Reads
