@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import outputs, plots, privacy, stats
 from ...plots import PALETTE, count, log_x, mean_band, method_styles
-from .analysis import convergence, dp, regime
+from .analysis import convergence, dp, regime, synthetic
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import table1 as A
 from .plans import (LABELS, AUGMENTED, REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, STAND_IN_FOR, STEP_SIZES,
@@ -478,13 +478,12 @@ def figure_a1(abl: dict, alphas, rounds: int, profile: str):
     return fig
 
 
-def figure_a2(abl: dict, alphas, seeds: int, rounds: int, profile: str) -> tuple[list[dict], np.ndarray]:
-    """Fig. A.2: the Henze-Zirkler p-values (pooled and per client, mean +- SE over seeds) against alpha, and its
-    table (figA2_hz_pvalues, accuracy in %). Returns the rows and the per-client p-values [seeds, alphas]."""
+def figure_a2(abl: dict, alphas, seeds: int, rounds: int, profile: str) -> None:
+    """Fig. A.2: the Henze-Zirkler p-values (pooled and per client, mean +- SE over seeds; `synthetic.hz_pvalues`)
+    against alpha, and its table (figA2_hz_pvalues, accuracy in %: `synthetic.hz_rows`, which the claims judge)."""
     x_pos = np.arange(len(alphas))
     fig, ax = plt.subplots(figsize=(5.5, 3.5))
-    pooled = abl["p"].mean(axis=2)  # [seeds, alphas]
-    per_client = abl["p_client"].mean(axis=(2, 3))
+    pooled, per_client = synthetic.hz_pvalues(abl)  # [seeds, alphas]
     plots.mean_band(ax, x_pos, pooled, "classes, clients pooled", spread="se")
     plots.mean_band(ax, x_pos, per_client, "classes, per client", spread="se")
     ax.axhline(0.05, color="k", ls=":", lw=1, label="5%")
@@ -496,10 +495,7 @@ def figure_a2(abl: dict, alphas, seeds: int, rounds: int, profile: str) -> tuple
     fig.tight_layout()
     plots.caption(fig, profile, seeds, rounds)
     outputs.save_figure(fig, "figA2_hz_pvalues")
-    rows = [{"alpha": a, "p_pooled_mean": float(pooled[:, j].mean()), "p_per_client_mean": float(per_client[:, j].mean()),
-             "test_accuracy_mean": 100 * float(abl["test_acc"][:, j].mean())} for j, a in enumerate(alphas)]  # in %
-    outputs.save_table(rows, "figA2_hz_pvalues")
-    return rows, per_client
+    outputs.save_table(synthetic.hz_rows(abl, alphas)[0], "figA2_hz_pvalues")
 
 
 # Notebook 02: Table 1 and Table A.1 in both regimes, the ablations and FedDBE's cross-check. `p`: the notebook's parts

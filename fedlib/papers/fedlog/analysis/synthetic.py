@@ -145,3 +145,18 @@ def compactness_ablation(alphas, seeds, rounds: int = 10, local_iters: int = 10,
         if i == 0:
             shots[a] = shot
     return {"p": p.numpy(), "p_client": p_client.numpy(), "test_acc": acc.numpy(), "snapshots": shots}
+
+
+def hz_pvalues(abl: dict):
+    """Fig. A.2's Henze-Zirkler p-values of `compactness_ablation`'s representations, each class's averaged: (both
+    clients pooled [seeds, alphas], per client [seeds, alphas])."""
+    return abl["p"].mean(axis=2), abl["p_client"].mean(axis=(2, 3))
+
+
+def hz_rows(abl: dict, alphas) -> tuple[list[dict], object]:
+    """Fig. A.2's rows (per alpha: the pooled and per-client p-values and the test accuracy in %, means over seeds)
+    and the per-client p-values [seeds, alphas]: what its table saves and its claims judge."""
+    pooled, per_client = hz_pvalues(abl)
+    rows = [{"alpha": a, "p_pooled_mean": float(pooled[:, j].mean()), "p_per_client_mean": float(per_client[:, j].mean()),
+             "test_accuracy_mean": 100 * float(abl["test_acc"][:, j].mean())} for j, a in enumerate(alphas)]  # in %
+    return rows, per_client
