@@ -264,44 +264,44 @@ def test_fig_2s_view_in_the_worker_pool_equals_the_view_computed_here(monkeypatc
 
 def test_a_cached_fig_2_view_comes_back_bit_for_bit_and_the_paper_profile_draws_it_from_archive(tmp_path, monkeypatch):
     """Before, Fig. 2's views were live: the paper profile, which computes nothing, never drew Fig. 2 and its claims
-    said "not run". `cached_view` keeps each view as JSON in the results cache, `scripts/fedcr_fig2_views.py --pack`
-    ships it, and a shipped view is read back with the same bits and draws the figure without computing."""
+    said "not run". Fig. 2 is a derived part now (`plans.FIG2`; before, `analysis.cached_view`): each view is kept as
+    JSON in the results cache, `scripts/fedcr_fig2_views.py --pack` ships it, and a shipped view is read back with the
+    same bits and draws the figure without computing."""
     import numpy as np
 
     from fedlib import archive
-    from fedlib.papers import fedcr
+    from fedlib.papers import part
     from fedlib.papers.fedcr import figures, plans
 
-    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
-    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "figures"))
-    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
-    cfg = _config(model="cnn_mnist_vib_v2", partition="dirichlet", seed=0)
-    fresh = analysis.cached_view(cfg, 1, 5)
-    again = analysis.cached_view(cfg, 1, 5, compute=False)
-    assert again["mu"].dtype == fresh["mu"].dtype and np.array_equal(again["mu"], fresh["mu"])
-    assert np.array_equal(again["y"], fresh["y"]) and again["client"] == fresh["client"]
-    assert analysis.cached_view(_config(model="cnn_mnist_vib_v2", partition="dirichlet", seed=1), 1, 5,
-                                compute=False) is None
-    # the paper profile (at the smoke profile's size): nothing computed; with the four views in archive/ it draws them
-    S = fedcr.PROFILES["smoke"]
-    monkeypatch.setitem(plans.PROFILES, "paper", S)
-    monkeypatch.setattr(analysis, "fig2_view", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
-    monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
-    from fedlib.papers import part
+    def at_paper_size_of_smoke():
+        monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+        monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "figures"))
+        monkeypatch.setenv("FEDLIB_SWEEP_BACKEND", "local")
+        monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
+        monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
 
-    assert not part.may_compute("paper") and figures.fig2("paper") == {}
+    at_paper_size_of_smoke()
+    S = fedcr.PROFILES["smoke"]
+    views = plans.FIG2.at("paper", S)  # the paper profile at the smoke profile's size
+    plan = views.plan("paper")
+    monkeypatch.setattr(analysis, "fig2_view", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
+    (read,) = part.read("paper", views)  # nothing cached or shipped: nothing computed, nothing drawn
+    assert len(plan) == 4 and not read.whole() and analysis.silhouettes(read) == {}
+    figures.fig2(read)
     monkeypatch.undo()  # compute the four smoke views for real, then ship them
-    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
-    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path / "figures"))
-    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
-    monkeypatch.setitem(plans.PROFILES, "paper", S)
-    f2 = S.fig2
-    for _, c in plans.fig2_cases(lambda *a, **kw: fedcr.run("smoke", *a, **kw), f2):
-        analysis.cached_view(c, f2.epochs, f2.points)
-    (tmp_path / "archive" / analysis.VIEWS).mkdir(parents=True)
-    for f in (tmp_path / "results" / analysis.VIEWS).glob("*.json"):
-        (tmp_path / "archive" / analysis.VIEWS / f.name).write_bytes(f.read_bytes())
+    at_paper_size_of_smoke()
+    made = part.Values(views, plan, "paper", compute=True)  # as scripts/fedcr_fig2_views.py does
+    key, (cfg,) = next(iter(plan.items()))
+    direct = analysis.fig2_view(cfg, S.fig2.epochs, S.fig2.points)
+    assert made([cfg])[0]["mu"].dtype == direct["mu"].dtype and np.array_equal(made([cfg])[0]["mu"], direct["mu"])
+    (tmp_path / "archive" / views.derive.folder).mkdir(parents=True)
+    for f in (tmp_path / "results" / views.derive.folder).glob("*.json"):
+        (tmp_path / "archive" / views.derive.folder / f.name).write_bytes(f.read_bytes())
     monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "empty"))  # only archive/ holds them now
     monkeypatch.setattr(analysis, "fig2_view", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
-    silhouettes = figures.fig2("paper")
-    assert sorted(silhouettes) == [("n1", 0.0), ("n1", 5e-4), ("n2", 0.0), ("n2", 5e-4)]
+    (read,) = part.read("paper", views)
+    assert read.whole() and np.array_equal(read[key][0]["mu"], direct["mu"])  # the same bits, from archive/
+    assert np.array_equal(read[key][0]["y"], direct["y"]) and read[key][0]["client"] == direct["client"]
+    assert sorted(analysis.silhouettes(read)) == [("n1", 0.0), ("n1", 5e-4), ("n2", 0.0), ("n2", 5e-4)]
+    figures.fig2(read)
+    assert list((tmp_path / "figures").glob("fedcr_fig2_features*.png"))
