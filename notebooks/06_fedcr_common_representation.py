@@ -98,7 +98,7 @@ table2 = fedcr.figures.table2(n1, n2, LAM, second)
 
 
 # %%
-fedcr.figures.curves(table2, profile, LAM)
+fedcr.figures.curves(table2, n1, LAM)
 
 # %% [markdown]
 # ## C. Table 3: the dimension V of the Gaussian layer (n1)
@@ -106,7 +106,7 @@ fedcr.figures.curves(table2, profile, LAM)
 
 # %%
 per_seed = fedcr.analysis.tables.sweep_finals(dims, betas)  # FedCR's final accuracy on n1, seed by seed, at each V and beta
-table3 = fedcr.figures.table3(per_seed, profile)
+table3 = fedcr.figures.table3(per_seed, dims)
 
 # %% [markdown]
 # ## D. Fig. 3(d): the weight beta of the KL term (n1)
@@ -114,7 +114,7 @@ table3 = fedcr.figures.table3(per_seed, profile)
 
 
 # %%
-beta_table = fedcr.figures.betas(per_seed, profile, accounting.measured_costs())  # costs: for a line if none is run
+beta_table = fedcr.figures.betas(per_seed, betas, accounting.measured_costs())  # costs: for a line if none is run
 
 # %% [markdown]
 # ## E. Fig. 2: the 2-D Gaussian means of one client's test images

@@ -52,6 +52,11 @@ def _ledger():
     return rules.ClaimsLedger("06_test", "quick")
 
 
+def _read_at(profile: str):
+    """What a figure takes of a part's reading: its profile and that profile's settings."""
+    return SimpleNamespace(profile=profile, settings=fedcr.PROFILES[profile])
+
+
 @pytest.mark.parametrize("ours, verdict", [([90, 91, 92], rules.HOLDS), ([70, 71, 72], rules.FAILS),
                                            ([86, 84, 85], rules.WITHIN)])
 def test_fedcr_against_the_strongest_baseline(ours, verdict):
@@ -271,7 +276,7 @@ def test_fig3s_caption_names_the_papers_lambda_per_column_in_the_paper_profile(t
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     table = {("fashion_mnist", "n1"): {lab: _runs([90.0, 91.0, 92.0]) for lab in fedcr.TABLE2_LABELS},
              ("fashion_mnist", "n2"): None}
-    figures.curves(table, "paper", None)
+    figures.curves(table, _read_at("paper"), None)
     saved = list(paths.figures_dir().glob("fedcr_curves*.png"))
     assert saved, "the figure was not saved"
 
@@ -334,7 +339,7 @@ def test_table2s_rows_and_curves_name_fashion_mnists_rounds_alone(monkeypatch):
     monkeypatch.delenv("FEDLIB_COMPUTE", raising=False)
     assert ("mnist", "FedCR") in plans.TABLE2_N1.plan("paper")  # MNIST's columns are planned too (500 rounds)
     table = _table2_at_paper()
-    figures.curves(table, "paper", None)
+    figures.curves(table, _read_at("paper"), None)
     assert captions == ["250 rounds (fashion_mnist)"]
     ledger = claims.record_parts("paper", table, {}, {}, {}, {}, _NoSecond())
     assert {r.rounds for r in ledger.rows if r.where.startswith("Table 2")} == {"250 (fashion_mnist)"}
@@ -442,7 +447,7 @@ def test_part_d_without_runs_says_so_in_one_line_with_its_command_and_cost(capsy
     """Notebook 06's part D printed nothing when no beta run was there (its cell was empty)."""
     from fedlib.papers import accounting
 
-    assert figures.betas({}, "paper", accounting.measured_costs()) is None
+    assert figures.betas({}, _read_at("paper"), accounting.measured_costs()) is None
     said = capsys.readouterr().out.strip().splitlines()
     assert len(said) == 1 and said[0].startswith("Fig. 3(d): no scale here has its runs; at the paper's scale they "
                                                  "are the set fedcr_beta, ")

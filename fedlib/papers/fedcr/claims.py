@@ -217,7 +217,7 @@ def record_parts(profile: str, table: dict, per_seed: dict, silhouettes: dict, t
     """Notebook 06's claims from the numbers of its parts (and the reading of Ditto's second reading, `second`),
     saved; returns the ledger."""
     S = plans.PROFILES[profile]
-    rounds = lambda d: plans.rounds_label(profile, [d])  # noqa: E731  (the paper's differ by dataset)
+    rounds = lambda d: plans.rounds_label(S, [d])  # noqa: E731  (the paper's differ by dataset)
     ledger = rules.ClaimsLedger(NOTEBOOK, profile)
     for (d, q), by_label in table.items():
         if d == "fashion_mnist":

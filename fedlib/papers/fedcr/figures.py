@@ -66,9 +66,10 @@ def ditto_second_reading(second, by_label: dict) -> list[dict]:
     return rows
 
 
-def curves(table: dict, profile: str, lam) -> None:
-    """Part B: Fig. 3(a-c), accuracy per round before the final fine-tune (the columns whose runs are there)."""
-    S = plans.PROFILES[profile]
+def curves(table: dict, n1, lam) -> None:
+    """Part B: Fig. 3(a-c), accuracy per round before the final fine-tune (the columns whose runs are there; `n1`:
+    Table 2's n1 reading, whose profile and settings its caption gives)."""
+    profile, S = n1.profile, n1.settings
     panels = {f"{protocol.SHOWN[d]} {q}": {lab: {"method": protocol.METHODS[lab][0],
                                                  "acc": np.array([r.curve() for r in rs]) * 100}
                                            for lab, rs in by_label.items()}
@@ -81,7 +82,7 @@ def curves(table: dict, profile: str, lam) -> None:
     drawn = [(d, q) for (d, q), by_label in table.items() if by_label is not None]
     ditto = f"Ditto lambda {lam:g}" if lam is not None else "Ditto lambda the paper's per column: " + ", ".join(
         f"{protocol.SHOWN[d]} {q} {protocol.DITTO_LAM[(d, q)]:g}" for d, q in drawn)  # the paper profile: lam None
-    plots.caption(fig, profile, len(S.seeds), plans.rounds_label(profile, sorted({d for d, _ in drawn}), unit=True),
+    plots.caption(fig, profile, len(S.seeds), plans.rounds_label(S, sorted({d for d, _ in drawn}), unit=True),
                   note=f"width {S.width}, V = {S.dim}, {ditto}")
     outputs.save_figure(fig, "fedcr_curves")
 
@@ -96,36 +97,38 @@ def _series(table: dict, d: str):
     return tuple(zip(*[(v, *table[(dd, v)]) for dd, v in table if dd == d]))
 
 
-def table3(per_seed: dict, profile: str):
+def table3(per_seed: dict, dims):
     """Part C: Table 3, FedCR's final accuracy against V (n1); saved as fedcr_table3_dims and fedcr_dims. Returns
-    the table (None where no V was run)."""
-    S = plans.PROFILES[profile]
+    the table (None where no V was run). `dims`: Table 3's reading, whose profile and settings it gives."""
+    profile, S = dims.profile, dims.settings
     counted = {(d, v): _mean_se(f) for (name, d, v), f in per_seed.items() if name == "dim"}
-    dims = {key: (m, se) for key, (m, se, _) in counted.items()}
+    values = {key: (m, se) for key, (m, se, _) in counted.items()}
     rows = [{"dataset": protocol.SHOWN[d], "V": V, "final_mean": m, "final_se": se,
              "paper_accuracy": TABLE3.get(V, (float("nan"),) * 2)[0 if d == "mnist" else 1],
-             "seeds": n, "rounds": plans.rounds_label(profile, [d])} for (d, V), (m, se, n) in counted.items()]
+             "seeds": n, "rounds": plans.rounds_label(S, [d])} for (d, V), (m, se, n) in counted.items()]
     if not rows:
         return None
     table = outputs.save_table(rows, "fedcr_table3_dims")
     fig = plots.parameter_sweep(
-        {protocol.SHOWN[d]: {"ours": _series(dims, d),
+        {protocol.SHOWN[d]: {"ours": _series(values, d),
                              "paper": (list(TABLE3), [v[0 if d == "mnist" else 1] for v in TABLE3.values()], None)}
-         for d in sorted({d for d, _ in dims})}, "Gaussian dimension V", "FedCR's Table 3: final accuracy against V (n1)")
-    plots.caption(fig, profile, len(S.seeds), plans.rounds_label(profile, sorted({d for d, _ in dims}), unit=True),
+         for d in sorted({d for d, _ in values})}, "Gaussian dimension V", "FedCR's Table 3: final accuracy against V "
+        "(n1)")
+    plots.caption(fig, profile, len(S.seeds), plans.rounds_label(S, sorted({d for d, _ in values}), unit=True),
                   note=f"width {S.width}")
     outputs.save_figure(fig, "fedcr_dims")
     return table
 
 
-def betas(per_seed: dict, profile: str, costs: dict | None = None):
+def betas(per_seed: dict, betas, costs: dict | None = None):
     """Part D: Fig. 3(d), FedCR's final accuracy against beta (n1); saved as fedcr_beta. Returns the table. Without
-    runs at any scale, one line with the set's command and its cost (`costs`: `accounting.measured_costs()`)."""
-    S = plans.PROFILES[profile]
+    runs at any scale, one line with the set's command and its cost (`costs`: `accounting.measured_costs()`).
+    `betas`: Fig. 3(d)'s reading, whose profile and settings it gives."""
+    profile, S = betas.profile, betas.settings
     counted = {(d, v): _mean_se(f) for (name, d, v), f in per_seed.items() if name == "beta"}
     by_beta = {key: (m, se) for key, (m, se, _) in counted.items()}
     rows = [{"dataset": protocol.SHOWN[d], "beta": b, "final_mean": m, "final_se": se, "seeds": n,
-             "rounds": plans.rounds_label(profile, [d])} for (d, b), (m, se, n) in counted.items()]
+             "rounds": plans.rounds_label(S, [d])} for (d, b), (m, se, n) in counted.items()]
     if not rows:
         print(f"Fig. 3(d): no scale here has its runs; at the paper's scale they are the set {plans.BETAS.name}, "
               f"{part.cost_text(plans.BETAS.name, costs or {})}; {plans.BETAS.command()} computes them")
@@ -134,7 +137,7 @@ def betas(per_seed: dict, profile: str, costs: dict | None = None):
     fig = plots.parameter_sweep({protocol.SHOWN[d]: {"ours": _series(by_beta, d)}
                                  for d in sorted({d for d, _ in by_beta})}, "beta (weight of the KL term)",
                                 "FedCR's Fig. 3(d): final accuracy against beta (n1; the paper gives no numbers)")
-    plots.caption(fig, profile, len(S.seeds), plans.rounds_label(profile, sorted({d for d, _ in by_beta}), unit=True),
+    plots.caption(fig, profile, len(S.seeds), plans.rounds_label(S, sorted({d for d, _ in by_beta}), unit=True),
                   note=f"V = {S.dim}")
     outputs.save_figure(fig, "fedcr_beta")
     return table

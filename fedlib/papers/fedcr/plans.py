@@ -107,10 +107,11 @@ def rounds_of(profile: str, dataset: str) -> int:
     return PROFILES[profile].rounds_of(dataset)
 
 
-def rounds_label(profile: str, datasets=None, unit: bool = False) -> str:
-    """The rounds of `datasets` (default all): "20", or "250 (fashion_mnist), 500 (mnist)" where they differ; with
-    `unit`, as a caption says them: "20 rounds", "250 rounds (fashion_mnist)"."""
-    r, word = PROFILES[profile].rounds, " rounds" if unit else ""
+def rounds_label(profile: Profile, datasets=None, unit: bool = False) -> str:
+    """The rounds of `datasets` (default all) at `profile` (the Profile, never its name): "20", or "250
+    (fashion_mnist), 500 (mnist)" where they differ; with `unit`, as a caption says them: "20 rounds", "250 rounds
+    (fashion_mnist)"."""
+    r, word = profile.rounds, " rounds" if unit else ""
     if not isinstance(r, dict):
         return f"{r}{word}"
     return ", ".join(f"{r[d]}{word} ({d})" for d in (datasets or r))
