@@ -12,7 +12,7 @@ from ... import claims as rules
 from ... import privacy
 from ..fedprof.reported import QUOTES as FEDPROF_QUOTES
 from .analysis import crosscheck as feddbe_xcheck
-from .analysis import convergence, dp, regime
+from .analysis import convergence, dp, regime, synthetic
 from .analysis import table1 as A
 from ..part import aligned
 from .plans import (COMPACTNESS, CONVERGENCE_PROFILES, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_01, NOTEBOOK_03, NOTEBOOK_05,
@@ -712,8 +712,6 @@ def record_convergence_reads(reads):
 def record_fig1_reads(reads):
     """Notebook 01's claims from its reads: Fig. 1's accuracies after one round (`plans.FIG1`, a derived part;
     `analysis.synthetic.accuracy_of`), through `record_fig1`; the ledger, saved."""
-    from .analysis import synthetic
-
     fig1 = reads[FIG1]
     return record_fig1(synthetic.accuracy_of(fig1), fig1.settings.iters, reads.profile)
 
