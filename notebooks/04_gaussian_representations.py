@@ -28,14 +28,15 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import paths, plots
+from fedlib import papers, paths, plots
 from fedlib.papers import fedlog
-from fedlib.papers.fedlog.analysis import representations, synthetic
+from fedlib.papers.fedlog.analysis import gaussian, representations
 
 profile = paths.use_profile(profile)  # checks the name; smoke output goes under build/smoke/, never figures/
-
-SETTINGS = fedlog.GAUSSIAN_PROFILES[profile]
 plots.style()
+reads = papers.read_notebook(profile, fedlog.plans.NOTEBOOK_04)  # each part computed here, seconds to a minute, cached
+checks = gaussian.checks(reads)  # the numbers this notebook draws and its claims judge
+SETTINGS = checks.settings
 print(profile, SETTINGS)
 
 # %% [markdown]
@@ -45,8 +46,7 @@ print(profile, SETTINGS)
 
 
 # %%
-eq9 = representations.eq9_rows()
-table = fedlog.figures.eq9_table(eq9)  # shown as saved
+table = fedlog.figures.eq9_table(checks.eq9)  # shown as saved
 
 # %% [markdown]
 # ## 2. Thm. 2: the summed statistic is all the server needs
@@ -56,8 +56,7 @@ table = fedlog.figures.eq9_table(eq9)  # shown as saved
 
 
 # %%
-twin_gap, said = representations.thm2_check()
-print("\n".join(said))
+print("\n".join(checks.thm2.said))
 
 # %% [markdown]
 # ## 3. FedProf Props. 1-2: are representations of linear layers Gaussian?
@@ -69,11 +68,10 @@ print("\n".join(said))
 
 
 # %%
-normality, examples = representations.normality_study(SETTINGS)
-table = fedlog.figures.normality_table(normality)
+table = fedlog.figures.normality_table(checks.normality)
 
 # %%
-fig = fedlog.figures.qq_figure(examples, SETTINGS, profile)
+fig = fedlog.figures.qq_figure(checks.qq, SETTINGS, profile)
 
 # %% [markdown]
 # ## 4. Fig. A.1 and A.2: FedLog-C's auxiliary loss and the Henze-Zirkler test
@@ -83,19 +81,8 @@ fig = fedlog.figures.qq_figure(examples, SETTINGS, profile)
 
 
 # %%
-alphas = SETTINGS.alphas
-abl = synthetic.compactness_ablation(alphas, SETTINGS.seeds, rounds=SETTINGS.rounds)
-fig = fedlog.figures.figure_a1(abl, alphas, SETTINGS.rounds, profile)
-fedlog.figures.figure_a2(abl, alphas, len(SETTINGS.seeds), SETTINGS.rounds, profile)
-rows, per_client = synthetic.hz_rows(abl, alphas)  # Fig. A.2's rows and per-client p-values, which the claims judge
-
-# %% [markdown]
-# ## What the numbers say
-
-
-# %%
-print("\n".join(fedlog.claims.gaussian_summary(rows, normality)))
-ledger = fedlog.claims.record_gaussian(eq9, twin_gap, normality, rows, per_client, SETTINGS.rounds, profile)  # claims.py
+fig = fedlog.figures.figure_a1(checks.ablation, SETTINGS.alphas, SETTINGS.rounds, profile)
+fedlog.figures.figure_a2(checks.ablation, SETTINGS.alphas, len(SETTINGS.seeds), SETTINGS.rounds, profile)
 
 # %% [markdown]
 # Fig. A.1 shows the clusters tightening as alpha grows but lying almost on one line, along the direction
@@ -104,4 +91,11 @@ ledger = fedlog.claims.record_gaussian(eq9, twin_gap, normality, rows, per_clien
 
 
 # %%
-print("\n".join(representations.elongation(abl, alphas)))
+print("\n".join(representations.elongation(checks.ablation, SETTINGS.alphas)))
+
+# %% [markdown]
+# ## What the numbers say
+
+
+# %%
+ledger = fedlog.claims.record(reads)  # fedlib/papers/fedlog/claims.py: says what Fig. A.2 and Prop. 1 show

@@ -202,8 +202,8 @@ def test_notebook_03s_claims_are_one_call_on_its_reads(capsys):
     direct = claims.record_dp(got, runs, plans.DP_B, "quick")
     assert [(r.claim, r.verdict, r.ours) for r in ledger.rows] == [(r.claim, r.verdict, r.ours) for r in direct.rows]
     assert {r.verdict for r in ledger.rows if r.where.startswith("Fig. 3 right")} == {rules.HOLDS, rules.MISSING}
-    with pytest.raises(ValueError, match="04_gaussian_representations are not recorded from its reads yet"):
-        claims.record(Reads("quick", "04_gaussian_representations", {}))
+    with pytest.raises(ValueError, match="02_communication_cost are not recorded from its reads yet"):
+        claims.record(Reads("quick", plans.NOTEBOOK_02, {}))
 
 
 def test_a_matched_noise_row_on_the_papers_own_grid_epsilon_is_not_a_second_row():
@@ -386,23 +386,76 @@ def test_thm4_reads_every_seeds_study_and_counts_the_seeds_inside_the_bound():
 
 
 # ----------------------------------------------------------------------------------------------- notebook 04
+def _gaussian_checks(per_client, means=(0.01, 0.2, 0.1)):
+    from fedlib.papers.fedlog import plans
+    from fedlib.papers.fedlog.analysis import gaussian
+
+    rows = [gaussian.Row(d, state, layer, 50, 0.5, share) for d, state, layer, share in (
+        ("mnist", "trained", gaussian.DENSE, 0.8), ("fashion_mnist", "trained", gaussian.DENSE, 0.3),
+        ("mnist", "untrained", gaussian.DENSE, 0.1), ("mnist", "trained", "conv2 (channel-fused)", 0.2))]
+    alphas = [gaussian.Alpha(a, m / 2, m, 90.0) for a, m in zip((0.0, 0.03, 0.1), means)]
+    return gaussian.GaussianChecks(plans.GAUSSIAN_PROFILES["quick"], [{"relative_error": 5e-14}],
+                                   gaussian.Thm2(3e-16, ["(a) ..."]), rows, {}, None, alphas, np.asarray(per_client))
+
+
 def test_gaussian_claims_on_made_up_numbers():
     from fedlib.papers.fedlog import claims as g
 
     ledger = rules.ClaimsLedger("04_test", "quick")
     assert g.eq9_exact(ledger, 5e-14) == rules.HOLDS and g.eq9_exact(ledger, 1e-3) == rules.FAILS
     assert g.thm2_same_head(ledger, 3e-16) == rules.HOLDS and g.thm2_same_head(ledger, 1e-4) == rules.FAILS
-    normality = [{"model": "trained", "layer": "dense fc1 (pre-activation)", "passing_within_class": p}
-                 for p in (0.8, 0.3)] + [{"model": "untrained", "layer": "dense fc1", "passing_within_class": 0.1}]
-    # "tend to follow the Gaussian distribution": no number, so the shares are reported with no verdict
-    assert g.prop1_gaussian(ledger, normality) == rules.REPORTED and ledger.rows[-1].ours == [0.8, 0.3]
-    rows = [{"alpha": 0.0, "p_per_client_mean": 0.01}, {"alpha": 0.03, "p_per_client_mean": 0.2},
-            {"alpha": 0.1, "p_per_client_mean": 0.1}]
-    per_client = np.array([[0.01, 0.20, 0.10], [0.02, 0.25, 0.12], [0.00, 0.22, 0.08]])  # [seeds, alphas]
-    more, passes = g.more_gaussian(ledger, rows, per_client, 10)
+    per_client = [[0.01, 0.20, 0.10], [0.02, 0.25, 0.12], [0.00, 0.22, 0.08]]  # [seeds, alphas]
+    c = _gaussian_checks(per_client)
+    # "tend to follow the Gaussian distribution": no number, so the trained fc1's shares are reported with no verdict
+    assert g.prop1_gaussian(ledger, c.trained_fc1) == rules.REPORTED and ledger.rows[-1].ours == [0.8, 0.3]
+    more, passes = g.more_gaussian(ledger, c)
     assert (more, passes) == (rules.HOLDS, rules.HOLDS) and "best alpha (0.03)" in ledger.rows[-2].claim
-    flat = np.array([[0.01, 0.011, 0.0], [0.02, 0.019, 0.0], [0.00, 0.001, 0.0]])
-    assert g.more_gaussian(rules.ClaimsLedger("04_test", "quick"), rows, flat, 10)[1] == rules.FAILS
+    flat = _gaussian_checks([[0.01, 0.011, 0.0], [0.02, 0.019, 0.0], [0.00, 0.001, 0.0]])
+    assert g.more_gaussian(rules.ClaimsLedger("04_test", "quick"), flat)[1] == rules.FAILS
+    assert c.best == 1 and _gaussian_checks(per_client, means=(0.3, 0.1, 0.2)).best == 2  # alpha = 0 is never best
+    assert "from 0.010 without the auxiliary loss to 0.200 at alpha = 0.03" in g.gaussian_summary(c)[0]
+
+
+class _MadeUpRead:
+    """A derived part's reading, made up: key -> one value per seed, at `settings`."""
+
+    def __init__(self, settings, values: dict):
+        self.settings, self._values = settings, values
+
+    def keys(self) -> list:
+        return list(self._values)
+
+    def __getitem__(self, key):
+        return self._values[key]
+
+    def each(self) -> dict:
+        return dict(self._values)
+
+
+def test_notebook_04s_claims_are_recorded_from_made_up_reads(monkeypatch, tmp_path, capsys):
+    """Notebook 04 computed its studies in its cells and handed six values to `record_gaussian`; now each study is a
+    derived part and `claims.record(reads)` judges what `analysis.gaussian.checks` makes of the reads."""
+    from fedlib.papers.fedlog import claims, plans
+    from fedlib.papers.fedlog.analysis import gaussian, representations, synthetic
+    from fedlib.papers.part import Reads
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    settings = plans.GAUSSIAN_PROFILES["quick"]
+    alpha_run = lambda p: synthetic.AlphaRun([p, p], [[p, p], [p, p]], 0.9, [np.zeros((3, 2))] * 2,  # noqa: E731
+                                             [np.zeros(3)] * 2)
+    fc1 = {"model": "trained", "layer": gaussian.DENSE, "dims": 50, "passing_all_samples": 0.1}
+    values = {plans.EQ9: {"eq9": [[{"relative_error": 1e-9}, {"relative_error": 2e-6}]]},
+              plans.THM2: {"thm2": [representations.Thm2(1e-17, [])]},
+              plans.NORMALITY: {d: [representations.Normality([{"dataset": d, **fc1, "passing_within_class": share}],
+                                                              {})] for d, share in zip(settings.datasets, (0.7, 0.6))},
+              plans.COMPACTNESS: {a: [alpha_run(0.2 if a else 0.01) for _ in settings.seeds] for a in settings.alphas}}
+    reads = Reads("quick", plans.NOTEBOOK_04, {p.name: _MadeUpRead(settings, v) for p, v in values.items()})
+    ledger = claims.record(reads)
+    assert [(r.where, r.verdict) for r in ledger.rows] == [
+        ("Eq. 9", rules.FAILS), ("Thm. 2", rules.HOLDS), ("Prop. 1", rules.REPORTED), ("Fig. A.2", rules.HOLDS),
+        ("Fig. A.2", rules.HOLDS)]  # Eq. 9 reads the largest relative error, 2e-6
+    assert ledger.rows[2].ours == [0.7, 0.6] and ledger.rows[4].ours == pytest.approx([0.2] * len(settings.seeds))
+    assert "goes from 0.010 without the auxiliary loss to 0.200" in capsys.readouterr().out
 
 
 # ----------------------------------------------------------------------------------------------- notebook 02

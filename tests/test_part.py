@@ -233,3 +233,36 @@ def test_a_derived_part_is_computed_once_cached_like_a_run_and_read_missing_wher
     (again,) = part.read("quick", derived)  # cached: read, not computed again
     assert again.each() == quick.each() and len(made) == 2
     assert "runs" not in capsys.readouterr().out  # the sweep holds no run of a derived part: it counts none
+
+
+def test_a_value_computed_in_every_profile_is_served_only_to_the_code_that_made_it(tmp_path, monkeypatch):
+    """Notebook 01's and 04's derived values (seconds of work, `everywhere=True`) were cached by their key alone, so
+    after an edit of the analysis that computes them the notebook, and `fedlib check`'s regeneration of it, read the
+    old numbers back. Now such a value is kept with the code fingerprint and computed again when the code differs. A
+    study no Config describes is a `part.Study`: its name and arguments name its file."""
+    import json
+
+    from fedlib import provenance, sweep
+
+    made = []
+
+    def compute(study, settings):
+        made.append(study.args)
+        return {"twice": 2 * study.args[0], "rounds": settings.rounds}
+
+    monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setattr(sweep, "run_many", lambda cfgs, **kw: pytest.fail("a derived part ran") if cfgs else [])
+    studies = part.Part("made_up_studies", "99_made_up", PROFILES, lambda s, seeds: {
+        "a": [part.Study("made_up", (1, sd)) for sd in seeds], "b": [part.Study("made_up", (2, sd)) for sd in seeds]},
+        packed=False, derive=part.Derived("made_up_study_v1", compute, everywhere=True))
+    (paper,) = part.read("paper", studies)  # computed in every profile, the paper's too
+    assert paper["a"] == [{"twice": 2, "rounds": 3}] * 2 and sorted(made) == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    kept = tmp_path / "results" / "made_up_study_v1" / f"{part.Study('made_up', (2, 1)).key()}.json"
+    assert json.loads(kept.read_text()) == {"fingerprint": provenance.fingerprint(), "value": {"twice": 4, "rounds": 3}}
+    (again,) = part.read("paper", studies)
+    assert again.each() == paper.each() and len(made) == 4  # the same code: read back, not computed
+    monkeypatch.setattr(provenance, "fingerprint", lambda: "edited00code")  # the analysis changed since
+    (edited,) = part.read("paper", studies)
+    assert edited.whole() and len(made) == 8 and json.loads(kept.read_text())["fingerprint"] == "edited00code"
+    assert part.Study("made_up", (1, 0)).key() != part.Study("made_up", (0, 1)).key()
+    assert part.Study("made_up", (1, 0)).label() == "made_up(1, 0)"

@@ -40,6 +40,23 @@ class Derived:
 
 
 @dataclass(frozen=True)
+class Study:
+    """What a derived part computes that no Config describes (notebook 04's closed forms, central training and toy
+    federations): its name and arguments, which name its cached value (`key`) as a Config's key names a run's. The
+    arguments are what the value depends on: a setting that moves the numbers is among them."""
+    name: str
+    args: tuple = ()
+
+    def key(self) -> str:
+        import hashlib
+
+        return hashlib.sha256(repr((self.name, self.args)).encode()).hexdigest()[:16]
+
+    def label(self) -> str:
+        return f"{self.name}{self.args}"
+
+
+@dataclass(frozen=True)
 class Part:
     name: str  # the run set's name for scripts/paper_runs.py, e.g. "fedprof_table3"
     notebook: str  # e.g. "08_fedprof_client_selection"
@@ -304,10 +321,12 @@ class Values:
         self._file = lambda cfg: derive.file(cfg, settings)  # noqa: E731
         found = {self._file(c): (c, archive.cached_json(derive.folder, self._file(c)))
                  for cfgs in plan.values() for c in cfgs}
+        if derive.everywhere:  # seconds of work: kept with the code's fingerprint, and served only to the same code
+            found = {name: (c, current(value)) for name, (c, value) in found.items()}
         todo = [(name, c) for name, (c, value) in found.items() if value is None]
         if todo and (derive.everywhere or may_compute(profile) if compute is None else compute):
             for (name, c), value in zip(todo, sweep.call_many(derive.compute, [(c, settings) for _, c in todo])):
-                cache.write_atomic(results_dir() / derive.folder / name, value)
+                cache.write_atomic(results_dir() / derive.folder / name, stamped(value) if derive.everywhere else value)
                 found[name] = (c, value)
         self._values = {name: derive.load(value) for name, (_, value) in found.items() if value is not None}
 
@@ -319,6 +338,24 @@ class Values:
         if absent:
             raise NotShipped(f"{len(absent)} values asked for are not cached or shipped (first: {absent[0].label()})")
         return [self._values[self._file(c)] for c in cfgs]
+
+
+def stamped(value) -> dict:
+    """A derived value of a part computed in every profile (`Derived.everywhere`), as its cache keeps it: with the
+    fingerprint of the numeric code that made it (`provenance.fingerprint`)."""
+    from .. import provenance
+
+    return {"fingerprint": provenance.fingerprint(), "value": value}
+
+
+def current(kept):
+    """The value a cache file of `stamped` holds if today's numeric code made it, else None (computed again: an edited
+    analysis is never served its old numbers, as an edited method never is its old runs)."""
+    from .. import provenance
+
+    fresh = isinstance(kept, dict) and kept.keys() == {"fingerprint", "value"} \
+        and kept["fingerprint"] == provenance.fingerprint()
+    return kept["value"] if fresh else None
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ from ... import claims as rules
 from ... import privacy
 from ..fedprof.reported import QUOTES as FEDPROF_QUOTES
 from .analysis import crosscheck as feddbe_xcheck
-from .analysis import convergence, dp, regime, synthetic
+from .analysis import convergence, dp, gaussian, regime, synthetic
 from .analysis import table1 as A
 from ..part import aligned
-from .plans import (COMPACTNESS, CONVERGENCE_PROFILES, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_01, NOTEBOOK_03, NOTEBOOK_05,
+from .plans import (COMPACTNESS, CONVERGENCE_PROFILES, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_01, NOTEBOOK_03, NOTEBOOK_04,
+                    NOTEBOOK_05,
                     FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES, LABELS, THM2, THM7, REGIME_WORDS, REGIMES,
                     STAND_IN_FOR, TABLE1_PARTS, TABLE_A1_PARTS, Table1Reads, chosen_datasets)
 from .protocol import DP_B, DP_DELTA
@@ -197,21 +198,19 @@ def record_dp_reads(reads):
     return record_dp(final, {d: r.settings for d, r in read.items()}, DP_B, reads.profile)
 
 
-def gaussian_summary(rows: list[dict], normality: list[dict]) -> list[str]:
-    """What the Fig. A.2 rows (`figures.figure_a2`) and Prop. 1's (`analysis.representations.normality_study`) say,
-    in words."""
-    base, best = rows[0], max(rows[1:], key=lambda r: r["p_per_client_mean"])
-    rising = all(rows[j + 1]["p_per_client_mean"] >= rows[j]["p_per_client_mean"] for j in range(len(rows) - 1))
-    lines = [f"Per client, the mean p-value goes from {base['p_per_client_mean']:.3f} without the auxiliary loss to "
-             f"{best['p_per_client_mean']:.3f} at alpha = {best['alpha']}; it "
-             f"{'passes' if best['p_per_client_mean'] > 0.05 else 'does not pass'} 5% there. With both clients pooled "
-             f"the largest mean p-value is {max(r['p_pooled_mean'] for r in rows):.3f}.",
+def gaussian_summary(c: gaussian.GaussianChecks) -> list[str]:
+    """What Fig. A.2's rows and Prop. 1's say, in words."""
+    base, best = c.alphas[0], c.alphas[c.best]
+    rising = all(b.p_per_client_mean >= a.p_per_client_mean for a, b in zip(c.alphas, c.alphas[1:]))
+    lines = [f"Per client, the mean p-value goes from {base.p_per_client_mean:.3f} without the auxiliary loss to "
+             f"{best.p_per_client_mean:.3f} at alpha = {best.alpha}; it "
+             f"{'passes' if best.p_per_client_mean > 0.05 else 'does not pass'} 5% there. With both clients pooled "
+             f"the largest mean p-value is {max(a.p_pooled_mean for a in c.alphas):.3f}.",
              "The per-client p-values rise monotonically with alpha." if rising else
              "The per-client p-values do not rise monotonically with alpha in our runs."]
-    for r in normality:
-        if r["model"] == "trained" and r["layer"].startswith("dense"):
-            lines.append(f"FedProf Prop. 1, {r['dataset']}: {r['passing_within_class']:.0%} of trained fc1 dimensions "
-                         f"pass within a class, {r['passing_all_samples']:.0%} over all samples.")
+    for r in c.trained_fc1:
+        lines.append(f"FedProf Prop. 1, {r.dataset}: {r.passing_within_class:.0%} of trained fc1 dimensions "
+                     f"pass within a class, {r.passing_all_samples:.0%} over all samples.")
     return lines
 
 
@@ -227,24 +226,21 @@ def thm2_same_head(ledger, gap: float) -> str:
                          kind="claim", quote=QUOTES["thm2"], part=THM2.name)
 
 
-def prop1_gaussian(ledger, normality: list[dict]) -> str:
+def prop1_gaussian(ledger, fc1: list) -> str:
     """FedProf Prop. 1 ("tend to follow the Gaussian distribution": no number, so no verdict): the share of a trained
-    fc1's dimensions that pass K^2 at 5% within a class, per dataset, reported."""
-    fc = [r["passing_within_class"] for r in normality if r["model"] == "trained" and r["layer"].startswith("dense")]
+    fc1's dimensions that pass K^2 at 5% within a class, per dataset (`GaussianChecks.trained_fc1`), reported."""
     return ledger.record("FedProf", "Prop. 1", "pre-activations of a trained dense layer (fc1) tend to be Gaussian "
-                         "within a class (ours: the share of dimensions passing K^2 at 5%, per dataset)", fc, None,
-                         rules.statement(), kind="claim", quote=FEDPROF_QUOTES["prop1"],
-                         part=NORMALITY.name)
+                         "within a class (ours: the share of dimensions passing K^2 at 5%, per dataset)",
+                         [r.passing_within_class for r in fc1], None, rules.statement(), kind="claim",
+                         quote=FEDPROF_QUOTES["prop1"], part=NORMALITY.name)
 
 
-def more_gaussian(ledger, rows: list[dict], per_client: np.ndarray, rounds: int) -> list[str]:
+def more_gaussian(ledger, c: gaussian.GaussianChecks) -> list[str]:
     """Fig. A.2: at the best alpha the per-client HZ p-value exceeds alpha = 0's, and passes 5%, seed by seed."""
-    best = max(rows[1:], key=lambda r: r["p_per_client_mean"])
-    j = rows.index(best)
-    at_best = [float(v) for v in per_client[:, j]]
+    at_best, rounds = [float(v) for v in c.per_client[:, c.best]], c.settings.rounds
     return [ledger.compare("FedLog", "Fig. A.2", "the auxiliary loss makes a client's class representations more "
-                           f"Gaussian: the per-client HZ p-value at the best alpha ({best['alpha']}) exceeds that at "
-                           "alpha = 0", at_best, [float(v) for v in per_client[:, 0]], ">", rounds=rounds,
+                           f"Gaussian: the per-client HZ p-value at the best alpha ({c.alphas[c.best].alpha}) exceeds "
+                           "that at alpha = 0", at_best, [float(v) for v in c.per_client[:, 0]], ">", rounds=rounds,
                            kind="claim", quote=QUOTES["figA2"], part=COMPACTNESS.name),
             ledger.record("FedLog", "Fig. A.2", "with the auxiliary loss the per-client representations pass "
                           "Henze-Zirkler at 5%, seed by seed (ours: each seed's p-value at the best alpha)", at_best,
@@ -252,14 +248,16 @@ def more_gaussian(ledger, rows: list[dict], per_client: np.ndarray, rounds: int)
                           rounds=rounds, part=COMPACTNESS.name)]
 
 
-def record_gaussian(eq9: list[dict], gap: float, normality: list[dict], rows: list[dict], per_client, rounds: int,
-                    profile: str):
-    """Notebook 04's claims, saved; returns the ledger. `eq9`: `analysis.representations.eq9_rows`."""
-    ledger = rules.ClaimsLedger("04_gaussian_representations", profile)
-    eq9_exact(ledger, max(r["relative_error"] for r in eq9))
-    thm2_same_head(ledger, gap)
-    prop1_gaussian(ledger, normality)
-    more_gaussian(ledger, rows, per_client, rounds)
+def record_gaussian_reads(reads):
+    """Notebook 04's claims from its reads (`analysis.gaussian.checks`: Eq. 9, Thm. 2, Props. 1-2 and Fig. A.2, each
+    a derived part), said in words and saved; returns the ledger."""
+    c = gaussian.checks(reads)
+    print("\n".join(gaussian_summary(c)))
+    ledger = rules.ClaimsLedger(NOTEBOOK_04, reads.profile)
+    eq9_exact(ledger, c.largest_error)
+    thm2_same_head(ledger, c.thm2.twin_gap)
+    prop1_gaussian(ledger, c.trained_fc1)
+    more_gaussian(ledger, c)
     ledger.save()
     return ledger
 
@@ -716,9 +714,10 @@ def record_fig1_reads(reads):
     return record_fig1(synthetic.accuracy_of(fig1), fig1.settings.iters, reads.profile)
 
 
-# The notebooks whose claims are one call on their reads (the architecture issue's point 2; 02 and 04 still take what
+# The notebooks whose claims are one call on their reads (the architecture issue's point 2; 02 still takes what
 # the notebook computed): notebook -> its record.
-RECORDS = {NOTEBOOK_01: record_fig1_reads, NOTEBOOK_03: record_dp_reads, NOTEBOOK_05: record_convergence_reads}
+RECORDS = {NOTEBOOK_01: record_fig1_reads, NOTEBOOK_03: record_dp_reads, NOTEBOOK_04: record_gaussian_reads,
+           NOTEBOOK_05: record_convergence_reads}
 
 
 def record(reads):

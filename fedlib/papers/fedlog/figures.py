@@ -5,6 +5,7 @@ trade-off (03), Fig. 1's panels (01), the Gaussian checks (04), rounds and bits 
 from __future__ import annotations
 
 import textwrap
+from dataclasses import asdict
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -434,10 +435,10 @@ def eq9_table(rows: list[dict]):
     return outputs.save_table(rows, "eq9_log_partition")
 
 
-def normality_table(rows: list[dict]):
-    """FedProf Props. 1-2's shares of dimensions passing K^2 (`analysis.representations.normality_study`), saved as
+def normality_table(rows: list):
+    """FedProf Props. 1-2's shares of dimensions passing K^2 (`analysis.gaussian.Row`s), saved as
     fedprof_normality."""
-    return outputs.save_table(rows, "fedprof_normality")
+    return outputs.save_table([asdict(r) for r in rows], "fedprof_normality")
 
 
 def qq_figure(examples: dict, settings, profile: str):
@@ -461,13 +462,13 @@ def qq_figure(examples: dict, settings, profile: str):
     return fig
 
 
-def figure_a1(abl: dict, alphas, rounds: int, profile: str):
+def figure_a1(abl, alphas, rounds: int, profile: str):
     """Fig. A.1: each client's representations after FedLog-C at each alpha (seed 0); saved."""
     fig, axes = plt.subplots(1, len(alphas), figsize=(2.6 * len(alphas), 2.8))
     for ax, a in zip(axes, alphas):
-        shot = abl["snapshots"][a]
+        shot = abl.snapshots[a]
         for c, marker in enumerate(["o", "^"]):
-            f, yy = shot.features[c].numpy(), shot.labels[c].numpy()
+            f, yy = shot.features[c], shot.labels[c]
             ax.scatter(f[:, 0], f[:, 1], c=np.array(["tab:blue", "tab:green"])[yy], marker=marker, s=10,
                        edgecolors="k", linewidths=0.2)
         ax.set(title=f"α = {a}", xlabel="φ₁", ylabel="φ₂")
@@ -478,7 +479,7 @@ def figure_a1(abl: dict, alphas, rounds: int, profile: str):
     return fig
 
 
-def figure_a2(abl: dict, alphas, seeds: int, rounds: int, profile: str) -> None:
+def figure_a2(abl, alphas, seeds: int, rounds: int, profile: str) -> None:
     """Fig. A.2: the Henze-Zirkler p-values (pooled and per client, mean +- SE over seeds; `synthetic.hz_pvalues`)
     against alpha, and its table (figA2_hz_pvalues, accuracy in %: `synthetic.hz_rows`, which the claims judge)."""
     x_pos = np.arange(len(alphas))

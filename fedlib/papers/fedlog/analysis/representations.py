@@ -6,6 +6,8 @@ D'Agostino and Pearson's K^2 test and reports the share that passes at the given
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import torch
 from scipy import stats as sps
@@ -97,35 +99,71 @@ def thm2_check() -> tuple[float, list[str]]:
     return twin_gap, lines
 
 
-def normality_study(settings) -> tuple[list[dict], dict]:
-    """FedProf Props. 1-2: the share of dimensions passing D'Agostino-Pearson's K^2 at 5% for fc1's pre-activations
-    and conv2's channel-fused outputs, untrained and centrally trained, over all test images and within each class
-    (`settings`: notebook 04's `plans.Gaussian`). Returns the rows and each layer's outputs (for the QQ-plots)."""
-    results, examples = [], {}
-    for name in settings.datasets:
-        ds = data.load_dataset(name)
-        k = settings.train_samples
-        trained = train_centralized("cnn_mnist", ds.train_x[:k], ds.train_y[:k], 10, settings.epochs)
-        x, yt = ds.test_x[: settings.test_samples], ds.test_y[: settings.test_samples]
-        for state, model in (("untrained", untrained("cnn_mnist", (1, 28, 28), 10)), ("trained", trained)):
-            layers = {"dense fc1 (pre-activation)": layer_output(model, x, 9),
-                      "conv2 (channel-fused)": fused_channels(layer_output(model, x, 4))}
-            for layer, z in layers.items():
-                overall = normality(z)
-                per_class = [normality(z[yt == c])["passing"] for c in range(10) if int((yt == c).sum()) >= 20]
-                results.append({"dataset": name, "model": state, "layer": layer, "dims": z.shape[1],
-                                "passing_all_samples": overall["passing"],
-                                "passing_within_class": float(np.mean(per_class))})
-                examples[(name, state, layer)] = z.numpy()
-    return results, examples
+class Thm2(NamedTuple):
+    """Thm. 2's derived value (`plans.THM2`): (a)'s relative MAP difference and what (a)-(c) found, in words."""
+    twin_gap: float
+    said: list
 
 
-def elongation(abl: dict, alphas) -> list[str]:
+def eq9_value(study, settings=None) -> list[dict]:
+    """`eq9_rows`, the derived value of `plans.EQ9`."""
+    return eq9_rows()
+
+
+def thm2_value(study, settings=None) -> dict:
+    """`thm2_check`, the derived value of `plans.THM2`, as JSON (read back as a Thm2)."""
+    return Thm2(*thm2_check())._asdict()
+
+
+class Normality(NamedTuple):
+    """FedProf Props. 1-2's derived value of one dataset (`plans.NORMALITY`): its rows (the share of dimensions
+    passing K^2 at 5% per model state and layer, over all test images and within each class) and, for the QQ-plots,
+    the first two dimensions of each layer's outputs ((state, layer) -> [test images, 2])."""
+    rows: list
+    qq: dict
+
+
+LAYERS = {"dense fc1 (pre-activation)": lambda model, x: layer_output(model, x, 9),
+          "conv2 (channel-fused)": lambda model, x: fused_channels(layer_output(model, x, 4))}
+
+
+def normality_of(name: str, train_samples: int, epochs: int, test_samples: int) -> Normality:
+    """FedProf Props. 1-2 on dataset `name`: fc1's pre-activations and conv2's channel-fused outputs of the MNIST CNN,
+    untrained and centrally trained (Adam, `epochs` over its first `train_samples` images), each dimension tested
+    with K^2 over the first `test_samples` test images and within each class."""
+    ds = data.load_dataset(name)
+    trained = train_centralized("cnn_mnist", ds.train_x[:train_samples], ds.train_y[:train_samples], 10, epochs)
+    x, yt = ds.test_x[:test_samples], ds.test_y[:test_samples]
+    rows, qq = [], {}
+    for state, model in (("untrained", untrained("cnn_mnist", (1, 28, 28), 10)), ("trained", trained)):
+        for layer, output in LAYERS.items():
+            z = output(model, x)
+            overall = normality(z)
+            per_class = [normality(z[yt == c])["passing"] for c in range(10) if int((yt == c).sum()) >= 20]
+            rows.append({"dataset": name, "model": state, "layer": layer, "dims": z.shape[1],
+                         "passing_all_samples": overall["passing"], "passing_within_class": float(np.mean(per_class))})
+            qq[(state, layer)] = z[:, :2].numpy()
+    return Normality(rows, qq)
+
+
+def normality_value(study, settings=None) -> dict:
+    """`normality_of` of `plans.NORMALITY`'s study (dataset, train samples, epochs, test samples), as JSON
+    (`normality_from` reads it back)."""
+    found = normality_of(*study.args)
+    return {"rows": found.rows, "qq": [[state, layer, z.tolist()] for (state, layer), z in found.qq.items()]}
+
+
+def normality_from(value: dict) -> Normality:
+    return Normality(value["rows"], {(state, layer): np.asarray(z, dtype=np.float32).reshape(-1, 2)
+                                     for state, layer, z in value["qq"]})
+
+
+def elongation(abl, alphas) -> list[str]:
     """Per alpha, the ratio of the smaller to the larger eigenvalue of each class's covariance (seed 0)."""
     lines = []
     for a in alphas:
-        shot = abl["snapshots"][a]
-        f, yy = torch.cat(shot.features).numpy(), torch.cat(shot.labels).numpy()
+        shot = abl.snapshots[a]
+        f, yy = np.concatenate(shot.features), np.concatenate(shot.labels)
         ratios = [np.linalg.eigvalsh(np.cov(f[yy == c].T))[[0, -1]] for c in range(2)]
         lines.append(f"alpha {a:<6}: eigenvalue ratio per class " + ", ".join(f"{lo / hi:.3f}" for lo, hi in ratios)
                      + "; spread (largest eigenvalue) " + ", ".join(f"{hi:.3f}" for lo, hi in ratios))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
 import torch
 
 from .... import engine
@@ -117,46 +118,79 @@ def accuracy_vs_iterations(methods, iters, seeds, lr: float = 0.05) -> dict:
     return {m: {k: v.numpy() for k, v in d.items()} for m, d in out.items()}
 
 
-def compactness_ablation(alphas, seeds, rounds: int = 10, local_iters: int = 10, n_train: int = 120,
-                         lr: float = 0.05) -> dict:
-    """Fig. A.1/A.2: FedLog-C on the circle data for each auxiliary-loss weight alpha. Returns Henze-Zirkler p-values
-    of the representations of each class, both clients pooled (p [seeds, alphas, classes]) and per client
-    (p_client [seeds, alphas, clients, classes]), the test accuracy [seeds, alphas], and the final snapshot of the
-    first seed for every alpha."""
+class AlphaRun(NamedTuple):
+    """Fig. A.1/A.2's derived value of one FedLog-C run on the circle data (`plans.COMPACTNESS`): the Henze-Zirkler
+    p-values of each class's representations, both clients pooled (p [classes]) and per client (p_client [clients,
+    classes]), its test accuracy, and each client's final representations and labels (Fig. A.1 draws seed 0's)."""
+    p: list
+    p_client: list
+    test_acc: float
+    features: list  # per client [n_c, 2], float32
+    labels: list  # per client [n_c]
+
+
+def alpha_run(alpha: float, seed: int, rounds: int = 10, local_iters: int = 10, n_train: int = 120,
+              lr: float = 0.05) -> AlphaRun:
+    """One FedLog-C run with auxiliary-loss weight `alpha` on the circle data, tested as `AlphaRun` says."""
     from ....stats import henze_zirkler
 
-    p = torch.zeros(len(seeds), len(alphas), 2)
-    p_client = torch.zeros(len(seeds), len(alphas), 2, 2)
-    acc = torch.zeros(len(seeds), len(alphas))
-    shots = {}
-    grid = [(i, s, j, a) for i, s in enumerate(seeds) for j, a in enumerate(alphas)]
-    for i, s, j, a in tqdm(grid, desc="alpha ablation", disable=len(grid) < 10):
-        ctx, alg = setup(circle_config("fedlog_c", local_iters, s, lr, rounds, n_train, {"alpha": a}))
-        ledger = Ledger()
-        for rnd in range(rounds):
-            run_round(alg, rnd, ledger)
-        shot = _snapshot(ctx, alg)
-        feats, labels = torch.cat(shot.features), torch.cat(shot.labels)
-        for c in range(2):
-            p[i, j, c] = henze_zirkler(feats[labels == c].numpy())[1]
-            for k in range(2):
-                p_client[i, j, k, c] = henze_zirkler(shot.features[k][shot.labels[k] == c].numpy())[1]
-        acc[i, j] = shot.test_acc
-        if i == 0:
-            shots[a] = shot
-    return {"p": p.numpy(), "p_client": p_client.numpy(), "test_acc": acc.numpy(), "snapshots": shots}
+    ctx, alg = setup(circle_config("fedlog_c", local_iters, seed, lr, rounds, n_train, {"alpha": alpha}))
+    ledger = Ledger()
+    for rnd in range(rounds):
+        run_round(alg, rnd, ledger)
+    shot = _snapshot(ctx, alg)
+    feats, labels = torch.cat(shot.features), torch.cat(shot.labels)
+    pooled = [float(henze_zirkler(feats[labels == c].numpy())[1]) for c in range(2)]
+    per_client = [[float(henze_zirkler(shot.features[k][shot.labels[k] == c].numpy())[1]) for c in range(2)]
+                  for k in range(2)]
+    return AlphaRun(pooled, per_client, shot.test_acc, [f.numpy() for f in shot.features],
+                    [y.numpy() for y in shot.labels])
 
 
-def hz_pvalues(abl: dict):
+def alpha_value(study, settings=None) -> dict:
+    """`alpha_run` of `plans.COMPACTNESS`'s study (alpha, seed, rounds), as JSON (`alpha_of` reads it back)."""
+    alpha, seed, rounds = study.args
+    run = alpha_run(alpha, seed, rounds)
+    return run._replace(features=[f.tolist() for f in run.features], labels=[y.tolist() for y in run.labels])._asdict()
+
+
+def alpha_of(value: dict) -> AlphaRun:
+    run = AlphaRun(**value)
+    return run._replace(features=[np.asarray(f, dtype=np.float32).reshape(-1, 2) for f in run.features],
+                        labels=[np.asarray(y, dtype=np.int64) for y in run.labels])
+
+
+class Ablation(NamedTuple):
+    """Fig. A.1/A.2's ablation (`compactness_of`): the Henze-Zirkler p-values pooled (p [seeds, alphas, classes]) and
+    per client (p_client [seeds, alphas, clients, classes]) and the test accuracy [seeds, alphas], float32 as the runs
+    kept them, and seed 0's run at every alpha (alpha -> AlphaRun)."""
+    p: np.ndarray
+    p_client: np.ndarray
+    test_acc: np.ndarray
+    snapshots: dict
+
+
+def compactness_of(read) -> Ablation:
+    """The Ablation of the reading of `plans.COMPACTNESS` (alpha -> an AlphaRun per seed)."""
+    alphas = read.keys()
+    runs = [read[a] for a in alphas]  # [alphas][seeds]
+    seeds = range(len(runs[0]))
+    return Ablation(np.array([[r[i].p for r in runs] for i in seeds], dtype=np.float32),
+                    np.array([[r[i].p_client for r in runs] for i in seeds], dtype=np.float32),
+                    np.array([[r[i].test_acc for r in runs] for i in seeds], dtype=np.float32),
+                    {a: r[0] for a, r in zip(alphas, runs)})
+
+
+def hz_pvalues(abl: Ablation):
     """Fig. A.2's Henze-Zirkler p-values of `compactness_ablation`'s representations, each class's averaged: (both
     clients pooled [seeds, alphas], per client [seeds, alphas])."""
-    return abl["p"].mean(axis=2), abl["p_client"].mean(axis=(2, 3))
+    return abl.p.mean(axis=2), abl.p_client.mean(axis=(2, 3))
 
 
-def hz_rows(abl: dict, alphas) -> tuple[list[dict], object]:
+def hz_rows(abl: Ablation, alphas) -> tuple[list[dict], object]:
     """Fig. A.2's rows (per alpha: the pooled and per-client p-values and the test accuracy in %, means over seeds)
     and the per-client p-values [seeds, alphas]: what its table saves and its claims judge."""
     pooled, per_client = hz_pvalues(abl)
     rows = [{"alpha": a, "p_pooled_mean": float(pooled[:, j].mean()), "p_per_client_mean": float(per_client[:, j].mean()),
-             "test_accuracy_mean": 100 * float(abl["test_acc"][:, j].mean())} for j, a in enumerate(alphas)]  # in %
+             "test_accuracy_mean": 100 * float(abl.test_acc[:, j].mean())} for j, a in enumerate(alphas)]  # in %
     return rows, per_client
