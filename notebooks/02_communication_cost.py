@@ -62,7 +62,7 @@ import os
 profile = os.environ.get("FEDLIB_PROFILE", "lab")  # by hand: quick's settings, figures under build/lab/
 
 # %%
-from fedlib import paths, plots
+from fedlib import papers, paths, plots
 from fedlib.papers import fedlog
 from fedlib.papers.fedlog.analysis import table1
 
@@ -83,8 +83,9 @@ print(profile, {d: (len(s.methods), s.seeds, s.rounds) for d, s in parts.setting
 
 
 # %%
-reads = parts.read(profile)  # one sweep for every part
-runs, absent = table1.read_regimes(reads)  # regime -> dataset -> entry -> Results
+reads = papers.read_notebook(profile, fedlog.plans.NOTEBOOK_02, parts.every(), shipped_prefixes=True)  # one sweep
+numbers = table1.numbers(reads)  # the numbers its figures draw and its claims judge (`analysis/table1.py`)
+print("\n".join(numbers.notes))  # what is missing, and what was read from longer shipped runs
 
 # %% [markdown]
 # ## Table 1 in both regimes, beside the paper
@@ -93,7 +94,7 @@ runs, absent = table1.read_regimes(reads)  # regime -> dataset -> entry -> Resul
 
 
 # %%
-regimes = fedlog.figures.table1_regimes(reads)  # each table shown as it is saved
+regimes = fedlog.figures.table1_regimes(numbers.p)  # each table shown as it is saved
 
 # %% [markdown]
 # ## Which regime decides
@@ -107,7 +108,7 @@ regimes = fedlog.figures.table1_regimes(reads)  # each table shown as it is save
 
 
 # %%
-chosen = fedlog.figures.table1_regime_evidence(runs, reads)  # the evidence, saved as table1_<dataset>_regime
+chosen = fedlog.figures.table1_regime_evidence(numbers.runs, numbers.p)  # the evidence: table1_<dataset>_regime
 
 # %% [markdown]
 # ## Table 1, each regime whose entries are all there
@@ -116,21 +117,21 @@ chosen = fedlog.figures.table1_regime_evidence(runs, reads)  # the evidence, sav
 
 
 # %%
-summary, pretty = fedlog.figures.table1_tables(runs, absent, reads)
+pretty = fedlog.figures.table1_tables(numbers)
 
 # %% [markdown]
 # ## Bits of one round, from the ledger (the last round: every method's steady state)
 
 
 # %%
-bits = fedlog.figures.bits_per_round(runs, reads)
+bits = fedlog.figures.bits_per_round(numbers.runs, numbers.p)
 
 # %% [markdown]
 # ## Accuracy vs communicated bits and vs rounds
 
 
 # %%
-fedlog.figures.table1_curves(runs, absent, reads)
+fedlog.figures.table1_curves(numbers.runs, numbers.absent, numbers.p)
 
 # %% [markdown]
 # ## Table A.1: more classes per client
@@ -144,7 +145,7 @@ fedlog.figures.table1_curves(runs, absent, reads)
 
 
 # %%
-tables_a1, runs_a1 = fedlog.figures.table_a1_tables(reads)
+tables_a1 = fedlog.figures.table_a1_tables(numbers)
 
 # %% [markdown]
 # ## Augmentation ablation (Appendix E: training images "randomly cropped and flipped")
@@ -155,7 +156,7 @@ tables_a1, runs_a1 = fedlog.figures.table_a1_tables(reads)
 
 
 # %%
-ablation = fedlog.figures.augmentation_table(reads)
+ablation = fedlog.figures.augmentation_table(numbers.p)
 
 # %% [markdown]
 # ## FedLog-C's second weight (beta): does a separation term help?
@@ -166,7 +167,7 @@ ablation = fedlog.figures.augmentation_table(reads)
 
 
 # %%
-betas = fedlog.figures.beta_table(reads)
+betas = fedlog.figures.beta_table(numbers.p)
 
 # %% [markdown]
 # ## FedDBE against its authors' code
@@ -194,9 +195,10 @@ fedlog.figures.crosscheck(paths.project_root() / "figures" / "feddbe_crosscheck.
 
 # %% [markdown]
 # ## What the numbers say
-# The claims, each a function of the runs, in the regime the rule picks, each naming the other regime's verdict; then our ranking of the entries against the paper's (Kendall's tau, reported with no verdict), written to
-# figures/table1_<dataset>_ranking.csv (quick) and table1_<dataset>_ranking_paper.csv.
+# Our ranking of the entries against the paper's (Kendall's tau, reported with no verdict), written to
+# figures/table1_<dataset>_ranking.csv (quick) and table1_<dataset>_ranking_paper.csv; then the claims, each a
+# function of the runs, in the regime the rule picks, each naming the other regime's verdict.
 
 # %%
-ledger, rankings = fedlog.claims.record_table1(runs, absent, reads, runs_a1, summary)  # claims: fedlog/claims.py
-fedlog.figures.rankings(rankings)  # each saved and shown
+fedlog.figures.rankings(numbers)  # each saved and shown
+ledger = fedlog.claims.record(reads)  # fedlib/papers/fedlog/claims.py

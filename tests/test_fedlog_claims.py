@@ -202,8 +202,8 @@ def test_notebook_03s_claims_are_one_call_on_its_reads(capsys):
     direct = claims.record_dp(got, runs, plans.DP_B, "quick")
     assert [(r.claim, r.verdict, r.ours) for r in ledger.rows] == [(r.claim, r.verdict, r.ours) for r in direct.rows]
     assert {r.verdict for r in ledger.rows if r.where.startswith("Fig. 3 right")} == {rules.HOLDS, rules.MISSING}
-    with pytest.raises(ValueError, match="02_communication_cost are not recorded from its reads yet"):
-        claims.record(Reads("quick", plans.NOTEBOOK_02, {}))
+    with pytest.raises(ValueError, match="06_fedcr_common_representation is not one of FedLog's notebooks"):
+        claims.record(Reads("quick", "06_fedcr_common_representation", {}))
 
 
 def test_a_matched_noise_row_on_the_papers_own_grid_epsilon_is_not_a_second_row():
@@ -658,27 +658,29 @@ def test_the_cost_statement_reports_fedlogs_share_of_fedavgs_bits_with_no_verdic
     assert again.rows[0].note == "97% reached by FedAvg in 0/3 seeds, FedLog 3/3"
 
 
-def test_the_ranking_row_reports_kendalls_tau_with_the_papers_table_1(tmp_path, monkeypatch):
-    """table1.ranking at the paper profile: our best-round accuracies ranked against the paper's Table 1, reported
-    with no verdict (no tolerance of the paper's); the ranking table is saved."""
+def test_the_ranking_row_reports_kendalls_tau_with_the_papers_table_1(tmp_path, monkeypatch, capsys):
+    """The ranking at the paper profile: our best-round accuracies ranked against the paper's Table 1
+    (`analysis.table1.ranking_rows`), reported with no verdict (no tolerance of the paper's); figures save the
+    ranking table and say its tau, the claims record it."""
     from fedlib import paths
     from fedlib.papers import fedlog
     from fedlib.papers.fedlog import claims as t
+    from fedlib.papers.fedlog.analysis import table1
 
     monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
     monkeypatch.setattr(paths, "_active", paths._active)  # the profile goes back after the test
     paths.use_profile("paper")
     paper = {m: acc for m, (acc, _) in fedlog.TABLE1["mnist"].items()}
     p = SimpleNamespace(profile="paper", settings=SimpleNamespace(table1={"mnist": Entries((), tuple(range(10)), 100)}))
-    for rows, tau in (({m: {"accuracy_mean": a + 0.1} for m, a in paper.items()}, 1.0),
-                      ({m: {"accuracy_mean": 200 - a} for m, a in paper.items()}, -1.0)):
+    for here, tau in (({m: a + 0.1 for m, a in paper.items()}, 1.0), ({m: 200 - a for m, a in paper.items()}, -1.0)):
         ledger = rules.ClaimsLedger("02_test", "paper")
-        table = t.ranking(ledger, "mnist", rows, p)
-        assert ledger.rows[0].verdict == rules.REPORTED and ledger.rows[0].ours == pytest.approx(tau, abs=0.05)
-        assert len(table) == len(paper)
+        rows, lines, got = table1.ranking_rows(here, "mnist")
+        assert t.ranking(ledger, "mnist", got, p) == rules.REPORTED
+        assert ledger.rows[0].ours == pytest.approx(tau, abs=0.05) and len(rows) == len(paper)
+    assert t.ranking(ledger, "fashion_mnist", None, p) is None and len(ledger.rows) == 1  # no Table 1 column to rank
     assert not (tmp_path / "table1_mnist_ranking_paper.csv").exists()  # claims judge; figures save
-    fedlog.figures.rankings({"table1_mnist_ranking": table})
-    assert (tmp_path / "table1_mnist_ranking_paper.csv").exists()
+    fedlog.figures.rankings(SimpleNamespace(rankings={"table1_mnist_ranking": (rows, lines, got)}))
+    assert (tmp_path / "table1_mnist_ranking_paper.csv").exists() and "Kendall tau" in capsys.readouterr().out
 
 
 def test_the_cross_check_row_counts_the_evaluations_that_are_not_equivalent(tmp_path):
@@ -752,6 +754,7 @@ def test_table_a1_markers_are_rows_at_the_captions_level_in_both_regimes(monkeyp
     stated protocol's rows are the paper's, the ablation's extensions; `record` makes them beside Table 1's."""
     from fedlib.papers import fedlog
     from fedlib.papers.fedlog import claims as t
+    from fedlib.papers.fedlog.analysis import table1 as A
 
     ref = [95.0 + 0.01 * i for i in range(5)]
     by_label = {"FedLog-C": _seeds(ref), "LG-FedAvg 1": _seeds([r - 1.0 for r in ref]),
@@ -760,7 +763,8 @@ def test_table_a1_markers_are_rows_at_the_captions_level_in_both_regimes(monkeyp
     found = {reg: {("mnist", 3): (by_label, 0.5, 100)} for reg in t.REGIMES}
     p = SimpleNamespace(profile="quick", chosen=(), settings=Table1Profile(
         table1={}, tableA1={("mnist", 3): Runs((), 100), ("mnist", 5): Runs((), 100)}, augment={}, beta={}))
-    recorded, _ = t.record_table1({reg: {} for reg in t.REGIMES}, {reg: [] for reg in t.REGIMES}, p, found)
+    recorded = t.record_table1(A.Table1Numbers(p, {reg: {} for reg in t.REGIMES}, {reg: [] for reg in t.REGIMES}, [],
+                                               {reg: {} for reg in t.REGIMES}, found, {}, {}, {}))
     # LG-FedAvg 1 lower on every seed (p = 1/32 < 0.05): agrees; its bits and FedLog's entries are unmarked:
     # observations; the same in the ablation
     got = [r.verdict for r in recorded.rows]
@@ -910,7 +914,8 @@ def test_table1_reads_each_regime_and_names_what_is_missing(capsys):
     assert runs["plain"] == {"mnist": {"FedAvg": ["A"], "FedLog-C": ["B"]}, "fashion_mnist": {}}
     assert runs["augmented"] == {"mnist": {"FedLog-C": ["C"]}}
     assert absent == {"augmented": [("mnist", "FedAvg")], "plain": [("fashion_mnist", "FedAvg")]}
-    out = capsys.readouterr().out
+    assert capsys.readouterr().out == ""  # said by the notebook, from the numbers' notes
+    out = "\n".join(t.missing_notes(p))
     assert "the commands of ['a-a']" in out and "the commands of ['f-a']" in out  # each regime's missing runs
     assert "Table 1 (fashion_mnist) without augmentation: not drawn, 1 of 1" in out
 
@@ -921,9 +926,9 @@ def test_notebook_02_saves_its_claims_unless_some_methods_were_chosen():
     from fedlib.papers.fedlog import claims as t
 
     p = SimpleNamespace(chosen=(), settings=SimpleNamespace(table1={"mnist": Entries(("FedAvg",), (0,), 1)}))
-    assert t.saving(p, {}, {}, []) == (True, False)
-    assert t.saving(p, {}, {}, ["mnist"]) == (True, True)  # a run on some datasets keeps the others' rows
-    assert t.saving(SimpleNamespace(**{**vars(p), "chosen": ("FedAvg",)}), {}, {}, []) == (False, False)
+    assert t.saving(p, []) == (True, False)
+    assert t.saving(p, ["mnist"]) == (True, True)  # a run on some datasets keeps the others' rows
+    assert t.saving(SimpleNamespace(**{**vars(p), "chosen": ("FedAvg",)}), []) == (False, False)
 
 
 def test_the_recovery_claims_words_do_not_depend_on_the_grid_epsilon_they_start_from():
@@ -1000,3 +1005,45 @@ def test_table1_over_a_set_shipped_in_part_reads_indicative_with_the_fewest_seed
     ledger = rules.ClaimsLedger("02_test", "paper")
     tb = t._Table(ledger, "Table 1 (fashion_mnist)", "augmented", whole, 100, "fashion_mnist", by_seed=three)
     assert t.best_accuracy(tb, ["FedLog-C", "FedProto", "FedAvg"])[0] == rules.HOLDS  # 3 paired seeds decide
+
+
+class _Key(str):
+    """A made-up run's name, standing for its Config (`key()`)."""
+
+    def key(self) -> str:
+        return str(self)
+
+
+def test_notebook_02s_claims_are_recorded_from_made_up_reads(monkeypatch, tmp_path):
+    """Notebook 02 handed its claims what its figures returned (Table 1's summary rows, Table A.1's runs); now
+    `claims.record(reads)` judges what `analysis.table1.numbers` makes of the reads alone: here FedLog-C ahead of
+    FedAvg and FedLog by 2 points on every seed, in both regimes."""
+    from fedlib import paths
+    from fedlib.papers.fedlog import claims, plans
+    from fedlib.papers.fedlog.analysis import table1 as A
+    from fedlib.papers.part import Reads
+
+    monkeypatch.setenv("FEDLIB_FIGURES", str(tmp_path))
+    monkeypatch.delenv("FEDLIB_METHODS", raising=False)
+    monkeypatch.setattr(paths, "_active", paths._active)  # the profile goes back after the test
+    paths.use_profile("quick")
+    entries = Entries(("FedLog-C", "FedAvg", "FedLog"), (0, 1, 2, 3, 4), 2)
+    best = {"FedLog-C": 98.0, "FedAvg": 96.0, "FedLog": 96.0}
+    results = Shipped({_Key(f"{reg}-{m}-{sd}"): _seeds([b + 0.01 * sd])[0] for reg in plans.REGIMES
+                       for m, b in best.items() for sd in entries.seeds})
+    reads = Reads("quick", plans.NOTEBOOK_02, {
+        plans.TABLE1_PARTS[(reg, "mnist")].name: Read(plans.TABLE1_PARTS[(reg, "mnist")].at("quick", entries),
+                                                      "quick", {m: [_Key(f"{reg}-{m}-{sd}") for sd in entries.seeds]
+                                                                for m in best}, results, str)
+        for reg in plans.REGIMES})
+    n = A.numbers(reads)
+    assert set(n.tables["plain"]) == set(n.tables["augmented"]) == {"mnist"} and not n.a1_rows["plain"]
+    assert n.summary["plain"]["mnist"]["FedLog-C"]["accuracy_mean"] == pytest.approx(98.02)
+    ledger = claims.record(reads)
+    deciding = n.deciding["mnist"].regime
+    rows = [r for r in ledger.rows if r.claim.startswith("FedLog-C is more accurate than the strongest other entry")]
+    assert [(r.where, r.verdict) for r in rows] == [("Table 1 (mnist)", rules.HOLDS)] * 2 + \
+        [("Table 1 (mnist, without augmentation)", rules.HOLDS)] * 2  # best and final round, deciding regime first
+    assert any(r.kind == "reproduction" and "Kendall tau" in r.claim for r in ledger.rows)  # the ranking's row
+    assert (tmp_path / "claims" / f"{plans.NOTEBOOK_02}_quick.csv").exists()  # saved: every entry chosen
+    assert deciding == "augmented"  # the text's regime: runs alike in both regimes point neither way

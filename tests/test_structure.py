@@ -332,11 +332,6 @@ def test_string_subscripts_in_the_papers_analysis_figures_and_claims_do_not_grow
     assert count <= ROW_FIELD_LOOKUPS, f"{count} string lookups (at most {ROW_FIELD_LOOKUPS}): use typed values"
 
 
-# Notebooks whose claims still take what the notebook computed or drew (FedLog's 02 and 04) rather than its
-# reads: the architecture issue's point 2 moves each to `<paper>.claims.record(reads)`; this set only shrinks.
-NOT_YET_ON_READS = {"02_communication_cost"}
-
-
 def _calls(tree) -> list[ast.Call]:
     return [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
 
@@ -348,9 +343,9 @@ def _dotted(node) -> str:
 
 def test_a_notebook_reads_once_and_ends_with_its_papers_record_of_the_reads():
     """A notebook read its parts three ways (`papers.read`, `Part.read`, a paper's own reader) and ended in ten
-    record functions of ten signatures, fed what the notebook had computed. Now a notebook reads its parts once
-    (`papers.read_notebook(profile, NOTEBOOK)`) and its last statement is `ledger = <paper>.claims.record(reads)`.
-    The notebooks not moved yet are listed in NOT_YET_ON_READS, which only shrinks: one that moves leaves the list."""
+    record functions of ten signatures, fed what the notebook had computed. Now every notebook reads its parts once
+    (`papers.read_notebook(profile, NOTEBOOK)`) and its last statement is `ledger = <paper>.claims.record(reads)`
+    (FedLog's 02 and 04 were the last to move, on 2026-12-07)."""
     moved = []
     for name in THIN_NOTEBOOKS:
         tree = ast.parse((FEDLIB.parent / "notebooks" / f"{name}.py").read_text())
@@ -362,21 +357,13 @@ def test_a_notebook_reads_once_and_ends_with_its_papers_record_of_the_reads():
             == {"papers.read_notebook"}  # in stages where a part depends on another's numbers (FedCR's Table 2)
         if ends and reads_once:
             moved.append(name)
-    assert not set(moved) & NOT_YET_ON_READS, f"moved to record(reads): take {set(moved) & NOT_YET_ON_READS} " \
-                                              "out of NOT_YET_ON_READS"
-    assert set(moved) | NOT_YET_ON_READS == set(THIN_NOTEBOOKS), \
-        f"notebooks neither on record(reads) nor listed: {set(THIN_NOTEBOOKS) - set(moved) - NOT_YET_ON_READS}"
-
-
-# Notebooks that still hand a value a figures function returned to a claims function (the numbers should be made
-# in analysis, which both read): only shrinks.
-FIGURES_TO_CLAIMS = {"02_communication_cost"}
+    assert set(moved) == set(THIN_NOTEBOOKS), f"not on record(reads): {set(THIN_NOTEBOOKS) - set(moved)}"
 
 
 def test_no_notebook_hands_a_figures_value_to_its_claims():
-    """Notebook 07 handed what four figure functions returned (dpc points, d' rows, depth accuracies, the toy's
-    gaps) to its claims, so a verdict depended on drawing code; now its analysis makes them and its figures and
-    claims both read that. The notebooks that still do it are FIGURES_TO_CLAIMS, which only shrinks."""
+    """Notebooks 07 and 02 handed what figure functions returned (07: dpc points, d' rows, depth accuracies, the
+    toy's gaps; 02: Table 1's summary rows and Table A.1's runs) to their claims, so a verdict depended on drawing
+    code; now each paper's analysis makes them, and its figures and claims both read that."""
     handing = set()
     for name in THIN_NOTEBOOKS:
         tree = ast.parse((FEDLIB.parent / "notebooks" / f"{name}.py").read_text())
@@ -389,8 +376,7 @@ def test_no_notebook_hands_a_figures_value_to_its_claims():
                         if isinstance(n, ast.Name)}
                 if used & drawn:
                     handing.add(name)
-    assert handing <= FIGURES_TO_CLAIMS, f"notebooks handing figures' values to claims: {handing - FIGURES_TO_CLAIMS}"
-    assert not FIGURES_TO_CLAIMS - handing, f"no longer do it: take {FIGURES_TO_CLAIMS - handing} out of the list"
+    assert not handing, f"notebooks handing figures' values to claims: {handing}"
 
 
 _TOY_ENTRY = '''

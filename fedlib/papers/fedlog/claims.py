@@ -15,9 +15,8 @@ from .analysis import crosscheck as feddbe_xcheck
 from .analysis import convergence, dp, gaussian, regime, synthetic
 from .analysis import table1 as A
 from ..part import aligned
-from .plans import (COMPACTNESS, CONVERGENCE_PROFILES, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_01, NOTEBOOK_03, NOTEBOOK_04,
-                    NOTEBOOK_05,
-                    FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES, LABELS, THM2, THM7, REGIME_WORDS, REGIMES,
+from .plans import (COMPACTNESS, CONVERGENCE_PROFILES, CROSSCHECK, DP_PARTS, EQ9, NOTEBOOK_01, NOTEBOOK_02, NOTEBOOK_03,
+                    NOTEBOOK_04, NOTEBOOK_05, FIG1, FIG2, FIG2_LEAF, FIG3_LEFT, NORMALITY, STEP_SIZES, LABELS, THM2, THM7, REGIME_WORDS, REGIMES,
                     STAND_IN_FOR, TABLE1_PARTS, TABLE_A1_PARTS, Table1Reads, chosen_datasets)
 from .protocol import DP_B, DP_DELTA
 from .reported import (PAPER_DATA, PAPER_RECOVERY, QUOTES, TABLE1, TABLE1_CELLS, TABLE1_MARKER_LEVEL, TABLE1_MARKERS,
@@ -556,19 +555,16 @@ def read_at_the_papers_round(t: _Table, m: str) -> str:
                          "so they mark the round its number was read (both ways, as its text counts)")
 
 
-def ranking(ledger, d: str, rows: dict, p: Table1Reads, deciding: str = "augmented"):
-    """Kendall's tau between our ranking (the deciding regime's) and the paper's Table 1, reported with no verdict
-    (no tolerance of the paper's); returns the ranking's rows (`figures.rankings` saves and shows them)."""
+def ranking(ledger, d: str, tau: float | None, p: Table1Reads, deciding: str = "augmented"):
+    """Kendall's tau between our ranking (the deciding regime's, `analysis.table1.ranking_rows`) and the paper's Table
+    1, reported with no verdict (no tolerance of the paper's); none where the paper has no Table 1 for `d`."""
+    if tau is None:
+        return None
     s = p.settings.table1[d]
-    here = {m: r["accuracy_mean"] for m, r in rows.items()}
-    out, lines, tau = A.ranking_rows(here, d, None)
-    print("\n".join(lines))
-    if tau is not None:
-        ledger.record("FedLog", f"Table 1 ({d})", "our ranking of the entries by accuracy against the paper's "
-                      "(Kendall tau)", tau, None, rules.statement(), kind="reproduction",
-                      quote=QUOTES["table1_caption"], seeds=len(s.seeds), rounds=s.rounds,
-                      part=TABLE1_PARTS[(deciding, d)].name)
-    return out
+    return ledger.record("FedLog", f"Table 1 ({d})", "our ranking of the entries by accuracy against the paper's "
+                         "(Kendall tau)", tau, None, rules.statement(), kind="reproduction",
+                         quote=QUOTES["table1_caption"], seeds=len(s.seeds), rounds=s.rounds,
+                         part=TABLE1_PARTS[(deciding, d)].name)
 
 
 def equivalent_to_authors(ledger, path) -> list[str]:
@@ -632,15 +628,14 @@ def _decided_by(dataset: str, choice) -> str:
             "settings follow LG-FedAvg, whose code crops and flips CIFAR only")
 
 
-def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = None,
-           summary: dict | None = None) -> tuple[object, dict]:
-    """Notebook 02's claims, both regimes of Table 1 and Table A.1 (`a1`: as `table_a1` returns it); the deciding
-    regime's rows (`analysis.regime.deciding`: MNIST's by the paper's own numbers, a stand-in's that of the column it
-    stands in for; Table A.1 follows its dataset's Table 1) are the paper's, the other regime's extensions, and each
-    deciding row names the other regime's verdict. The ledger is saved as `saving` decides. Returns it and the
-    rankings' rows by table name (`figures.rankings` saves and shows them)."""
-    ledger = rules.ClaimsLedger("02_communication_cost", p.profile)
-    chosen = regime.deciding(runs, p.settings.table1)
+def record_table1(n: A.Table1Numbers):
+    """Notebook 02's claims, both regimes of Table 1 and Table A.1 (`analysis.table1.numbers`); the deciding
+    regime's rows (`n.deciding`, `analysis.regime.deciding`: MNIST's by the paper's own numbers, a stand-in's that of
+    the column it stands in for; Table A.1 follows its dataset's Table 1) are the paper's, the other regime's
+    extensions, and each deciding row names the other regime's verdict. The ledger is saved as `saving` decides, and
+    returned."""
+    p, runs, a1, summary, chosen = n.p, n.runs, n.a1, n.summary, n.deciding
+    ledger = rules.ClaimsLedger(NOTEBOOK_02, p.profile)
     for d, s in p.settings.table1.items():
         entries = [m for m in s.methods if m in p.paper_entries]
         first, deciding = len(ledger.rows), chosen[d].regime
@@ -655,7 +650,7 @@ def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = No
         _cross_notes(ledger, first, split, deciding)
         ledger.rows[first].note = "; ".join(x for x in (ledger.rows[first].note, _decided_by(d, chosen[d])) if x)
         for reg in order:
-            if summary and d in summary[reg]:
+            if d in summary[reg]:
                 _summary_lines(d, summary[reg][d], reg)
     for (d, k), s in p.settings.tableA1.items():
         if (d, k) not in TABLE_A1_MARKERS:
@@ -666,7 +661,7 @@ def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = No
         for reg in order:
             if reg != deciding:
                 split = len(ledger.rows)
-            by_label, threshold, rounds = (a1 or {}).get(reg, {}).get((d, k), ({}, None, s.rounds))
+            by_label, threshold, rounds = a1.get(reg, {}).get((d, k), ({}, None, s.rounds))
             t = _Table(ledger, f"Table A.1 ({d}, {k} classes per client)", reg, by_label, rounds, d, TABLE_A1_PARTS,
                        deciding)
             markers(t, threshold, TABLE_A1_MARKERS[(d, k)], TABLE_A1_CELLS.get((d, k), {}),
@@ -676,19 +671,21 @@ def record_table1(runs: dict, absent: dict, p: Table1Reads, a1: dict | None = No
         from ...paths import project_root
 
         equivalent_to_authors(ledger, project_root() / "figures" / "feddbe_crosscheck.csv")
-    rankings = {}
-    for d in p.settings.table1:
-        rows = (summary or {}).get(chosen[d].regime, {}).get(d)
-        if p.chosen or not rows:  # a ranking of some methods only would mislead
-            continue
-        rankings[f"table1_{d}_ranking"] = ranking(ledger, d, rows, p, chosen[d].regime)
-    save, keep_other = saving(p, runs, absent, chosen_datasets())
+    for name, (_, _, tau) in n.rankings.items():
+        d = name.removeprefix("table1_").removesuffix("_ranking")
+        ranking(ledger, d, tau, p, chosen[d].regime)
+    save, keep_other = saving(p, chosen_datasets())
     if save:
         ledger.save(keep_other_where=keep_other)
-    return ledger, rankings
+    return ledger
 
 
-def saving(p: Table1Reads, runs: dict, absent: dict, chosen_datasets: list[str]) -> tuple[bool, bool]:
+def record_table1_reads(reads):
+    """Notebook 02's claims from its reads (`analysis.table1.numbers`), through `record_table1`; the ledger."""
+    return record_table1(A.numbers(reads))
+
+
+def saving(p: Table1Reads, chosen_datasets: list[str]) -> tuple[bool, bool]:
     """Whether notebook 02 saves its ledger, and whether the file keeps the saved rows of tables this run has none
     for. Not saved when some methods were chosen (a ranking of some would mislead); a claim whose runs are not all
     there is saved as such ("not run"), never left at an older verdict; a run on some datasets (`chosen_datasets`)
@@ -714,17 +711,14 @@ def record_fig1_reads(reads):
     return record_fig1(synthetic.accuracy_of(fig1), fig1.settings.iters, reads.profile)
 
 
-# The notebooks whose claims are one call on their reads (the architecture issue's point 2; 02 still takes what
-# the notebook computed): notebook -> its record.
-RECORDS = {NOTEBOOK_01: record_fig1_reads, NOTEBOOK_03: record_dp_reads, NOTEBOOK_04: record_gaussian_reads,
-           NOTEBOOK_05: record_convergence_reads}
+# Each notebook's claims are one call on its reads (the architecture issue's point 2): notebook -> its record.
+RECORDS = {NOTEBOOK_01: record_fig1_reads, NOTEBOOK_02: record_table1_reads, NOTEBOOK_03: record_dp_reads,
+           NOTEBOOK_04: record_gaussian_reads, NOTEBOOK_05: record_convergence_reads}
 
 
 def record(reads):
     """Every claim of the notebook `reads` was read for (`fedlib.papers.read_notebook`), saved: the call each of
-    FedLog's notebooks ends with, as every paper's does. A notebook whose claims are not recorded this way yet is
-    refused, with those that are."""
+    FedLog's notebooks ends with, as every paper's does. Reads of another notebook are refused, with FedLog's."""
     if reads.notebook not in RECORDS:
-        raise ValueError(f"FedLog's claims of {reads.notebook} are not recorded from its reads yet; those that are: "
-                         f"{', '.join(RECORDS)}")
+        raise ValueError(f"{reads.notebook} is not one of FedLog's notebooks: {', '.join(RECORDS)}")
     return RECORDS[reads.notebook](reads)

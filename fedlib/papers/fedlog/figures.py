@@ -16,7 +16,7 @@ from .analysis import convergence, dp, regime, synthetic
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import table1 as A
 from .plans import (LABELS, AUGMENTED, REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED, STAND_IN_FOR, STEP_SIZES,
-                    TABLE_A1_METHODS, Table1Reads)
+                    Table1Reads)
 from .protocol import EXTRA_METHODS, TABLE1_METHODS
 from .reported import PAPER_DATA, TABLE1, TABLE1_SE, THRESHOLD, stand_in
 
@@ -278,10 +278,11 @@ def replica_passes(stand_ins: list, ours: int, evaluations: int, model: str):
     return fig
 
 
-def rankings(tables: dict[str, list[dict]]) -> None:
-    """Notebook 02's rankings of the entries against the paper's Table 1 (name -> rows, `claims.record_table1`),
-    each saved and shown where it is saved (the call's value is None, so the cell shows nothing more)."""
-    for name, rows in tables.items():
+def rankings(n: A.Table1Numbers) -> None:
+    """Notebook 02's rankings of the entries against the paper's Table 1 (`n.rankings`), each said, saved and shown
+    where it is saved (the call's value is None, so the cell shows nothing more)."""
+    for name, (rows, lines, _) in n.rankings.items():
+        print("\n".join(lines))
         outputs.save_table(rows, name)
 
 
@@ -500,7 +501,8 @@ def figure_a2(abl, alphas, seeds: int, rounds: int, profile: str) -> None:
 
 
 # Notebook 02: Table 1 and Table A.1 in both regimes, the ablations and FedDBE's cross-check. `p`: the notebook's parts
-# read at one profile (`plans.Table1Parts.read`); `runs`, `absent`: `analysis.table1.read_regimes`.
+# read at one profile (`plans.table1_reads`); `runs`, `absent`: `analysis.table1.read_regimes`; `n`: the numbers
+# (`analysis.table1.numbers`).
 def table1_regimes(p: Table1Reads):
     """Each Table 1 entry in both regimes beside the paper's number: best-round accuracy (mean +- SE over the seeds
     that are there, and how many: an entry shipped in part shows its seeds) and bits to the threshold; saved as
@@ -547,24 +549,19 @@ def table1_regime_evidence(runs: dict, p: Table1Reads) -> dict:
     return chosen
 
 
-def table1_tables(runs: dict, absent: dict, p: Table1Reads) -> tuple[dict, list]:
-    """Table 1 per regime and dataset whose entries are all there (the numbers and the paper's layout, saved: with
-    crop-and-flip as table1_<d>_augmented, without augmentation as table1_<d>); returns regime -> dataset -> the paper's
-    entries' rows, for the claims, and the pretty tables to show."""
-    summary, shown = {reg: {} for reg in REGIMES}, []
-    for reg in REGIMES:
-        for d, by_label in runs[reg].items():
-            if any(dd == d for dd, _ in absent[reg]) or not by_label:
-                continue
-            s = p.settings.table1[d]
-            numbers, pretty, rows = A.table1_rows(by_label, d, len(s.seeds), s.rounds, p.profile)
-            summary[reg][d] = {r["method"]: r for r in rows if r["method"] in p.paper_entries}
+def table1_tables(n: A.Table1Numbers) -> list:
+    """Table 1 per regime and dataset whose entries are all there (`n.tables`: the numbers and the paper's layout,
+    saved: with crop-and-flip as table1_<d>_augmented, without augmentation as table1_<d>); returns the pretty tables
+    to show."""
+    shown = []
+    for reg, by in n.tables.items():
+        for d, (numbers, pretty, _) in by.items():
             name = f"table1_{d}" + ("_augmented" if reg == "augmented" else "")
-            keep = "method" if p.chosen else None  # a run for some methods keeps the other methods' rows
+            keep = "method" if n.p.chosen else None  # a run for some methods keeps the other methods' rows
             outputs.save_table(numbers, name, keep_other=keep, show=False)  # its _pretty twin is shown
             print(f"{d} {REGIME_WORDS[reg]}: threshold {THRESHOLD[d]:.0%}")
             shown.append(outputs.save_table(pretty, f"{name}_pretty", keep_other=keep))
-    return summary, shown
+    return shown
 
 
 def bits_per_round(runs: dict, p: Table1Reads):
@@ -595,25 +592,17 @@ def table1_curves(runs: dict, absent: dict, p: Table1Reads) -> None:
             outputs.save_figure(fig, f"accuracy_vs_bits_{d}" + ("_augmented" if reg == "augmented" else ""))
 
 
-def table_a1_tables(p: Table1Reads) -> tuple[list, dict]:
-    """Table A.1 per regime and (dataset, classes per client) whose runs are there: the tables to show, and regime ->
-    (dataset, classes) -> (label -> Results, the threshold, rounds) for the claims (`table_a1_markers`)."""
-    shown, found = [], {reg: {} for reg in REGIMES}
-    for reg in REGIMES:
-        for d, read in p.tableA1[reg].items():
-            for k, s in read.settings.classes.items():
-                keys = [(k, lab) for lab in TABLE_A1_METHODS]
-                if any(read[key] is None for key in keys):
-                    print(read.note(keys, f"Table A.1 ({d}, {k} classes per client) {REGIME_WORDS[reg]}"))
-                    continue
-                by_label = {lab: read[(k, lab)] for lab in TABLE_A1_METHODS}
-                rows, threshold = A.table_a1_rows(by_label, d, k, len(s.seeds), s.rounds)
-                print(f"{d}, {k} classes per client, {REGIME_WORDS[reg]}: threshold {threshold:.0%} (every method "
-                      "reaches it in every seed)")
-                shown.append(outputs.save_table(rows, f"tableA1_{d}_{k}classes" + ("_augmented" if reg == "augmented"
-                                                                                   else "")))
-                found[reg][(d, k)] = (by_label, threshold, s.rounds)
-    return shown, found
+def table_a1_tables(n: A.Table1Numbers) -> list:
+    """Table A.1 per regime and (dataset, classes per client) whose runs are there (`n.a1_rows`), saved; the tables
+    to show."""
+    shown = []
+    for reg, by in n.a1_rows.items():
+        for (d, k), rows in by.items():
+            print(f"{d}, {k} classes per client, {REGIME_WORDS[reg]}: threshold {n.a1[reg][(d, k)][1]:.0%} (every "
+                  "method reaches it in every seed)")
+            shown.append(outputs.save_table(rows, f"tableA1_{d}_{k}classes" + ("_augmented" if reg == "augmented"
+                                                                               else "")))
+    return shown
 
 
 def augmentation_table(p: Table1Reads):

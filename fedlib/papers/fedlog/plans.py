@@ -517,7 +517,7 @@ CROSSCHECK = Part("feddbe_crosscheck", NOTEBOOK_02, TABLE1_PROFILES, None, packe
 
 @dataclass(frozen=True)
 class Table1Reads:
-    """Notebook 02's parts read at one profile (`Table1Parts.read`): Table 1 and Table A.1 per regime and dataset
+    """Notebook 02's parts read at one profile (`table1_reads`): Table 1 and Table A.1 per regime and dataset
     (entry -> Results; (classes per client, entry) -> Results), the ablations per dataset ((entry, augmented) ->
     Results; beta -> Results), the settings after the knobs and the Table 1 rows chosen (FEDLIB_METHODS)."""
     profile: str
@@ -545,24 +545,27 @@ class Table1Parts:
         return [*(p for by in self.table1.values() for p in by.values()),
                 *(p for by in self.tableA1.values() for p in by.values()), *self.augment.values(), *self.beta.values()]
 
-    def read(self, profile: str) -> Table1Reads:
-        """Every part at `profile` in one sweep (a run two parts read is run once); a run that is the first rounds of a
-        longer shipped run is read from it (`shipped_prefixes`)."""
-        from ..part import read
 
-        every = self.every()
-        got = iter(read(profile, *every, sets=RUN_SETS, shipped_prefixes=True))  # missing runs named by FedLog's sets
-        by = {id(p): r for p, r in zip(every, got)}
-        if every:  # the plans the sweep read, not built again
-            sweep = by[id(every[0])].results
-            cfgs = {c.key(): c for r in by.values() for cs in r.plan.values() for c in cs}
-            print(f"{sum('first_rounds_of' in sweep([c])[0] for c in cfgs.values() if sweep.has([c]))} read as the "
-                  "first rounds of shipped longer runs")
-        return Table1Reads(profile, self.settings, {reg: {d: by[id(p)] for d, p in x.items()}
-                                                    for reg, x in self.table1.items()},
-                           {reg: {d: by[id(p)] for d, p in x.items()} for reg, x in self.tableA1.items()},
-                           {d: by[id(p)] for d, p in self.augment.items()},
-                           {d: by[id(p)] for d, p in self.beta.items()}, self.chosen)
+
+def table1_reads(reads) -> Table1Reads:
+    """Notebook 02's reads (`papers.read_notebook` of `table1_parts(...).every()`, in one sweep) by table, regime and
+    dataset, in the order they were read, with the settings each part was read at (the knobs' narrowing is in the
+    parts) and the Table 1 rows chosen (FEDLIB_METHODS)."""
+    names = {p.name: ("table1", *key) for key, p in TABLE1_PARTS.items()} | \
+        {p.name: ("tableA1", *key) for key, p in TABLE_A1_PARTS.items()} | \
+        {AUGMENT.name: ("augment", "", "mnist"), BETA.name: ("beta", "", "mnist")}  # both ablations run on MNIST
+    by: dict = {"table1": {reg: {} for reg in REGIMES}, "tableA1": {reg: {} for reg in REGIMES}, "augment": {},
+                "beta": {}}
+    for name, read in reads.by_part.items():
+        table, reg, d = names[name]
+        (by[table][reg] if reg else by[table])[d] = read
+    first = REGIMES[0]
+    settings = Table1Profile({d: r.settings for d, r in by["table1"][first].items()},
+                             {(d, k): s for d, r in by["tableA1"][first].items() for k, s in r.settings.classes.items()},
+                             {d: r.settings for d, r in by["augment"].items()},
+                             {d: r.settings for d, r in by["beta"].items()})
+    return Table1Reads(reads.profile, settings, by["table1"], by["tableA1"], by["augment"], by["beta"],
+                       tuple(chosen_methods()))
 
 
 def table1_parts(profile: str, env=None) -> Table1Parts:

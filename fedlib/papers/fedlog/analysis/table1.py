@@ -4,13 +4,16 @@ them). Accuracies in percent; the paper's layout (mean +- SE with Wilcoxon marke
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from .... import stats
 from ....result import as_result
-from ..plans import REGIME_WORDS, REGIMES, Table1Reads
+from ..plans import REGIME_WORDS, REGIMES, Table1Reads, table1_reads
+from ..protocol import TABLE_A1_METHODS
 from ..reported import TABLE1, TABLE1_MARKERS, TABLE_A1, TABLE_A1_MARKERS, THRESHOLD
+from .regime import deciding
 
 NAN = float("nan")
 
@@ -131,15 +134,89 @@ def ranking_rows(here: dict, dataset: str, reference: dict | None = None) -> tup
 
 def read_regimes(reads: Table1Reads) -> tuple[dict, dict]:
     """Table 1's Results that are there (regime -> dataset -> entry -> [Result], an entry only with all its seeds)
-    and, per regime, the entries that are not, (dataset, entry), each regime's named with what computes them."""
+    and, per regime, the entries that are not, (dataset, entry) (`missing_notes` says what computes them)."""
     runs, absent = {}, {}
     for reg in REGIMES:
         runs[reg] = {d: {lab: r[lab] for lab in r.keys() if r[lab] is not None} for d, r in reads.table1[reg].items()}
         absent[reg] = [(d, lab) for d, r in reads.table1[reg].items() for lab in r.missing()]
-        for d, r in reads.table1[reg].items():
-            if r.missing():
-                print(r.note(r.missing(), f"Table 1 ({d}) {REGIME_WORDS[reg]}") + "; their claims wait for them")
     return runs, absent
+
+
+def missing_notes(reads: Table1Reads) -> list[str]:
+    """Each regime's Table 1 entries whose runs are not all there, named with the commands that compute them."""
+    return [r.note(r.missing(), f"Table 1 ({d}) {REGIME_WORDS[reg]}") + "; their claims wait for them"
+            for reg in REGIMES for d, r in reads.table1[reg].items() if r.missing()]
+
+
+def _a1(reads: Table1Reads) -> tuple[dict, dict, list[str]]:
+    """Table A.1 per regime and (dataset, classes per client) whose runs are all there: regime -> (dataset, classes)
+    -> (entry -> Results, the threshold, rounds) and -> its rows; and a note for each that is not."""
+    found, rows, notes = {reg: {} for reg in REGIMES}, {reg: {} for reg in REGIMES}, []
+    for reg in REGIMES:
+        for d, read in reads.tableA1[reg].items():
+            for k, s in read.settings.classes.items():
+                keys = [(k, lab) for lab in TABLE_A1_METHODS]
+                if any(read[key] is None for key in keys):
+                    notes.append(read.note(keys, f"Table A.1 ({d}, {k} classes per client) {REGIME_WORDS[reg]}"))
+                    continue
+                by_label = {lab: read[(k, lab)] for lab in TABLE_A1_METHODS}
+                rows[reg][(d, k)], threshold = table_a1_rows(by_label, d, k, len(s.seeds), s.rounds)
+                found[reg][(d, k)] = (by_label, threshold, s.rounds)
+    return found, rows, notes
+
+
+@dataclass(frozen=True)
+class Table1Numbers:
+    """Notebook 02's Table 1 and Table A.1 numbers, made from its reads (`numbers`): what its figures draw and its
+    claims judge."""
+    p: Table1Reads  # the reads by table, regime and dataset, and their settings
+    runs: dict  # regime -> dataset -> entry -> [Result] (an entry with all its seeds: `read_regimes`)
+    absent: dict  # regime -> [(dataset, entry)] whose runs are not all there
+    notes: list  # what is missing and what was read from longer runs, in words
+    tables: dict  # regime -> dataset -> `table1_rows` (numbers, the paper's layout, rows): those with every entry
+    a1: dict  # regime -> (dataset, classes) -> (entry -> [Result], threshold, rounds): those with every run
+    a1_rows: dict  # regime -> (dataset, classes) -> Table A.1's rows
+    deciding: dict  # dataset -> the regime.Choice that decides its claims
+    rankings: dict  # table name -> `ranking_rows` (rows, lines, tau) of the deciding regime's paper entries
+
+    @property
+    def summary(self) -> dict:
+        """regime -> dataset -> the paper's entries' rows, by entry."""
+        return {reg: {d: {r["method"]: r for r in rows if r["method"] in self.p.paper_entries}
+                      for d, (_, _, rows) in by.items()} for reg, by in self.tables.items()}
+
+
+def _prefixes_note(p: Table1Reads) -> list[str]:
+    """How many of the runs read were the first rounds of shipped longer runs (one sweep read them all)."""
+    reads = [r for t in (p.table1, p.tableA1) for by in t.values() for r in by.values()] + \
+        [*p.augment.values(), *p.beta.values()]
+    if not reads:
+        return []
+    sweep = reads[0].results
+    cfgs = {c.key(): c for r in reads for cs in r.plan.values() for c in cs}
+    n = sum("first_rounds_of" in sweep([c])[0] for c in cfgs.values() if sweep.has([c]))
+    return [f"{n} read as the first rounds of shipped longer runs"]
+
+
+def numbers(reads) -> Table1Numbers:
+    """Notebook 02's numbers from its reads (`papers.read_notebook` of `plans.table1_parts(...).every()`)."""
+    p = table1_reads(reads)
+    runs, absent = read_regimes(p)
+    tables = {reg: {} for reg in REGIMES}
+    for reg in REGIMES:
+        for d, by_label in runs[reg].items():
+            if by_label and not any(dd == d for dd, _ in absent[reg]):
+                s = p.settings.table1[d]
+                tables[reg][d] = table1_rows(by_label, d, len(s.seeds), s.rounds, p.profile)
+    a1, a1_rows, a1_notes = _a1(p)
+    chosen = deciding(runs, p.settings.table1)
+    n = Table1Numbers(p, runs, absent, _prefixes_note(p) + missing_notes(p) + a1_notes, tables, a1, a1_rows, chosen,
+                      {})
+    for d in p.settings.table1:
+        rows = n.summary[chosen[d].regime].get(d)
+        if rows and not p.chosen:  # a ranking of some methods only would mislead
+            n.rankings[f"table1_{d}_ranking"] = ranking_rows({m: r["accuracy_mean"] for m, r in rows.items()}, d)
+    return n
 
 
 def per_seed(results, f) -> list[float] | None:
