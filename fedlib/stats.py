@@ -170,7 +170,23 @@ TABLE_UNITS = {"accuracy_mean": "%", "accuracy_se": "%", "final_accuracy_mean": 
                "bits_to_threshold": "bits", "bits_se": "bits", "uplink_bits_to_threshold": "bits"}  # table_rows'
 
 
-def table_rows(results: dict[str, list[dict]], threshold: float, reference: str) -> list[dict]:
+class TableRow(NamedTuple):
+    """One entry of a Table 1 of runs (`table_rows`): accuracies in %, bits both ways and one way, Wilcoxon markers
+    against the reference entry, and how many seeds reached the threshold ("k/n"). Saved as a row by `_asdict()`."""
+    method: str
+    accuracy_mean: float
+    accuracy_se: float
+    final_accuracy_mean: float
+    final_accuracy_se: float
+    accuracy_marker: str
+    bits_to_threshold: float
+    bits_se: float
+    uplink_bits_to_threshold: float
+    bits_marker: str
+    reached: str
+
+
+def table_rows(results: dict[str, list[dict]], threshold: float, reference: str) -> list[TableRow]:
     """Table 1's numbers from cached runs: results[label] = one run result per seed (same seeds for every label).
     Accuracy is the mean client accuracy of the best round, which is how we read the paper ("we stop counting at
     the round with the highest accuracy"); the final round's is reported beside it, since the ranking can depend on
@@ -190,12 +206,11 @@ def table_rows(results: dict[str, list[dict]], threshold: float, reference: str)
         (am, ase), (bm, bse) = mean_se(acc[label]), mean_se(bits[label])
         ref_a, ref_b = acc.get(reference), bits.get(reference)
         fm, fse = mean_se(final[label])
-        rows.append({"method": label, "accuracy_mean": am, "accuracy_se": ase, "final_accuracy_mean": fm,
-                     "final_accuracy_se": fse,
-                     "accuracy_marker": wilcoxon_marker(acc[label], ref_a)[0] if ref_a and label != reference else "",
-                     "bits_to_threshold": bm, "bits_se": bse, "uplink_bits_to_threshold": mean_se(uplink[label])[0],
-                     "bits_marker": wilcoxon_marker(bits[label], ref_b)[0] if ref_b and label != reference else "",
-                     "reached": f"{sum(reached[label])}/{len(reached[label])}"})
+        rows.append(TableRow(label, am, ase, fm, fse,
+                             wilcoxon_marker(acc[label], ref_a)[0] if ref_a and label != reference else "",
+                             bm, bse, mean_se(uplink[label])[0],
+                             wilcoxon_marker(bits[label], ref_b)[0] if ref_b and label != reference else "",
+                             f"{sum(reached[label])}/{len(reached[label])}"))
     return rows
 
 

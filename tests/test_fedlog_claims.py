@@ -1038,7 +1038,7 @@ def test_notebook_02s_claims_are_recorded_from_made_up_reads(monkeypatch, tmp_pa
         for reg in plans.REGIMES})
     n = A.numbers(reads)
     assert set(n.tables["plain"]) == set(n.tables["augmented"]) == {"mnist"} and not n.a1_rows["plain"]
-    assert n.summary["plain"]["mnist"]["FedLog-C"]["accuracy_mean"] == pytest.approx(98.02)
+    assert n.summary["plain"]["mnist"]["FedLog-C"].accuracy_mean == pytest.approx(98.02)
     ledger = claims.record(reads)
     deciding = n.deciding["mnist"].regime
     rows = [r for r in ledger.rows if r.claim.startswith("FedLog-C is more accurate than the strongest other entry")]

@@ -56,16 +56,16 @@ def test_table_rows_reads_final_accuracy_bits_and_markers():
         "A": [_fake_run([0.5, 0.98, 0.99 + 0.001 * s], 10) for s in seeds],  # reaches 97% in round 2
         "B": [_fake_run([0.5, 0.6, 0.90 + 0.001 * s], 1) for s in seeds],  # never: counted to its best round
     }
-    rows = {r["method"]: r for r in stats.table_rows(results, 0.97, reference="A")}
-    assert rows["A"]["accuracy_mean"] == pytest.approx(99.35) and rows["A"]["bits_to_threshold"] == 20
+    rows = {r.method: r for r in stats.table_rows(results, 0.97, reference="A")}
+    assert rows["A"].accuracy_mean == pytest.approx(99.35) and rows["A"].bits_to_threshold == 20
     late_drop = stats.table_rows({"A": [_fake_run([0.5, 0.99, 0.95], 1)] * 2}, 0.97, reference="A")[0]
-    assert late_drop["accuracy_mean"] == pytest.approx(99.0) and late_drop["final_accuracy_mean"] == pytest.approx(95.0)
-    assert rows["B"]["bits_to_threshold"] == 3 and rows["B"]["reached"] == "0/8"
-    assert rows["B"]["accuracy_marker"] == "⇓" and rows["B"]["bits_marker"] == "⇓"
-    assert rows["A"]["accuracy_marker"] == ""
+    assert late_drop.accuracy_mean == pytest.approx(99.0) and late_drop.final_accuracy_mean == pytest.approx(95.0)
+    assert rows["B"].bits_to_threshold == 3 and rows["B"].reached == "0/8"
+    assert rows["B"].accuracy_marker == "⇓" and rows["B"].bits_marker == "⇓"
+    assert rows["A"].accuracy_marker == ""
     both_ways = {"rounds": {"acc_mean": [0.5, 0.98], "up_bits": [10, 10], "down_bits": [30, 30]}}
     row = stats.table_rows({"A": [both_ways]}, 0.97, reference="A")[0]
-    assert (row["bits_to_threshold"], row["uplink_bits_to_threshold"]) == (80, 20)
+    assert (row.bits_to_threshold, row.uplink_bits_to_threshold) == (80, 20)
 
 
 def test_table1_configs_follow_tables_a3_to_a5():

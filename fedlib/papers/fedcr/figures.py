@@ -193,7 +193,7 @@ def seed_systems(systems, baselines) -> None:
     if not t1:
         return
     g = systems.settings
-    rows = [{**r, "seeds": len(g.seeds), "rounds": g.rounds}
+    rows = [{**r._asdict(), "seeds": len(g.seeds), "rounds": g.rounds}
             for r in stats.table_rows(t1, THRESHOLD["mnist"], reference="FedLog-C")]
     outputs.save_table(rows, "table1_mnist_seed_systems_fedcr", units=stats.TABLE_UNITS)
 

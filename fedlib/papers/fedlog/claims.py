@@ -579,9 +579,9 @@ def equivalent_to_authors(ledger, path) -> list[str]:
 
 
 def _summary_lines(d: str, rows: dict, regime: str) -> None:
-    rank = sorted(rows, key=lambda m: -rows[m]["accuracy_mean"])
+    rank = sorted(rows, key=lambda m: -rows[m].accuracy_mean)
     print(f"{d}, {REGIME_WORDS[regime]}: ranking by best-round accuracy (Table 1's reading): " + " > ".join(rank))
-    final_rank = sorted(rows, key=lambda m: -rows[m]["final_accuracy_mean"])
+    final_rank = sorted(rows, key=lambda m: -rows[m].final_accuracy_mean)
     print(f"{d}, {REGIME_WORDS[regime]}: ranking by final-round accuracy: " + " > ".join(final_rank))
 
 

@@ -33,21 +33,21 @@ def table1_rows(by_label: dict, dataset: str, seeds: int, rounds: int, profile: 
     reported = TABLE1.get(dataset, {})
     numbers, pretty = [], []
     for r in rows:
-        p_acc, p_bits = reported.get(r["method"], (NAN, NAN))
-        m_acc, m_bits = TABLE1_MARKERS.get(dataset, {}).get(r["method"], ("", ""))  # the paper's, at p < 0.01
-        numbers.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
-                        "bits_to_threshold": r["bits_to_threshold"],
-                        "uplink_bits_to_threshold": r["uplink_bits_to_threshold"], "paper_accuracy": p_acc,
-                        "paper_bits": p_bits, "final_accuracy_mean": r["final_accuracy_mean"],
-                        "final_accuracy_se": r["final_accuracy_se"], "seeds": seeds, "rounds": rounds,
+        p_acc, p_bits = reported.get(r.method, (NAN, NAN))
+        m_acc, m_bits = TABLE1_MARKERS.get(dataset, {}).get(r.method, ("", ""))  # the paper's, at p < 0.01
+        numbers.append({"method": r.method, "accuracy_mean": r.accuracy_mean, "accuracy_se": r.accuracy_se,
+                        "bits_to_threshold": r.bits_to_threshold,
+                        "uplink_bits_to_threshold": r.uplink_bits_to_threshold, "paper_accuracy": p_acc,
+                        "paper_bits": p_bits, "final_accuracy_mean": r.final_accuracy_mean,
+                        "final_accuracy_se": r.final_accuracy_se, "seeds": seeds, "rounds": rounds,
                         "profile": profile})
-        pretty.append({"method": r["method"],
-                       "accuracy (ours)": _fmt_acc(r["accuracy_mean"], r["accuracy_se"], r["accuracy_marker"]),
+        pretty.append({"method": r.method,
+                       "accuracy (ours)": _fmt_acc(r.accuracy_mean, r.accuracy_se, r.accuracy_marker),
                        "accuracy (paper)": "-" if math.isnan(p_acc) else f"{p_acc:.2f}{m_acc}",
-                       "comm cost (ours)": _fmt_bits(r["bits_to_threshold"], r["bits_se"], r["bits_marker"]),
+                       "comm cost (ours)": _fmt_bits(r.bits_to_threshold, r.bits_se, r.bits_marker),
                        "comm cost (paper)": "-" if math.isnan(p_bits) else stats.format_bits(p_bits) + m_bits,
-                       "comm one way (ours)": _fmt_bits(r["uplink_bits_to_threshold"]),
-                       "reached threshold": r["reached"], "seeds x rounds": f"{seeds} x {rounds} ({profile})"})
+                       "comm one way (ours)": _fmt_bits(r.uplink_bits_to_threshold),
+                       "reached threshold": r.reached, "seeds x rounds": f"{seeds} x {rounds} ({profile})"})
     return numbers, pretty, rows
 
 
@@ -59,11 +59,11 @@ def table_a1_rows(by_label: dict, dataset: str, classes: int, seeds: int, rounds
     marked = TABLE_A1_MARKERS.get((dataset, classes), {})  # the paper's, direction only (its caption's levels)
     out = []
     for r in stats.table_rows(by_label, threshold, reference="FedLog-C"):
-        p_acc, p_bits = reported.get(r["method"], (NAN, NAN))
-        m_acc, m_bits = marked.get(r["method"], ("", ""))
-        out.append({"method": r["method"], "accuracy_mean": r["accuracy_mean"], "accuracy_se": r["accuracy_se"],
-                    "accuracy_marker": r["accuracy_marker"], "paper_accuracy_marker": m_acc,
-                    "bits_to_threshold": r["bits_to_threshold"], "bits_marker": r["bits_marker"],
+        p_acc, p_bits = reported.get(r.method, (NAN, NAN))
+        m_acc, m_bits = marked.get(r.method, ("", ""))
+        out.append({"method": r.method, "accuracy_mean": r.accuracy_mean, "accuracy_se": r.accuracy_se,
+                    "accuracy_marker": r.accuracy_marker, "paper_accuracy_marker": m_acc,
+                    "bits_to_threshold": r.bits_to_threshold, "bits_marker": r.bits_marker,
                     "paper_bits_marker": m_bits, "threshold": threshold, "paper_accuracy": p_acc,
                     "paper_bits": p_bits, "seeds": seeds, "rounds": rounds})
     return out, threshold
@@ -106,29 +106,19 @@ def _ranks(scores: dict) -> dict:
     return {m: i + 1 for i, m in enumerate(sorted(scores, key=lambda m: -scores[m]))}
 
 
-def ranking_rows(here: dict, dataset: str, reference: dict | None = None) -> tuple[list[dict], list[str], float | None]:
-    """Our ranking by accuracy beside the paper's Table 1 and, given `reference` (the paper setting's rows,
-    method -> stats.table_rows row), beside the paper setting's: rows, the lines that sum them up (Kendall tau;
-    a discordant pair the paper setting separates by less than 2 SE is one of its ties) and the tau with the
-    paper's Table 1 (None where the paper has no Table 1 for `dataset`)."""
+def ranking_rows(here: dict, dataset: str) -> tuple[list[dict], list[str], float | None]:
+    """Our ranking by accuracy (`here`: entry -> accuracy) beside the paper's Table 1: rows, the line that sums them
+    up (Kendall tau) and the tau (None where the paper has no Table 1 for `dataset`)."""
     published = {m: acc for m, (acc, _) in TABLE1.get(dataset, {}).items()}
     rank_here, rank_published = _ranks(here), _ranks(published)
     rows = [{"method": m, "accuracy": here[m], "rank": rank_here[m], "paper_accuracy": published.get(m, np.nan),
              "paper_rank": rank_published.get(m, "")} for m in here]
     lines, tau = [], None
     if published:
-        ag = stats.rank_agreement(here, published)
-        tau = ag["tau"]
-        lines.append(f"{dataset}: Kendall tau with the paper's Table 1: {ag['tau']:.2f} ({ag['methods']} methods, "
-                     f"p = {ag['p']:.3g})")
-    if reference:
-        ref_acc = {m: r["accuracy_mean"] for m, r in reference.items()}
-        ag = stats.rank_agreement(here, ref_acc, {m: r["accuracy_se"] for m, r in reference.items()})
-        lines.append(f"{dataset}: Kendall tau with the paper setting: {ag['tau']:.2f}; discordant pairs "
-                     f"{ag['discordant']}; of them not ties there: {ag['contradicted']}")
-        rank_ref = _ranks(ref_acc)
-        for row in rows:
-            row.update(paper_setting_accuracy=ref_acc[row["method"]], paper_setting_rank=rank_ref[row["method"]])
+        agreement = stats.rank_agreement(here, published)
+        tau = agreement["tau"]
+        lines.append(f"{dataset}: Kendall tau with the paper's Table 1: {tau:.2f} ({agreement['methods']} methods, "
+                     f"p = {agreement['p']:.3g})")
     return sorted(rows, key=lambda r: r["rank"]), lines, tau
 
 
@@ -182,7 +172,7 @@ class Table1Numbers:
     @property
     def summary(self) -> dict:
         """regime -> dataset -> the paper's entries' rows, by entry."""
-        return {reg: {d: {r["method"]: r for r in rows if r["method"] in self.p.paper_entries}
+        return {reg: {d: {r.method: r for r in rows if r.method in self.p.paper_entries}
                       for d, (_, _, rows) in by.items()} for reg, by in self.tables.items()}
 
 
@@ -215,7 +205,7 @@ def numbers(reads) -> Table1Numbers:
     for d in p.settings.table1:
         rows = n.summary[chosen[d].regime].get(d)
         if rows and not p.chosen:  # a ranking of some methods only would mislead
-            n.rankings[f"table1_{d}_ranking"] = ranking_rows({m: r["accuracy_mean"] for m, r in rows.items()}, d)
+            n.rankings[f"table1_{d}_ranking"] = ranking_rows({m: r.accuracy_mean for m, r in rows.items()}, d)
     return n
 
 
