@@ -48,7 +48,8 @@ def test_gradient_norms_and_smoothness_are_those_of_each_clients_own_loss():
 def test_trace_splits_each_round_into_local_training_and_the_head_step():
     cfg, _, _ = _circle()
     tr = convergence.trace(cfg)
-    assert len(tr["loss_before"]) == len(tr["loss_local"]) == len(tr["loss_after"]) == 2
-    assert tr["loss_before"][1] == tr["loss_after"][0]  # nothing happens between two rounds
-    assert convergence.fraction_decreased(tr, "loss_before", "loss_local") == 1.0  # small SGD steps descend
+    assert len(tr.loss_before) == len(tr.loss_local) == len(tr.loss_after) == 2 and tr.diverged_round is None
+    assert tr.loss_before[1] == tr.loss_after[0]  # nothing happens between two rounds
+    assert convergence.fraction_decreased(tr.loss_before, tr.loss_local, 2) == 1.0  # small SGD steps descend
+    assert convergence.trace_of(convergence.trace_value(cfg)) == tr  # its JSON, read back (no diverged_round: None)
     assert convergence.inside_bound(tr, 0.01) == 1.0 and convergence.inside_bound(tr, 1e6) == 0.0

@@ -360,12 +360,18 @@ def test_the_flexible_order_is_two_rows_and_thm4_takes_the_lowest_inside_the_bou
     # MNIST sits at the ceiling (98.1-98.4% for every method): a 1.1-point CIFAR-100 gap cannot show there
     assert conv.flexible_order(ledger, by_label, "mnist", 2) == [rules.NOT_JUDGED, rules.NOT_JUDGED]
     assert ledger.rows[-1].note.startswith(rules.NOT_JUDGED) and "ceiling" in ledger.rows[-1].note
-    rows = [{"inside_bound": 1.0, "loss_decreased": 0.93}, {"inside_bound": 1.0, "loss_decreased": 1.0},
-            {"inside_bound": 0.4, "loss_decreased": 0.2}]
+    rows = [_step(0, 1.0, 0.93), _step(0, 1.0, 1.0), _step(0, 0.4, 0.2)]
     # Thm. 4 bounds the expected loss under assumptions not verified here: the fraction is reported, never judged
     assert conv.loss_decreases_inside_the_bound(ledger, rows, 4) == rules.REPORTED and ledger.rows[-1].ours == 0.93
     assert ledger.rows[-1].seeds == 1 and "Assumptions 1-4" in ledger.rows[-1].note
     assert conv.loss_decreases_inside_the_bound(ledger, rows[2:], 4) == rules.MISSING  # none inside the bound
+
+
+def _step(seed: int, inside: float, decreased: float):
+    """A made-up step-size row (`analysis.convergence.StepSizeRow`) of one seed at step size 0.1."""
+    from fedlib.papers.fedlog.analysis.convergence import StepSizeRow
+
+    return StepSizeRow(seed, 0.1, inside, decreased, decreased, 1.0, 4, "-", 97.0)
 
 
 def test_thm4_reads_every_seeds_study_and_counts_the_seeds_inside_the_bound():
@@ -375,10 +381,7 @@ def test_thm4_reads_every_seeds_study_and_counts_the_seeds_inside_the_bound():
     from fedlib.papers.fedlog import claims as conv
 
     ledger = rules.ClaimsLedger("05_test", "quick")
-    rows = [{"seed": 0, "inside_bound": 1.0, "loss_decreased": 1.0}, {"seed": 1, "inside_bound": 1.0,
-                                                                      "loss_decreased": 0.97},
-            {"seed": 1, "inside_bound": 1.0, "loss_decreased": 1.0}, {"seed": 2, "inside_bound": 0.5,
-                                                                      "loss_decreased": 0.4}]
+    rows = [_step(0, 1.0, 1.0), _step(1, 1.0, 0.97), _step(1, 1.0, 1.0), _step(2, 0.5, 0.4)]
     assert conv.loss_decreases_inside_the_bound(ledger, rows, 20) == rules.REPORTED
     assert (ledger.rows[-1].ours, ledger.rows[-1].seeds) == (0.97, 2)
     assert conv.loss_decreases_inside_the_bound(ledger, [rows[0], rows[2]], 20) == rules.REPORTED
@@ -828,7 +831,9 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
     step_sizes = fedlog.STEP_SIZES.at("paper", thm)
     shipped = step_sizes.plan("paper")[0.1][0]  # seed 0 at zeta 0.1, shipped in archive/ under its cache key
     (tmp_path / step_sizes.derive.folder).mkdir()
-    (tmp_path / step_sizes.derive.folder / f"{shipped.key()}.json").write_text(json.dumps({"loss_after": [1.0]}))
+    made = {"loss_before": [[2.0]], "loss_local": [[1.5]], "loss_after": [[1.0]], "grad_norm": [[0.1]],
+            "smoothness": [[3.0]], "acc_mean": [0.9]}  # one round of one client, as archive/ keeps it
+    (tmp_path / step_sizes.derive.folder / f"{shipped.key()}.json").write_text(json.dumps(made))
     reads = read_notebook("paper", fedlog.plans.NOTEBOOK_05, [fedlog.FIG2, fedlog.FIG3_LEFT["mnist"], step_sizes])
     fig2, missing2 = convergence.by_dataset(reads[fedlog.FIG2])
     fig3, missing3 = convergence.by_dataset(reads[fedlog.FIG3_LEFT["mnist"]])
@@ -838,7 +843,7 @@ def test_notebook_05_computes_nothing_in_the_paper_profile_and_reads_shipped_tra
     assert "Fig. 2 (mnist): not drawn" in said and "compute them with scripts/paper_runs.py fig2 --seeds 0-9" in said
     assert "Fig. 3 left (mnist): not drawn" in said and "scripts/paper_runs.py fig3_left --seeds 0-9" in said
     assert figures.convergence_figure(fig2, fedlog.CONVERGENCE_METHODS, "x", "Fig. 2: x", "std", "paper") is None
-    assert convergence.step_size_studies(reads[step_sizes]) == {0: {0.1: {"loss_after": [1.0]}}} and ran == []
+    assert convergence.step_size_studies(reads[step_sizes]) == {0: {0.1: convergence.Trace(**made)}} and ran == []
     assert reads[step_sizes][0.01] is None and reads[step_sizes].missing() == [0.01, 0.1]  # seed 1's are missing
     assert S.thm.seeds == tuple(range(5))  # the paper profile's Thm. 4 reads 5 seeds (it read seed 0's)
     monkeypatch.setattr(rules.ClaimsLedger, "save", lambda self: None)

@@ -142,10 +142,12 @@ def test_rounds_and_bits_has_integer_rounds_every_label_and_the_verdict():
 
 def test_step_sizes_draws_the_bound_and_marks_the_diverged_run():
     rng = np.random.default_rng(2)
-    ok = {"loss_before": rng.random((4, 3)) + 1, "loss_after": rng.random((4, 3)) + 0.5,
-          "grad_norm": rng.random((4, 3)), "smoothness": 10 + rng.random((4, 3))}
-    bad = {"loss_before": rng.random((2, 3)) + 1, "loss_after": rng.random((2, 3)) * 100,
-           "grad_norm": rng.random((2, 3)), "smoothness": 1000 + rng.random((2, 3)), "diverged_round": 2}
+    from fedlib.papers.fedlog.analysis.convergence import Trace
+
+    ok = Trace(loss_before=rng.random((4, 3)) + 1, loss_local=[], loss_after=rng.random((4, 3)) + 0.5,
+               grad_norm=rng.random((4, 3)), smoothness=10 + rng.random((4, 3)), acc_mean=[])
+    bad = Trace(loss_before=rng.random((2, 3)) + 1, loss_local=[], loss_after=rng.random((2, 3)) * 100,
+                grad_norm=rng.random((2, 3)), smoothness=1000 + rng.random((2, 3)), acc_mean=[], diverged_round=2)
     fig = fedlog_figures.step_sizes({0.01: ok, 3.0: bad})
     assert all(_labelled(ax) for ax in fig.axes)
     assert "ζ = 3 (diverged in round 2)" in _legend_texts(fig.axes[0].get_legend())

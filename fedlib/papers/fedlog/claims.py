@@ -302,16 +302,16 @@ def flexible_order(ledger, by_label: dict, dataset: str, rounds) -> list[str]:
     return out
 
 
-def loss_decreases_inside_the_bound(ledger, rows: list[dict], rounds) -> str:
+def loss_decreases_inside_the_bound(ledger, rows: list, rounds) -> str:
     """Thm. 4: with the body step size inside 2/L1, every client's local loss decreases in every round (the lowest
     fraction of decreasing client-rounds over the step sizes inside the bound and over the seeds, against 1: one
     client-round whose loss rose refutes it). `rows`: `analysis.convergence.step_size_rows` of one or more seeds; the
     seeds counted are those with a step size inside the bound."""
-    inside = [r for r in rows if r["inside_bound"] == 1.0]
+    inside = [r for r in rows if r.inside_bound == 1.0]
     ledger.record("FedLog", "Thm. 4", "with the body step size inside 2/L1, a client's local loss decreases in a "
                   "round (ours: the fraction of client-rounds whose loss decreased, lowest over the step sizes inside "
-                  "the bound and the seeds)", min((r["loss_decreased"] for r in inside), default=None), None,
-                  rules.statement(), kind="claim", quote=QUOTES["thm4"], seeds=len({r.get("seed", 0) for r in inside}),
+                  "the bound and the seeds)", min((r.loss_decreased for r in inside), default=None), None,
+                  rules.statement(), kind="claim", quote=QUOTES["thm4"], seeds=len({r.seed for r in inside}),
                   rounds=rounds, part=STEP_SIZES.name,
                   note="reported, not judged: Thms. 3-4 bound the expected loss under Assumptions 1-4, a bound on the "
                        "head step (beta < 2KHF/L2) and a body step below a bound smaller than 2/L1; none of these "
@@ -334,13 +334,13 @@ def record_convergence(fig2: dict, fig3: dict, speed: dict, rows: list[dict], se
         converges_faster(ledger, by_label, d, settings.fig2.rounds)
     for d, by_label in fig3.items():
         flexible_order(ledger, by_label, d, settings.fig3.rounds)
-    inside = [r for r in rows if r["inside_bound"] == 1.0]
+    inside = [r for r in rows if r.inside_bound == 1.0]
     print("Thm. 4: with the step size inside 2/L1 for every client-round, the local loss decreased in "
-          + (", ".join(f"{r['loss_decreased']:.0%} (ζ={r['step_size']:g}, seed {r.get('seed', 0)})" for r in inside)
+          + (", ".join(f"{r.loss_decreased:.0%} (ζ={r.step_size:g}, seed {r.seed})" for r in inside)
              if inside else "no run")
           + " of client-rounds; far outside the bound: "
-          + ", ".join(f"ζ={r['step_size']:g} diverged in round {r['diverged_round']} (seed {r.get('seed', 0)})"
-                      for r in rows if r["diverged_round"] != "-"))
+          + ", ".join(f"ζ={r.step_size:g} diverged in round {r.diverged_round} (seed {r.seed})"
+                      for r in rows if r.diverged_round != "-"))
     loss_decreases_inside_the_bound(ledger, rows, settings.thm.rounds)
     ledger.save()
     return ledger

@@ -209,9 +209,8 @@ def rounds_and_bits(by_dataset: dict[str, dict], title: str, spread: str = "std"
     fig.tight_layout()
     return fig
 
-def step_sizes(study: dict[float, dict], bound_note: str = ""):
-    """Thms. 3-5 measured. study[zeta] = per-round traces {"loss_before", "loss_after": [rounds][clients],
-    "grad_norm", "smoothness": [rounds][clients], "diverged_round": int (if it diverged)}. Panels: the median
+def step_sizes(study: dict, bound_note: str = ""):
+    """Thms. 3-5 measured. study[zeta] = that step size's `analysis.convergence.Trace`. Panels: the median
     relative change of the clients' local loss per round (linear, in [-1, 1]; a run that diverged is marked x where
     it stops), the mean squared body gradient norm, and the largest smoothness estimate L1 with, in the same colour,
     the line L1 = 2/zeta: a step size is inside Thm. 4's bound while its L1 curve stays below its line."""
@@ -220,21 +219,21 @@ def step_sizes(study: dict[float, dict], bound_note: str = ""):
     fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(16, 4.6))
     colors = plt.get_cmap("tab10").colors
     for i, (zeta, tr) in enumerate(study.items()):
-        color, n = colors[i % len(colors)], len(tr["loss_after"])
+        color, n = colors[i % len(colors)], len(tr.loss_after)
         if n == 0:
             ax1.plot([], [], color=color, label=f"ζ = {zeta:g} (diverged in round 1)")
             continue
         r = np.arange(1, n + 1)
-        before, after = np.array(tr["loss_before"][:n], float), np.array(tr["loss_after"], float)
+        before, after = np.array(tr.loss_before[:n], float), np.array(tr.loss_after, float)
         change = np.clip(np.median((after - before) / np.maximum(before, 1e-12), axis=1), -1, 1)
-        diverged = "diverged_round" in tr and tr["diverged_round"] not in (None, "-")
+        diverged = tr.diverged_round is not None
         ax1.plot(r, change, marker=".", color=color,
-                 label=f"ζ = {zeta:g}" + (f" (diverged in round {tr['diverged_round']})" if diverged else ""))
+                 label=f"ζ = {zeta:g}" + (f" (diverged in round {tr.diverged_round})" if diverged else ""))
         if diverged:
             ax1.plot(r[-1], change[-1], marker="x", ms=10, mew=2, color=color)
-        ax2.plot(np.arange(1, len(tr["grad_norm"]) + 1), np.mean(np.square(tr["grad_norm"]), axis=1), marker=".",
+        ax2.plot(np.arange(1, len(tr.grad_norm) + 1), np.mean(np.square(tr.grad_norm), axis=1), marker=".",
                  color=color, label=f"ζ = {zeta:g}")
-        ax3.plot(np.arange(1, len(tr["smoothness"]) + 1), np.max(tr["smoothness"], axis=1), marker=".", color=color,
+        ax3.plot(np.arange(1, len(tr.smoothness) + 1), np.max(tr.smoothness, axis=1), marker=".", color=color,
                  label=f"L1, ζ = {zeta:g}")
         ax3.axhline(2 / zeta, color=color, ls="--", lw=0.9)
     ax1.axhline(0, color="k", lw=0.8)
@@ -409,8 +408,8 @@ def step_size_part(studies: dict, s, profile: str) -> None:
         return
     rows = convergence.step_size_table(studies)
     first = next(iter(studies))
-    print(f"seed {first}:\n" + "\n".join(convergence.step_size_lines([r for r in rows if r["seed"] == first])))
-    outputs.save_table(rows, "thm4_step_sizes")
+    print(f"seed {first}:\n" + "\n".join(convergence.step_size_lines([r for r in rows if r.seed == first])))
+    outputs.save_table([r._asdict() for r in rows], "thm4_step_sizes")
     fig = step_sizes(studies[first], "Thms. 3-5 measured: FedLog on MNIST, plain SGD on the bodies at step size ζ")
     plots.caption(fig, profile, 1, s.rounds, note=f"{s.over.get('n_clients', 50)} clients, seed {first} of "
                   f"{len(studies)} (the claim reads them all)")

@@ -696,16 +696,22 @@ def _step_size_plan(s: StepSizes, seeds) -> dict:
 
 
 def _step_size_trace(cfg, settings=None):
-    """`analysis.convergence.trace` of `cfg` (imported when a trace is computed: analysis reads these plans)."""
-    from .analysis.convergence import trace
+    """`analysis.convergence.trace_value` of `cfg` (imported when a trace is computed: analysis reads these plans)."""
+    from .analysis.convergence import trace_value
 
-    return trace(cfg)
+    return trace_value(cfg)
+
+
+def _trace_load(value):
+    from .analysis.convergence import trace_of
+
+    return trace_of(value)
 
 
 # Thm. 4's traces are derived from a Config, not runs of the engine: cached like runs, shipped in archive/ (its folder)
 STEP_SIZES = Part("thm4_step_sizes", "05_convergence", {p: c.thm for p, c in CONVERGENCE_PROFILES.items()},
                   _step_size_plan, where=("Thm. 4",), packed=False,
-                  derive=Derived("convergence_trace_v2", _step_size_trace))
+                  derive=Derived("convergence_trace_v2", _step_size_trace, load=_trace_load))
 NOTEBOOK_05 = "05_convergence"
 
 NOTEBOOKS = (NOTEBOOK_01, NOTEBOOK_02, NOTEBOOK_03, NOTEBOOK_04, NOTEBOOK_05)

@@ -12,6 +12,7 @@ step inside Thm. 4's bound.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -69,45 +70,69 @@ def body_smoothness(ctx, iterations: int = 20, seed: int = 0) -> torch.Tensor:
     return out
 
 
-def trace(cfg: Config, smoothness_iterations: int = 10) -> dict:
+class Trace(NamedTuple):
+    """Thm. 4's derived value of one FedLog run (`trace`; shipped in archive/convergence_trace_v2/ as JSON, read back
+    by `trace_of`): per round, each client's local loss before the round, after local training (under the round's
+    head) and after the server's new head; the body gradient norms and smoothness estimates at the round's start; the
+    mean test accuracy; and the round in which the loss became non-finite (None if it did not)."""
+    loss_before: list
+    loss_local: list
+    loss_after: list
+    grad_norm: list
+    smoothness: list
+    acc_mean: list
+    diverged_round: int | None = None
+
+
+def trace(cfg: Config, smoothness_iterations: int = 10) -> Trace:
     """Run `cfg` round by round and record, per client, the local loss before and after every round, and the
     body gradient norm and smoothness estimate at the start of every round; `loss_local` is the loss after local
-    training under the round's head, before the server's new head. Returns lists of per-round
-    [n_clients] lists and the mean test accuracy per round; `diverged_round` if the loss became non-finite."""
+    training under the round's head, before the server's new head. Per-round [n_clients] lists, the mean test
+    accuracy per round, and the round in which the loss became non-finite (the run stops there)."""
     ctx, alg = ex.setup(cfg)
     ledger = Ledger()
-    out = {"loss_before": [], "loss_local": [], "loss_after": [], "grad_norm": [], "smoothness": [], "acc_mean": []}
-    after_local_training = lambda reply: out["loss_local"].append(local_losses(ctx).tolist())  # noqa: E731
+    t = Trace([], [], [], [], [], [])
+    after_local_training = lambda reply: t.loss_local.append(local_losses(ctx).tolist())  # noqa: E731
     for rnd in range(cfg.rounds):
-        out["loss_before"].append(local_losses(ctx).tolist())
-        out["grad_norm"].append(body_gradient_norms(ctx).tolist())
-        out["smoothness"].append(body_smoothness(ctx, iterations=smoothness_iterations, seed=rnd).tolist())
+        t.loss_before.append(local_losses(ctx).tolist())
+        t.grad_norm.append(body_gradient_norms(ctx).tolist())
+        t.smoothness.append(body_smoothness(ctx, iterations=smoothness_iterations, seed=rnd).tolist())
         run_round(alg, rnd, ledger, between=after_local_training)  # loss_local: new bodies under the round's head
         loss = local_losses(ctx)
         if not bool(torch.isfinite(loss).all()):
-            out["diverged_round"] = rnd
-            break
-        out["loss_after"].append(loss.tolist())
+            return t._replace(diverged_round=rnd)
+        t.loss_after.append(loss.tolist())
         ev = engine.evaluate_population(alg.population, ctx.fed.test)
-        out["acc_mean"].append(float((ev["correct"] / ev["count"].clamp(min=1)).mean()))
-    return out
+        t.acc_mean.append(float((ev["correct"] / ev["count"].clamp(min=1)).mean()))
+    return t
 
 
-def inside_bound(tr: dict, zeta: float) -> float:
+def trace_value(cfg: Config, settings=None) -> dict:
+    """`trace` of `cfg` as its JSON (`plans.STEP_SIZES`' derived value): `diverged_round` only where it diverged."""
+    return {field: value for field, value in trace(cfg)._asdict().items() if value is not None}
+
+
+def trace_of(value: dict) -> Trace:
+    return Trace(**value)
+
+
+def inside_bound(tr: Trace, zeta: float) -> float:
     """Fraction of client-rounds where zeta < 2 / L1 (Thm. 4's bound without the noise term, a necessary condition)."""
-    l1 = torch.tensor(tr["smoothness"])
+    l1 = torch.tensor(tr.smoothness)
     return float((zeta * l1 < 2).float().mean())
 
 
-def fraction_decreased(tr: dict, start: str = "loss_before", end: str = "loss_after") -> float:
-    """Fraction of client-rounds whose loss at `end` is below that at `start` (finished rounds only).
-    ("loss_before", "loss_local"): the local training part; ("loss_local", "loss_after"): the head step."""
-    n = len(tr["loss_after"])
-    a, b = torch.tensor(tr[start][:n]), torch.tensor(tr[end][:n])
+def fraction_decreased(start: list, end: list, rounds: int) -> float:
+    """Fraction of client-rounds whose loss at `end` ([rounds][clients]) is below that at `start`, over the first
+    `rounds` (those that finished: a run that diverged trained locally in a round it did not finish).
+    (loss_before, loss_after): the round; (loss_before, loss_local): its local training; (loss_local, loss_after):
+    its head step."""
+    a, b = torch.tensor(start[:rounds]), torch.tensor(end[:rounds])
     return float((b < a).float().mean()) if b.numel() else float("nan")
 
 
-__all__ = ["local_losses", "body_gradient_norms", "body_smoothness", "trace", "fraction_decreased", "inside_bound"]
+__all__ = ["local_losses", "body_gradient_norms", "body_smoothness", "trace", "trace_value", "trace_of", "Trace",
+           "fraction_decreased", "inside_bound"]
 
 
 # Notebook 05's readings: Fig. 2's and Fig. 3 left's curves (Results, one per seed; accuracies in percent) and the
@@ -205,33 +230,45 @@ def step_size_studies(read) -> dict:
     return {sd: study for sd, study in studies.items() if study}
 
 
-def step_size_table(studies: dict) -> list[dict]:
+def step_size_table(studies: dict) -> list[StepSizeRow]:
     """Thms. 3-5's rows of every seed's study (`step_size_rows`), seed by seed: what the figure saves and the claim
     judges."""
     return [row for sd, study in studies.items() for row in step_size_rows(study, sd)]
 
 
-def step_size_rows(study: dict, seed: int = 0) -> list[dict]:
+class StepSizeRow(NamedTuple):
+    """Thms. 3-5 measured at one step size and seed (`step_size_rows`; saved as thm4_step_sizes): the share of
+    client-rounds inside 2/L1, the shares whose local loss decreased over the round, by local training and by the
+    head step, the rounds run, the round it diverged ("-" if it did not) and the final accuracy in %."""
+    seed: int
+    step_size: float
+    inside_bound: float
+    loss_decreased: float
+    local_training_decreased: float
+    head_step_decreased: float
+    rounds_run: int
+    diverged_round: int | str
+    final_accuracy: float
+
+
+def step_size_rows(study: dict, seed: int = 0) -> list[StepSizeRow]:
     """Thms. 3-5 measured, per step size: how often it was inside 2/L1, and how often the local loss decreased."""
-    rows = []
-    for zeta, tr in study.items():
-        rows.append({"seed": seed, "step_size": zeta, "inside_bound": inside_bound(tr, zeta),
-                     "loss_decreased": fraction_decreased(tr),
-                     "local_training_decreased": fraction_decreased(tr, "loss_before", "loss_local"),
-                     "head_step_decreased": fraction_decreased(tr, "loss_local", "loss_after"),
-                     "rounds_run": len(tr["loss_after"]), "diverged_round": tr.get("diverged_round", "-"),
-                     "final_accuracy": 100 * tr["acc_mean"][-1] if tr["acc_mean"] else float("nan")})
-    return rows
+    return [StepSizeRow(seed, zeta, inside_bound(tr, zeta), fraction_decreased(tr.loss_before, tr.loss_after, n),
+                        fraction_decreased(tr.loss_before, tr.loss_local, n),
+                        fraction_decreased(tr.loss_local, tr.loss_after, n), n,
+                        "-" if tr.diverged_round is None else tr.diverged_round,
+                        100 * tr.acc_mean[-1] if tr.acc_mean else float("nan"))
+            for zeta, tr in study.items() for n in [len(tr.loss_after)]]
 
 
-def step_size_lines(rows: list[dict]) -> list[str]:
+def step_size_lines(rows: list[StepSizeRow]) -> list[str]:
     """What the step-size rows say, one line per step size."""
     lines = []
     for r in rows:
-        lines.append(f"zeta {r['step_size']:<6g} inside 2/L1 in {r['inside_bound']:.0%} of client-rounds; "
-                     + (f"diverged in round {r['diverged_round']}; " if r["diverged_round"] != "-" else "")
-                     + (f"local loss decreased in {r['loss_decreased']:.0%} of {r['rounds_run']} x clients rounds "
-                        f"(by local training in {r['local_training_decreased']:.0%}, by the new head in "
-                        f"{r['head_step_decreased']:.0%}), accuracy {r['final_accuracy']:.1f}%" if r["rounds_run"]
+        lines.append(f"zeta {r.step_size:<6g} inside 2/L1 in {r.inside_bound:.0%} of client-rounds; "
+                     + (f"diverged in round {r.diverged_round}; " if r.diverged_round != "-" else "")
+                     + (f"local loss decreased in {r.loss_decreased:.0%} of {r.rounds_run} x clients rounds "
+                        f"(by local training in {r.local_training_decreased:.0%}, by the new head in "
+                        f"{r.head_step_decreased:.0%}), accuracy {r.final_accuracy:.1f}%" if r.rounds_run
                         else "before any round finished"))
     return lines
