@@ -41,13 +41,12 @@ def test_accuracy_vs_bits_labels_every_axis_and_lists_every_method_and_the_thres
 
 
 def test_dp_accuracy_tells_the_accountants_apart_and_marks_thin_budgets():
-    series = {"central DP, Thm. 7": dict(eps=[1, 5, 20, 50], mean=[0.5, 0.7, 0.8, 0.9], se=[0.01] * 4, seeds=2,
-                                         color="tab:red", ls="-", marker="o"),
-              "central DP, RDP accountant": dict(eps=[1, 5, 20, 50], mean=[0.6, 0.8, 0.85, 0.9], se=[0.01] * 4,
-                                                 seeds=2, color="tab:red", ls="--", marker="^"),
-              "local DP, Thm. 7": dict(eps=[1, 50], mean=[0.2, 0.8], se=[0.0, 0.0], seeds=1, color="tab:blue",
-                                       ls="-", marker="o")}
-    fig = fedlog_figures.dp_accuracy({"mnist": dict(no_dp=0.95, series=series)}, "synthetic")
+    line, panel = fedlog_figures.DpLine, fedlog_figures.DpPanel
+    series = {"central DP, Thm. 7": line([1, 5, 20, 50], [0.5, 0.7, 0.8, 0.9], [0.01] * 4, 2, "tab:red", "-", "o"),
+              "central DP, RDP accountant": line([1, 5, 20, 50], [0.6, 0.8, 0.85, 0.9], [0.01] * 4, 2, "tab:red", "--",
+                                                 "^"),
+              "local DP, Thm. 7": line([1, 50], [0.2, 0.8], [0.0, 0.0], 1, "tab:blue", "-", "o")}
+    fig = fedlog_figures.dp_accuracy({"mnist": panel(0.95, series)}, "synthetic")
     ax = fig.axes[0]
     assert _labelled(ax) and "ε" in ax.get_xlabel()
     texts = _legend_texts(ax.get_legend())
@@ -56,18 +55,18 @@ def test_dp_accuracy_tells_the_accountants_apart_and_marks_thin_budgets():
     handles = ax.get_legend().legend_handles
     styles = {t: h.get_linestyle() for t, h in zip(texts, handles) if hasattr(h, "get_linestyle")}
     assert styles["central DP, Thm. 7"] != styles["central DP, RDP accountant"]
-    marked = fedlog_figures.dp_accuracy({"mnist": dict(no_dp=0.95, series=series, marks={
+    marked = fedlog_figures.dp_accuracy({"mnist": panel(0.95, series, {
         "central DP at the paper's noise per record (ε = 7.6)": (7.6, "tab:red")})}, "synthetic").axes[0]
     assert "central DP at the paper's noise per record (ε = 7.6)" in _legend_texts(marked.get_legend())
     assert any(list(line.get_xdata()) == [7.6, 7.6] for line in marked.get_lines())  # a vertical line at it
 
 
 def test_fig3_rights_legends_reach_down_to_the_caption_line_with_no_band_between():
-    line = dict(eps=[0.1, 1, 10, 50], mean=[10, 50, 90, 97], se=[1] * 4, seeds=5, color="tab:red", ls="-", marker="o")
+    line = fedlog_figures.DpLine([0.1, 1, 10, 50], [10, 50, 90, 97], [1] * 4, 5, "tab:red", "-", "o")
     labels = ["central DP, Thm. 7", "central DP, RDP accountant", "local DP, Thm. 7", "local DP, RDP accountant",
               "formal: DP-SGD (z=5.0, C=1.0) + local DP"]
     marks = {f"{mode} DP at the paper's noise per record (ε = 7.64)": (7.64, "b") for mode in ("central", "local")}
-    panels = {name: dict(no_dp=97, series={lab: line for lab in labels[:n]}, marks=marks)
+    panels = {name: fedlog_figures.DpPanel(97, {lab: line for lab in labels[:n]}, marks)
               for name, n in (("mnist", 5), ("fashion_mnist", 1))}  # legends as wide and as uneven as the figure's
     fig = fedlog_figures.dp_accuracy(panels, "synthetic")
     fig.canvas.draw()
@@ -88,14 +87,14 @@ def test_fig3_rights_legends_reach_down_to_the_caption_line_with_no_band_between
 def test_fig3_rights_legends_do_not_run_into_each_other():
     """The paper-profile figure's left legend ran over the right one's first entry: its formal DP-SGD series' label
     (with " (3 budgets)") made a column wider than half the panel (2026-12-02). Long labels then go on two lines."""
-    line = dict(eps=[0.1, 1, 10, 50], mean=[10, 50, 90, 97], se=[1] * 4, seeds=5, color="tab:red", ls="-", marker="o")
-    sparse = dict(line, eps=[10, 20, 50], mean=[10, 11, 12], se=[1] * 3)
+    line = fedlog_figures.DpLine([0.1, 1, 10, 50], [10, 50, 90, 97], [1] * 4, 5, "tab:red", "-", "o")
+    sparse = line._replace(eps=[10, 20, 50], mean=[10, 11, 12], se=[1] * 3)
     marks = {f"{mode} DP at the paper's noise per record (ε = 7.64)": (7.64, "b") for mode in ("central", "local")}
     series = {lab: line for lab in ("central DP, Thm. 7", "central DP, RDP accountant", "local DP, Thm. 7",
                                     "local DP, RDP accountant")}
-    panels = {"mnist": dict(no_dp=97, marks=marks, series={**series,
-                                                           "formal: DP-SGD (z=5.0, C=1.0) + local DP": sparse}),
-              "fashion_mnist": dict(no_dp=97, marks=marks, series=series)}
+    panels = {"mnist": fedlog_figures.DpPanel(97, {**series, "formal: DP-SGD (z=5.0, C=1.0) + local DP": sparse},
+                                              marks),
+              "fashion_mnist": fedlog_figures.DpPanel(97, series, marks)}
     fig = fedlog_figures.dp_accuracy(panels, "synthetic")
     fig.canvas.draw()
     left, right = (ax.get_legend().get_window_extent() for ax in fig.axes)

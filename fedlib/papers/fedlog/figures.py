@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import asdict
+from typing import NamedTuple
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -54,30 +55,48 @@ def accuracy_vs_bits(curves: dict[str, dict], threshold: float, title: str, zoom
     fig.tight_layout()
     return fig
 
-def dp_accuracy(panels: dict[str, dict], title: str):
-    """Fig. 3 right. panels[dataset] = {"no_dp": accuracy, "series": {label: {"eps": [...], "mean": [...],
-    "se": [...], "seeds": n, "color": ..., "ls": ..., "marker": ...}}, "marks": {label: (epsilon, color)}} (marks
-    optional: vertical lines). A series with one seed or at most three
+class DpLine(NamedTuple):
+    """One curve of Fig. 3 right: the accuracy (%) after the last round, mean and SE over `seeds` seeds at each
+    epsilon, and how it is drawn."""
+    eps: list
+    mean: list
+    se: list
+    seeds: int
+    color: str
+    ls: str
+    marker: str
+
+
+class DpPanel(NamedTuple):
+    """One dataset's panel of Fig. 3 right: the accuracy without DP (%), its curves (label -> DpLine) and the
+    epsilons to read them at, drawn as vertical lines (label -> (epsilon, colour))."""
+    no_dp: float
+    series: dict
+    marks: dict | None = None
+
+
+def dp_accuracy(panels: dict[str, DpPanel], title: str):
+    """Fig. 3 right, one DpPanel per dataset. A series with one seed or at most three
     budgets says so in its label and is drawn without joining lines (nothing was measured between its points).
     Every panel shares one accuracy range. Returns the figure."""
 
     fig, axes = plt.subplots(1, len(panels), figsize=(5.8 * len(panels), 4.8), squeeze=False, sharey=True)
     below = 0.3  # a legend's top, in its panel's heights under the panel (room for the ticks and the axis label)
     for ax, (name, panel) in zip(axes[0], panels.items()):
-        ax.axhline(panel["no_dp"], color="k", ls=":", label="no DP")
-        for label, (eps, color) in panel.get("marks", {}).items():  # an epsilon to read the curves at, as a line
+        ax.axhline(panel.no_dp, color="k", ls=":", label="no DP")
+        for label, (eps, color) in (panel.marks or {}).items():  # an epsilon to read the curves at, as a line
             ax.axvline(eps, color=color, ls=(0, (1, 3)), lw=1.2, label=label)
-        for label, line in panel["series"].items():
-            sparse = line["seeds"] < 2 or len(line["eps"]) <= 3
-            mark = " (" + ", ".join(t for t, bad in ((count(line["seeds"], "seed"), line["seeds"] < 2),
-                                                    (count(len(line["eps"]), "budget"), len(line["eps"]) <= 3)) if bad) + ")"
-            mean, se = np.asarray(line["mean"], float), np.asarray(line["se"], float)
+        for label, line in panel.series.items():
+            sparse = line.seeds < 2 or len(line.eps) <= 3
+            mark = " (" + ", ".join(t for t, bad in ((count(line.seeds, "seed"), line.seeds < 2),
+                                                    (count(len(line.eps), "budget"), len(line.eps) <= 3)) if bad) + ")"
+            mean, se = np.asarray(line.mean, float), np.asarray(line.se, float)
             if sparse:  # points with error bars: nothing was measured between them
-                ax.errorbar(line["eps"], mean, yerr=se, color=line["color"], ls="none", marker=line["marker"], ms=5, capsize=2,
+                ax.errorbar(line.eps, mean, yerr=se, color=line.color, ls="none", marker=line.marker, ms=5, capsize=2,
                             label=label + mark)
             else:
-                ax.plot(line["eps"], mean, color=line["color"], ls=line["ls"], marker=line["marker"], ms=4, label=label)
-                ax.fill_between(line["eps"], mean - se, mean + se, color=line["color"], alpha=0.12, lw=0)
+                ax.plot(line.eps, mean, color=line.color, ls=line.ls, marker=line.marker, ms=4, label=label)
+                ax.fill_between(line.eps, mean - se, mean + se, color=line.color, alpha=0.12, lw=0)
         ax.set_xscale("log")
         ax.set_xlabel("privacy budget ε")
         ax.set_ylabel("mean client accuracy (%)")
@@ -326,20 +345,19 @@ def dp_figure(runs: dict, final: dict, profile: str, b: float, delta: float, at_
                     waiting += [f"{name} {label}"] if acct == "thm7" or s.tight else []
                     continue
                 ms = [stats.mean_se(final[(name, mode, acct, e)]) for e in s.eps]
-                series[label] = dict(eps=list(s.eps), mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms],
-                                     seeds=len(s.seeds), color=color, ls=ls, marker=marker)
+                series[label] = DpLine(list(s.eps), [100 * m for m, _ in ms], [100 * v for _, v in ms], len(s.seeds),
+                                       color, ls, marker)
         if dp.formal_whole(final, name, s):
             f = s.formal
             ms = [stats.mean_se(final[(name, "formal", "rdp-sgd", e)]) for e in f.eps]
-            series[f"formal: DP-SGD (z={f.z}, C={f.clip}) + local DP"] = dict(
-                eps=list(f.eps), mean=[100 * m for m, _ in ms], se=[100 * v for _, v in ms], seeds=len(f.seeds),
-                color="tab:green", ls="-.", marker="s")
+            series[f"formal: DP-SGD (z={f.z}, C={f.clip}) + local DP"] = DpLine(
+                list(f.eps), [100 * m for m, _ in ms], [100 * v for _, v in ms], len(f.seeds), "tab:green", "-.", "s")
         elif s.formal:
             waiting.append(f"{name} formal variant")
         marks = {f"{mode} DP at the paper's noise per record (ε = {by[name]:.3g})": (by[name], color)
                  for (mode, by), color in zip((at_papers_noise or {}).items(), ("tab:red", "tab:blue")) if name in by}
-        panels[f"{name}, {plots.count(s.rounds, 'round')}, {plots.count(len(s.seeds), 'seed')}"] = dict(
-            no_dp=100 * float(np.mean(final[(name, "none", "-", np.inf)])), series=series, marks=marks)
+        panels[f"{name}, {plots.count(s.rounds, 'round')}, {plots.count(len(s.seeds), 'seed')}"] = DpPanel(
+            100 * float(np.mean(final[(name, "none", "-", np.inf)])), series, marks)
     fig = dp_accuracy(panels, "FedLog with differential privacy: accuracy after the last round (mean ± SE)")
     plots.caption(fig, profile, _counts((len(s.seeds) for s in runs.values()), "seed"),
                   _counts((s.rounds for s in runs.values()), "round"),
