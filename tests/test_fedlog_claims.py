@@ -25,12 +25,14 @@ class Shipped(dict):
 
 
 def _acc(test: dict, gap: dict | None = None):
-    """{method: {"train", "test"}} over 3 seeds and 3 iteration counts: each seed's test accuracy constant over the
+    """method -> its Accuracy over 3 seeds and 3 iteration counts: each seed's test accuracy constant over the
     counts, train = test + that method's gap."""
+    from fedlib.papers.fedlog.analysis.synthetic import Accuracy
+
     out = {}
     for m, per_seed in test.items():
         t = np.repeat(np.asarray(per_seed, float)[:, None], len(ITERS), axis=1)
-        out[m] = {"test": t, "train": t + np.asarray((gap or {}).get(m, [0.0, 0.0, 0.0]))[:, None]}
+        out[m] = Accuracy(t + np.asarray((gap or {}).get(m, [0.0, 0.0, 0.0]))[:, None], t)
     return out
 
 
@@ -75,13 +77,13 @@ def test_notebook_01s_claims_are_one_call_on_its_derived_reads(tmp_path, monkeyp
     reads = read_notebook("paper", plans.NOTEBOOK_01, [small])  # the paper profile computes this derived part
     assert len(made) == 3 * 2 * 3 and reads[small].whole()
     acc = synthetic.accuracy_of(reads[small])
-    assert list(acc) == list(fedlog.FIG1_METHODS) and acc["fedlog"]["test"].shape == (3, 2)
-    assert acc["fedlog"]["test"].dtype == np.float32 and acc["fedlog"]["test"][2, 1] == np.float32(0.902)
+    assert list(acc) == list(fedlog.FIG1_METHODS) and acc["fedlog"].test.shape == (3, 2)
+    assert acc["fedlog"].test.dtype == np.float32 and acc["fedlog"].test[2, 1] == np.float32(0.902)
     ledger = claims.record(reads)
     assert [r.verdict for r in ledger.rows] == [rules.HOLDS, rules.HOLDS]
     assert (tmp_path / "figures" / "claims" / f"{plans.NOTEBOOK_01}_paper.csv").exists()
     again = read_notebook("paper", plans.NOTEBOOK_01, [small])  # cached: read, not computed again
-    assert len(made) == 18 and synthetic.accuracy_of(again[small])["fedproto"]["train"][0, 0] == np.float32(0.95)
+    assert len(made) == 18 and synthetic.accuracy_of(again[small])["fedproto"].train[0, 0] == np.float32(0.95)
 
 
 def test_fig1_is_read_in_percent_and_points_as_every_other_notebook():

@@ -116,7 +116,9 @@ def test_fig1_labels_every_panel_and_explains_its_marks():
     data = [(rng.normal(size=(20, 2)), rng.integers(0, 2, 20)) for _ in range(2)]
     panels = [(_snapshot(rng), "init", True), (_snapshot(rng), "FedLog", True),
               (_snapshot(rng, local=True), "LG-FedAvg", True), (_snapshot(rng), "FedProto", False)]
-    acc = {m: {"train": rng.random((3, 5)), "test": rng.random((3, 5))} for m in ("fedlog", "lg_fedavg", "fedproto")}
+    from fedlib.papers.fedlog.analysis.synthetic import Accuracy
+
+    acc = {m: Accuracy(rng.random((3, 5)), rng.random((3, 5))) for m in ("fedlog", "lg_fedavg", "fedproto")}
     fig = fedlog_figures.fig1(data, 3.7, panels, acc, [1, 2, 3, 4, 5])
     drawn = [ax for ax in fig.axes if ax.axison]
     assert len(drawn) == 7 and all(_labelled(ax) for ax in drawn)

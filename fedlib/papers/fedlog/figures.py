@@ -178,11 +178,12 @@ def fig1(data: list[tuple], radius: float, panels: list[tuple], acc: dict, iters
     ax.set(title="the data: two clients", xlabel="x₁", ylabel="x₂")
     for ax, (snap, title, global_head) in zip([axes[0, 1], axes[0, 2], axes[0, 3], axes[1, 0]], panels):
         representation_panel(ax, snap, title, global_head)
-    test = {m: np.asarray(a["test"], float) for m, a in acc.items()}
+    test = {m: np.asarray(a.test, float) for m, a in acc.items()}
+    ours = next(iter(acc))  # FedLog (`plans.FIG1_METHODS`' first)
     for m in acc:
         mean_band(axes[1, 1], iters, 100 * test[m], LABELS.get(m, m), color=PALETTE.get(m), spread="se")
-        if m != "fedlog":
-            mean_band(axes[1, 2], iters, 100 * (test[m] - test["fedlog"]), f"{LABELS.get(m, m)} − FedLog",
+        if m != ours:
+            mean_band(axes[1, 2], iters, 100 * (test[m] - test[ours]), f"{LABELS.get(m, m)} − FedLog",
                       color=PALETTE.get(m), spread="se")
     axes[1, 1].set(xlabel="local iterations", ylabel="test accuracy after one round (%)",
                    title="test accuracy (mean ± SE over seeds)")
@@ -434,13 +435,13 @@ def step_size_part(studies: dict, s, profile: str) -> None:
     outputs.save_figure(fig, "thm3_5_convergence")
 
 
-# Notebook 01: Fig. 1's accuracy arrays ({method: {"train", "test": [seeds, local-iteration counts]}}).
+# Notebook 01: Fig. 1's accuracy arrays (method -> `analysis.synthetic.Accuracy`).
 def fig1_table(acc: dict, iters) -> object:
     """Train and test accuracy in % (mean and std over seeds) per method and local-iteration count, as every notebook
     shows accuracy; saved as fig1_accuracy."""
     rows = [{"method": LABELS[m], "local_iterations": e,
-             "train_mean": 100 * float(acc[m]["train"][:, j].mean()), "train_std": 100 * float(acc[m]["train"][:, j].std()),
-             "test_mean": 100 * float(acc[m]["test"][:, j].mean()), "test_std": 100 * float(acc[m]["test"][:, j].std())}
+             "train_mean": 100 * float(acc[m].train[:, j].mean()), "train_std": 100 * float(acc[m].train[:, j].std()),
+             "test_mean": 100 * float(acc[m].test[:, j].mean()), "test_std": 100 * float(acc[m].test[:, j].std())}
             for m in acc for j, e in enumerate(iters)]
     return outputs.save_table(rows, "fig1_accuracy")
 

@@ -16,7 +16,6 @@ from .... import engine
 from ....config import Config
 from ....experiments import setup
 from ....messages import Ledger
-from ....progress import tqdm
 from ....rounds import run_round
 
 
@@ -91,9 +90,15 @@ def accuracy_after_one_round(cfg: Config, settings=None) -> dict:
     return OneRound(after.train_acc, after.test_acc)._asdict()
 
 
+class Accuracy(NamedTuple):
+    """One method's Fig. 1 accuracies after one round, [seeds, local-iteration counts], float32 fractions."""
+    train: np.ndarray
+    test: np.ndarray
+
+
 def accuracy_of(read) -> dict:
-    """{method: {"train": [seeds, iters], "test": [seeds, iters]}} (float32, as `accuracy_vs_iterations` gives) from
-    the reading of `plans.FIG1` ((method, local iterations) -> a OneRound per seed); empty unless it is all there."""
+    """method -> its Accuracy from the reading of `plans.FIG1` ((method, local iterations) -> a OneRound per seed);
+    empty unless it is all there."""
     if not read.keys() or not read.whole():
         return {}
     s = read.settings
@@ -103,19 +108,8 @@ def accuracy_of(read) -> dict:
         for j, e in enumerate(s.iters):
             for i, value in enumerate(read[(m, e)]):
                 train[i, j], test[i, j] = value.train, value.test
-        out[m] = dict(train=train.numpy(), test=test.numpy())
+        out[m] = Accuracy(train.numpy(), test.numpy())
     return out
-
-
-def accuracy_vs_iterations(methods, iters, seeds, lr: float = 0.05) -> dict:
-    """{method: {"train": [seeds, iters], "test": [seeds, iters]}} after one round."""
-    out = {m: {"train": torch.zeros(len(seeds), len(iters)), "test": torch.zeros(len(seeds), len(iters))}
-           for m in methods}
-    grid = [(m, i, s, j, e) for m in methods for i, s in enumerate(seeds) for j, e in enumerate(iters)]
-    for m, i, s, j, e in tqdm(grid, desc="one-round runs", disable=len(grid) < 20):
-        _, after = one_round(m, e, s, lr)
-        out[m]["train"][i, j], out[m]["test"][i, j] = after.train_acc, after.test_acc
-    return {m: {k: v.numpy() for k, v in d.items()} for m, d in out.items()}
 
 
 class AlphaRun(NamedTuple):
