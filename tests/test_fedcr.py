@@ -255,11 +255,11 @@ def test_fig_2s_view_in_the_worker_pool_equals_the_view_computed_here(monkeypatc
     finally:
         torch.set_num_threads(threads)
     for p, h, cfg in zip(pooled, here, cfgs):
-        assert p["client"] == h["client"] and np.array_equal(p["mu"], h["mu"]) and np.array_equal(p["y"], h["y"])
+        assert p.client == h.client and np.array_equal(p.mu, h.mu) and np.array_equal(p.y, h.y)
         ctx, _ = ex.setup(cfg)
         train = ctx.fed.train
         held = [len(torch.unique(train.y[c, :int(train.counts[c])])) for c in range(train.n_clients)]
-        assert p["classes"] == max(held) and held.index(max(held)) == p["client"] and p["mu"].shape == (5, 2)
+        assert p.classes == max(held) and held.index(max(held)) == p.client and p.mu.shape == (5, 2)
 
 
 def test_a_cached_fig_2_view_comes_back_bit_for_bit_and_the_paper_profile_draws_it_from_archive(tmp_path, monkeypatch):
@@ -293,15 +293,15 @@ def test_a_cached_fig_2_view_comes_back_bit_for_bit_and_the_paper_profile_draws_
     made = part.Values(views, plan, "paper", compute=True)  # as scripts/fedcr_fig2_views.py does
     key, (cfg,) = next(iter(plan.items()))
     direct = analysis.fig2_view(cfg, S.fig2.epochs, S.fig2.points)
-    assert made([cfg])[0]["mu"].dtype == direct["mu"].dtype and np.array_equal(made([cfg])[0]["mu"], direct["mu"])
+    assert made([cfg])[0].mu.dtype == direct.mu.dtype and np.array_equal(made([cfg])[0].mu, direct.mu)
     (tmp_path / "archive" / views.derive.folder).mkdir(parents=True)
     for f in (tmp_path / "results" / views.derive.folder).glob("*.json"):
         (tmp_path / "archive" / views.derive.folder / f.name).write_bytes(f.read_bytes())
     monkeypatch.setenv("FEDLIB_RESULTS", str(tmp_path / "empty"))  # only archive/ holds them now
     monkeypatch.setattr(analysis, "fig2_view", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
     (read,) = part.read("paper", views)
-    assert read.whole() and np.array_equal(read[key][0]["mu"], direct["mu"])  # the same bits, from archive/
-    assert np.array_equal(read[key][0]["y"], direct["y"]) and read[key][0]["client"] == direct["client"]
+    assert read.whole() and np.array_equal(read[key][0].mu, direct.mu)  # the same bits, from archive/
+    assert np.array_equal(read[key][0].y, direct.y) and read[key][0].client == direct.client
     assert sorted(analysis.silhouettes(read)) == [("n1", 0.0), ("n1", 5e-4), ("n2", 0.0), ("n2", 5e-4)]
     figures.fig2(read)
     assert list((tmp_path / "figures").glob("fedcr_fig2_features*.png"))

@@ -264,9 +264,9 @@ def test_the_matched_epsilon_gives_our_records_the_papers_noise_per_record():
     from fedlib import privacy
     from fedlib.papers.fedlog.analysis import dp
 
-    paper = {"n": 50_000, "m": 101, "k": 100}
-    assert abs(dp.matched_epsilon(0.5, paper, dict(paper), 0.01, 2.0) - 0.5) < 1e-9  # the same setting: the same
-    ours = {"n": 3_000, "m": 51, "k": 100}
+    paper = dp.Release(n=50_000, m=101, k=100)
+    assert abs(dp.matched_epsilon(0.5, paper, paper, 0.01, 2.0) - 0.5) < 1e-9  # the same setting: the same
+    ours = dp.Release(n=3_000, m=51, k=100)
     e = dp.matched_epsilon(0.5, paper, ours, 0.01, 2.0)
     assert e > 0.5  # fewer records: the paper's noise per record costs more epsilon
     assert abs(privacy.sigma_thm7(e, 0.01, 51, 2.0, 100) / 3_000 - privacy.sigma_thm7(0.5, 0.01, 101, 2.0, 100) / 50_000) \

@@ -158,9 +158,8 @@ def fig2(views) -> None:
     silhouettes, scatter = analysis.silhouettes(views), {}
     for q, beta in views.keys():
         v = views[(q, beta)][0]
-        scatter[f"{q}, beta = {beta:g} (client {v['client']}, {v['classes']} classes)"] = (
-            v["mu"], v["y"], silhouettes[(q, beta)])
-        print(f"Fig. 2 {q} beta={beta:g}: silhouette {silhouettes[(q, beta)]:.3f} over {len(v['y'])} test images")
+        scatter[f"{q}, beta = {beta:g} (client {v.client}, {v.classes} classes)"] = (v.mu, v.y, silhouettes[(q, beta)])
+        print(f"Fig. 2 {q} beta={beta:g}: silhouette {silhouettes[(q, beta)]:.3f} over {len(v.y)} test images")
     fig = feature_scatter(scatter, "FedCR's Fig. 2: Gaussian means (V = 2) of one client's MNIST test images")
     plots.caption(fig, profile, 1, f2.rounds, note=f"then {f2.epochs} local epochs at the client shown")
     outputs.save_figure(fig, "fedcr_fig2_features")

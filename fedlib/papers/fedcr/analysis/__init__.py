@@ -3,6 +3,8 @@ lambda chosen from its grid (the quick profile), and FedCR's Fig. 2 views (the G
 images after it trains on). Numeric: `papers/*/analysis` is in the code fingerprint."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import torch
 
@@ -43,23 +45,32 @@ def client_view(alg, client: int, epochs: int, n: int) -> tuple[torch.Tensor, to
     raise ValueError(f"client {client} is not in this federation of {alg.population.n_clients} clients")
 
 
-def fig2_view(cfg, epochs: int, points: int) -> dict:
+class View(NamedTuple):
+    """FedCR's Fig. 2 for one run (`fig2_view`): the client shown, the classes it holds, the Gaussian means of its
+    test images [n, V] (float32) and their labels."""
+    client: int
+    classes: int
+    mu: np.ndarray
+    y: np.ndarray
+
+
+def fig2_view(cfg, epochs: int, points: int) -> View:
     """FedCR's Fig. 2 for one run: train `cfg` (V = 2), then the client holding the most classes (n1: the first,
     as every client holds the same number) trains `epochs` more local epochs, and the Gaussian means of (up to)
-    `points` of its test images are returned with their labels (numpy), the client and its number of classes."""
+    `points` of its test images are returned with their labels, the client and its number of classes."""
     ctx, alg, _ = ex.run_live(cfg)
     train = ctx.fed.train
     held = np.array([len(np.unique(train.y[c, :int(train.counts[c])].cpu())) for c in range(train.n_clients)])
     client = int(held.argmax())
     mu, y = client_view(alg, client, epochs, points)
-    return dict(client=client, classes=int(held[client]), mu=mu.numpy(), y=y.numpy())
+    return View(client, int(held[client]), mu.numpy(), y.numpy())
 
 
 def view_value(cfg, settings) -> dict:
     """Part E's derived value (`plans.FIG2`): `fig2_view` of `cfg` at the profile's Fig. 2 settings (`settings.fig2`:
     its epochs and points), as JSON (lists)."""
     v = fig2_view(cfg, settings.fig2.epochs, settings.fig2.points)
-    return dict(client=v["client"], classes=v["classes"], mu=v["mu"].tolist(), y=v["y"].tolist())
+    return v._replace(mu=v.mu.tolist(), y=v.y.tolist())._asdict()
 
 
 def view_file(cfg, settings) -> str:
@@ -67,10 +78,10 @@ def view_file(cfg, settings) -> str:
     return f"{cfg.key()}_e{settings.fig2.epochs}_n{settings.fig2.points}.json"
 
 
-def load_view(v: dict) -> dict:
+def load_view(value: dict) -> View:
     """A view read as data: the float32 means come back bit for bit."""
-    return dict(client=v["client"], classes=v["classes"], mu=np.array(v["mu"], dtype=np.float32),
-                y=np.array(v["y"], dtype=np.int64))
+    v = View(**value)
+    return v._replace(mu=np.array(v.mu, dtype=np.float32), y=np.array(v.y, dtype=np.int64))
 
 
 def silhouettes(views) -> dict:
@@ -80,4 +91,4 @@ def silhouettes(views) -> dict:
 
     if not views.keys() or not views.whole():
         return {}
-    return {key: stats.silhouette(views[key][0]["mu"], views[key][0]["y"]) for key in views.keys()}
+    return {key: stats.silhouette(views[key][0].mu, views[key][0].y) for key in views.keys()}

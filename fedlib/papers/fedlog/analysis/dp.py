@@ -3,6 +3,8 @@ runs' final accuracies, where each mode recovers the non-private accuracy, each 
 epsilon on, and the epsilon at which our stand-ins carry the paper's noise per record. Accuracies are fractions."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .... import config, dpsgd, models, privacy, stats
@@ -100,16 +102,24 @@ def worst_gap(final: dict, name: str, mode: str, s: DpRuns, from_eps: float) -> 
     return [100 * min(final[(name, mode, "thm7", e)][i] - ref[i] for e in grid) for i in range(len(ref))]
 
 
-def matched_epsilon(paper_eps: float, theirs: dict, ours: dict, delta: float, b: float) -> float:
-    """The epsilon at which Thm. 7's noise weighs on each of our records as the paper's does at `paper_eps`
-    (`theirs`: the paper's n, m and k): sigma / n equal on both sides, each with its own statistic size m, rounds k and records n (the federation's for
-    central DP, which releases the global sum; a client's for local DP). Sigma falls as epsilon grows, so the
-    bisection (on log epsilon) has one root."""
-    target = privacy.sigma_thm7(paper_eps, delta, theirs["m"], b, theirs["k"]) / theirs["n"]
+class Release(NamedTuple):
+    """What Thm. 7's noise per record depends on besides epsilon: the records n behind the released statistic (the
+    federation's for central DP, which releases the global sum; a client's for local DP), its size m and the
+    rounds k."""
+    n: float
+    m: int
+    k: int
+
+
+def matched_epsilon(paper_eps: float, theirs: Release, ours: Release, delta: float, b: float) -> float:
+    """The epsilon at which Thm. 7's noise weighs on each of our records as the paper's does at `paper_eps`: sigma /
+    n equal on both sides, each with its own n, m and k. Sigma falls as epsilon grows, so the bisection (on log
+    epsilon) has one root."""
+    target = privacy.sigma_thm7(paper_eps, delta, theirs.m, b, theirs.k) / theirs.n
     lo, hi = np.log(1e-6), np.log(1e9)
     for _ in range(200):
         mid = (lo + hi) / 2
-        noisier = privacy.sigma_thm7(float(np.exp(mid)), delta, ours["m"], b, ours["k"]) / ours["n"] > target
+        noisier = privacy.sigma_thm7(float(np.exp(mid)), delta, ours.m, b, ours.k) / ours.n > target
         lo, hi = (mid, hi) if noisier else (lo, mid)
     return float(np.exp(hi))
 
@@ -127,17 +137,18 @@ def largest_client(runs: dict) -> int:
 
 
 def paper_setting() -> dict:
-    """The paper's DP setting (Sec. 4.5: CIFAR-10 in its Table 1 setting): the records of the federation and of a
-    client, the statistic's size m and the rounds k."""
+    """The paper's DP setting (Sec. 4.5: CIFAR-10 in its Table 1 setting): mode -> its Release (the federation's
+    records for central DP, a client's for local DP; the statistic's size m and the rounds k)."""
     cfg = paper_config("cifar10", "fedlog")
     n = CIFAR10_TRAIN_RECORDS * cfg.train_fraction
-    return {"records": {"central": n, "local": n / cfg.n_clients}, "k": cfg.rounds, "m": statistic_size("cifar10")}
+    return {"central": Release(n, statistic_size("cifar10"), cfg.rounds),
+            "local": Release(n / cfg.n_clients, statistic_size("cifar10"), cfg.rounds)}
 
 
 def matched(runs: dict, b: float, delta: float) -> dict:
     """mode -> dataset -> the epsilon of our runs whose noise per record is the paper's at its recovery epsilon
     (PAPER_RECOVERY; `matched_epsilon`), for the datasets of `runs` (dataset -> DpRuns)."""
     paper = paper_setting()
-    return {mode: {n: matched_epsilon(e, {"n": paper["records"][mode], "m": paper["m"], "k": paper["k"]},
-                                      {"n": records(n, s)[mode], "m": statistic_size(n), "k": s.rounds}, delta, b)
+    return {mode: {n: matched_epsilon(e, paper[mode], Release(records(n, s)[mode], statistic_size(n), s.rounds),
+                                      delta, b)
                    for n, s in runs.items()} for mode, e in PAPER_RECOVERY.items()}
