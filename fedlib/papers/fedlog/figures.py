@@ -634,11 +634,11 @@ def augmentation_table(p: Table1Reads):
         rows += A.augmentation_rows(pairs, d, len(read.settings.seeds), read.settings.rounds)
     if not rows:
         return None
-    nearer = [r["method"] for r in rows if r["nearer_the_paper"] == "with"]
+    nearer = [r.method for r in rows if r.nearer_the_paper == "with"]
     print(f"nearer the paper's number with augmentation: {', '.join(nearer) or 'none'}; without: "
-          f"{', '.join(r['method'] for r in rows if r['nearer_the_paper'] != 'with') or 'none'} (the regime that decides "
+          f"{', '.join(r.method for r in rows if r.nearer_the_paper != 'with') or 'none'} (the regime that decides "
           "the claims is picked by the rule of the section 'Which regime decides')")
-    return outputs.save_table(rows, "augmentation_ablation", keep_other=("dataset", "method"))
+    return outputs.save_table([r._asdict() for r in rows], "augmentation_ablation", keep_other=("dataset", "method"))
 
 
 def beta_table(p: Table1Reads):
@@ -650,7 +650,7 @@ def beta_table(p: Table1Reads):
             continue
         rows, what = A.beta_rows(read.each(), d, len(read.settings.seeds), read.settings.rounds)
         print(what)
-        table = outputs.save_table(rows, "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
+        table = outputs.save_table([r._asdict() for r in rows], "fedlog_c_beta_ablation", keep_other=("dataset", "beta"))
     return table
 
 

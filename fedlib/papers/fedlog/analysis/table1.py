@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -69,7 +70,22 @@ def table_a1_rows(by_label: dict, dataset: str, classes: int, seeds: int, rounds
     return out, threshold
 
 
-def augmentation_rows(pairs: dict, dataset: str, seeds: int, rounds: int) -> list[dict]:
+class AugmentationRow(NamedTuple):
+    """One entry of the augmentation ablation: its best-round accuracy (%) without and with crop-and-flip, the
+    paper's, and which of the two lies nearer it ("with" or "without")."""
+    dataset: str
+    method: str
+    accuracy_without: float
+    se_without: float
+    accuracy_with: float
+    se_with: float
+    paper_accuracy: float
+    nearer_the_paper: str
+    seeds: int
+    rounds: int
+
+
+def augmentation_rows(pairs: dict, dataset: str, seeds: int, rounds: int) -> list[AugmentationRow]:
     """The augmentation ablation: pairs[label] = {False: runs without, True: runs with}; best-round accuracy of each
     beside the paper's, and which lies nearer it."""
     rows = []
@@ -77,29 +93,37 @@ def augmentation_rows(pairs: dict, dataset: str, seeds: int, rounds: int) -> lis
         acc = {aug: stats.mean_se([100 * as_result(r).best() for r in rs]) for aug, rs in pair.items()}
         published = TABLE1.get(dataset, {}).get(label, (NAN,))[0]
         nearer = "with" if abs(acc[True][0] - published) < abs(acc[False][0] - published) else "without"
-        rows.append({"dataset": dataset, "method": label, "accuracy_without": acc[False][0], "se_without": acc[False][1],
-                     "accuracy_with": acc[True][0], "se_with": acc[True][1], "paper_accuracy": published,
-                     "nearer_the_paper": nearer, "seeds": seeds, "rounds": rounds})
+        rows.append(AugmentationRow(dataset, label, *acc[False], *acc[True], published, nearer, seeds, rounds))
     return rows
 
 
-def beta_rows(by_beta: dict, dataset: str, seeds: int, rounds: int) -> tuple[list[dict], str]:
+class BetaRow(NamedTuple):
+    """FedLog-C at one separation weight beta: its best- and final-round accuracy (%), mean and SE over seeds."""
+    dataset: str
+    beta: float
+    accuracy_mean: float
+    accuracy_se: float
+    final_accuracy_mean: float
+    final_accuracy_se: float
+    seeds: int
+    rounds: int
+
+
+def beta_rows(by_beta: dict, dataset: str, seeds: int, rounds: int) -> tuple[list[BetaRow], str]:
     """FedLog-C's separation weight: by_beta[beta] = runs; rows (best and final round) and what they say (a gain
     counts beyond 2 standard errors; one seed says only which was higher)."""
     rows = []
     for beta, rs in by_beta.items():
         rs = [as_result(r) for r in rs]
         best, final = stats.mean_se([100 * r.best() for r in rs]), stats.mean_se([100 * r.last() for r in rs])
-        rows.append({"dataset": dataset, "beta": beta, "accuracy_mean": best[0], "accuracy_se": best[1],
-                     "final_accuracy_mean": final[0], "final_accuracy_se": final[1], "seeds": seeds, "rounds": rounds})
-    base, top = rows[0], max(rows, key=lambda r: r["accuracy_mean"])
+        rows.append(BetaRow(dataset, beta, *best, *final, seeds, rounds))
+    base, top = rows[0], max(rows, key=lambda r: r.accuracy_mean)
     if seeds < 2:  # no standard error to judge a gain by
-        return rows, (f"one seed: best beta {top['beta']:g} ({top['accuracy_mean']:.2f}) vs beta 0 "
-                      f"({base['accuracy_mean']:.2f}); more seeds say whether the difference is more than noise")
-    helps = top["beta"] > 0 and top["accuracy_mean"] - base["accuracy_mean"] > 2 * max(top["accuracy_se"],
-                                                                                       base["accuracy_se"], 1e-9)
+        return rows, (f"one seed: best beta {top.beta:g} ({top.accuracy_mean:.2f}) vs beta 0 "
+                      f"({base.accuracy_mean:.2f}); more seeds say whether the difference is more than noise")
+    helps = top.beta > 0 and top.accuracy_mean - base.accuracy_mean > 2 * max(top.accuracy_se, base.accuracy_se, 1e-9)
     return rows, (f"the separation term {'helps' if helps else 'does not help beyond 2 standard errors'}: best beta "
-                  f"{top['beta']:g} ({top['accuracy_mean']:.2f}) vs beta 0 ({base['accuracy_mean']:.2f})")
+                  f"{top.beta:g} ({top.accuracy_mean:.2f}) vs beta 0 ({base.accuracy_mean:.2f})")
 
 
 def _ranks(scores: dict) -> dict:
