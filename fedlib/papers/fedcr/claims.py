@@ -27,21 +27,35 @@ REPRODUCTION_NOTES = {
 }
 
 
+def _paired(per_seed: dict, a: str, b: str | None) -> tuple[list | None, list | None]:
+    """`a`'s and `b`'s final accuracies on the seeds both have (`part.aligned`; a method shipped in part is compared
+    on its seeds there, and the row then reads "indicative (k seeds)"); a side with no run is None."""
+    if a not in per_seed or b not in per_seed:
+        return ([v for v in per_seed[a] if v is not None] if a in per_seed else None,
+                [v for v in per_seed[b] if v is not None] if b in per_seed else None)
+    return aligned(per_seed[a], per_seed[b])
+
+
 def beats_the_strongest_baseline(ledger, by_label: dict, partition: str, baselines: list, reported: dict, rounds):
-    """Table 2 (FashionMNIST): FedCR beats the strongest of `baselines` shipped (by mean final accuracy, named in the
-    row's note with the declared ones not run yet), seed by seed; on n1 also FedRep (and FedAvg-FT when it is not the
-    strongest: one comparison, one row), the paper's margins beside. `by_label` None: the column's runs are missing,
-    and so are its rows."""
-    finals = {lab: [final(r) for r in rs] for lab, rs in (by_label or {}).items() if rs}
-    shipped = [lab for lab in baselines if lab in finals]  # a baseline declared but not run yet is not the strongest
-    strongest = max(shipped, key=lambda lab: np.mean(finals[lab])) if shipped else None  # FedAvg's is FedAvg-FT's
+    """Table 2 (FashionMNIST): FedCR beats the strongest of `baselines` shipped (by mean final accuracy over the
+    seeds there, named in the row's note with those shipped in part and the declared ones not run yet), on the seeds
+    both have; on n1 also FedRep (and FedAvg-FT when it is not the strongest: one comparison, one row), the paper's
+    margins beside. `by_label`: label -> its Results seed by seed (None for a seed not there: a method shipped in
+    part); None: the column's runs are missing, and so are its rows."""
+    per_seed = {lab: [final(r) if r is not None else None for r in rs] for lab, rs in (by_label or {}).items() if rs}
+    there = {lab: [v for v in vals if v is not None] for lab, vals in per_seed.items()}
+    shipped = [lab for lab in baselines if lab in there]  # a baseline declared but not run yet is not the strongest
+    strongest = max(shipped, key=lambda lab: np.mean(there[lab])) if shipped else None  # FedAvg's is FedAvg-FT's
     common = dict(kind="claim", quote=QUOTES["table2"], rounds=rounds, part=_T2_SET[partition])
     out = [ledger.compare("FedCR", f"Table 2 ({partition})", f"FedCR is more accurate than the strongest baseline run on "
-                          f"FashionMNIST {partition} (final accuracy after the fine-tune)", finals.get("FedCR"),
-                          finals.get(strongest), ">", paper_value=reported["FedCR"], **common)]
+                          f"FashionMNIST {partition} (final accuracy after the fine-tune)",
+                          *_paired(per_seed, "FedCR", strongest), ">", paper_value=reported["FedCR"], **common)]
     shown = {"FedAvg": "FedAvg-FT"}.get(strongest, strongest)  # FedAvg's final accuracy is after the fine-tune
     ledger.add_note(f"the strongest baseline run: {shown}" if strongest else "")
-    waiting = [lab for lab in baselines if lab not in finals]
+    in_part = [f"{lab} ({len(there[lab])} of {len(per_seed[lab])} seeds)" for lab in shipped
+               if len(there[lab]) < len(per_seed[lab])]
+    ledger.add_note(f"shipped in part: {', '.join(in_part)} (read on the seeds there)" if in_part else "")
+    waiting = [lab for lab in baselines if lab not in there]
     ledger.add_note(f"not run yet: {', '.join(waiting)} (declared; the strongest is taken among those shipped)"
                     if waiting and strongest else "")
     table = TABLE2.get(("fashion_mnist", partition), {})
@@ -51,18 +65,24 @@ def beats_the_strongest_baseline(ledger, by_label: dict, partition: str, baselin
     ledger.add_note("" if not unrun else f"not run: {top} (not implemented here; {table['FedCR'] - table[top]:.2f} "
                     f"below FedCR in the paper)" if len(unrun) == 1 else f"not run: {', '.join(unrun)} (the "
                     f"strongest of them in the paper, {top}, is {table['FedCR'] - table[top]:.2f} below FedCR there)")
-    ledger.add_note(rules.devices_note({name: by_label.get(name) for name in ("FedCR", strongest)}) if strongest
+    ledger.add_note(rules.devices_note({name: _there(by_label, name) for name in ("FedCR", strongest)}) if strongest
                     else "")
     if partition == "n1":
         for lab, shown in (("FedAvg", "FedAvg-FT"), ("FedRep", "FedRep")):
             if lab == strongest or (strongest is None and lab == "FedAvg"):
                 continue  # the same test on the same numbers as the row above
             out.append(ledger.compare("FedCR", "Table 2 (n1)", f"FedCR is more accurate than {shown} on FashionMNIST n1",
-                                      finals.get("FedCR"), finals.get(lab), ">",
+                                      *_paired(per_seed, "FedCR", lab), ">",
                                       paper_value=round(reported["FedCR"] - reported[shown], 2), **common))
-            ledger.add_note(rules.devices_note({name: by_label.get(name) for name in ("FedCR", lab)}) if by_label
+            ledger.add_note(rules.devices_note({name: _there(by_label, name) for name in ("FedCR", lab)}) if by_label
                             else "")
     return out
+
+
+def _there(by_label: dict | None, label: str | None) -> list | None:
+    """`label`'s Results that are there (a method shipped in part has None for a seed not there)."""
+    rs = (by_label or {}).get(label)
+    return None if rs is None else [r for r in rs if r is not None]
 
 
 def reproduces_table2(ledger, by_label: dict | None, partition: str, labels: list, reported: dict, spread: dict,
@@ -73,7 +93,7 @@ def reproduces_table2(ledger, by_label: dict | None, partition: str, labels: lis
     after it. `by_label` None: the column's runs are missing, and so are the rows of `labels`."""
     out = []
     for lab in labels:
-        rs = (by_label or {}).get(lab)
+        rs = _there(by_label, lab)  # a method shipped in part: its seeds there ("indicative (k seeds)")
         read = [("FedAvg", Result.last), ("FedAvg-FT", Result.final)] if lab == "FedAvg" else \
             [("FedBABU" if lab.startswith("FedBabu") else lab, Result.final)]
         for shown, quantity in read:
@@ -202,24 +222,26 @@ def record(reads):
     from ...paths import project_root
 
     t = tables
-    table, _ = t.table2_runs(reads[plans.TABLE2_N1], reads[plans.TABLE2_N2], say=False)
+    table, _, partial = t.table2_runs(reads[plans.TABLE2_N1], reads[plans.TABLE2_N2], say=False)
     ledger = record_parts(reads.profile, table, t.sweep_finals(reads[plans.DIMS], reads[plans.BETAS], say=False),
                           analysis.silhouettes(reads[plans.FIG2]), t.table9_runs(reads[plans.TABLE9], say=False),
                           t.seed_system_runs(reads[plans.SEED_SYSTEMS], reads[plans.SEED_BASELINES], say=False),
-                          reads[plans.DITTO_MAIN_FED])
+                          reads[plans.DITTO_MAIN_FED], partial)
     files = project_root() / "figures"  # the cross-checks' CSVs, written by their scripts
     record_crosscheck(reads.profile, t.against_their_code(files / "fedcr_crosscheck.csv", "Ditto", "acc_mean"),
                       t.against_their_code(files / "fedpac_crosscheck.csv", "FedPAC", "acc_all"))
     return ledger
 
 
-def record_parts(profile: str, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1: dict, second):
-    """Notebook 06's claims from the numbers of its parts (and the reading of Ditto's second reading, `second`),
-    saved; returns the ledger."""
+def record_parts(profile: str, table: dict, per_seed: dict, silhouettes: dict, t9: dict, t1: dict, second,
+                 partial: dict | None = None):
+    """Notebook 06's claims from the numbers of its parts (and the reading of Ditto's second reading, `second`; Table
+    2's methods shipped in part, `partial`: `analysis.tables.table2_runs`' third value), saved; returns the ledger."""
     S = plans.PROFILES[profile]
     rounds = lambda d: plans.rounds_label(S, [d])  # noqa: E731  (the paper's differ by dataset)
     ledger = rules.ClaimsLedger(NOTEBOOK, profile)
-    for (d, q), by_label in table.items():
+    for (d, q), whole in table.items():
+        by_label = {**(whole or {}), **(partial or {}).get((d, q), {})} or None  # seed by seed
         if d == "fashion_mnist":
             beats_the_strongest_baseline(ledger, by_label, q, [lab for lab in plans.labels(S, (d, q)) if lab != "FedCR"],
                                          TABLE2[("fashion_mnist", q)], rounds(d))

@@ -22,16 +22,18 @@ from .reported import TABLE2, TABLE3
 def table2(n1, n2, lam, second) -> dict:
     """Part A: Table 2 from the readings of its n1 and n2 parts (Ditto at `lam`; None: the paper's per column),
     FedAvg before the fine-tune and FedAvg-FT (the same runs) after it, the paper beside, and (paper profile) Ditto's
-    second reading (`second`); saved as fedcr_table2. Returns `analysis.tables.table2_runs`' table, which part B draws;
-    the methods left out are named, with the command that computes them."""
+    second reading (`second`); saved as fedcr_table2 (a method shipped in part over the seeds there, its `seeds`
+    column says how many). Returns `analysis.tables.table2_runs`' table of the methods whole, which part B draws; the
+    methods left out are named, with the command that computes them."""
     S = n1.settings
-    table, absent = tables.table2_runs(n1, n2)
+    table, absent, partial = tables.table2_runs(n1, n2)
     rows = []
-    for (d, q), by_label in table.items():
-        if by_label is None:
+    for (d, q), whole in table.items():
+        if whole is None:
             continue
         keys, reported = dict(dataset=protocol.SHOWN[d], partition=q), TABLE2.get((protocol.PAPER_NAME[d], q), {})
         name = lambda lab: "FedBABU" if lab.startswith("FedBabu") else lab  # noqa: E731
+        by_label = {**whole, **{lab: [r for r in rs if r is not None] for lab, rs in partial[(d, q)].items()}}
         fedavg = {"FedAvg": by_label["FedAvg"]} if "FedAvg" in by_label else {}
         rows += compare(fedavg, reported, quantity=Result.last, keys=keys)
         rows += compare({**({"FedAvg-FT": fedavg["FedAvg"]} if fedavg else {}),

@@ -11,20 +11,25 @@ from .. import plans, protocol
 from . import final
 
 
-def table2_runs(n1, n2, say: bool = True) -> tuple[dict, list[dict]]:
+def table2_runs(n1, n2, say: bool = True) -> tuple[dict, list[dict], dict]:
     """Table 2 from the readings of its n1 and n2 parts: (dataset, partition) -> label -> Results of the methods whose
-    runs are all there, None for a column with none of them; and the methods left out of a column that has some."""
-    S, table, absent = n1.settings, {}, []
+    runs are all there, None for a column with none of them; the methods with no run in a column that has some; and
+    the methods shipped in part, (dataset, partition) -> label -> Results seed by seed (None for a seed not there),
+    which the table shows over the seeds there and the claims read as "indicative (k seeds)"."""
+    S, table, absent, partial = n1.settings, {}, [], {}
     for d, q in plans.columns_here(S):
         read = n1 if q == "n1" else n2
-        by_label = {lab: read[(d, lab)] for lab in plans.labels(S, (d, q))}
-        table[(d, q)] = {lab: rs for lab, rs in by_label.items() if rs is not None} or None
-        left = [lab for lab, rs in by_label.items() if rs is None]
-        absent += [dict(dataset=protocol.SHOWN[d], partition=q, method=lab) for lab in left if table[(d, q)]]
+        by_seed = {lab: read.by_seed((d, lab)) for lab in plans.labels(S, (d, q))}
+        table[(d, q)] = {lab: rs for lab, rs in by_seed.items() if None not in rs} or None
+        partial[(d, q)] = {lab: rs for lab, rs in by_seed.items() if None in rs and any(r is not None for r in rs)}
+        left = [lab for lab, rs in by_seed.items() if None in rs]
+        absent += [dict(dataset=protocol.SHOWN[d], partition=q, method=lab) for lab in left
+                   if table[(d, q)] and lab not in partial[(d, q)]]
         if left and say:
             print(read.note([(d, lab) for lab in left], f"Table 2 ({protocol.SHOWN[d]} {q})"
-                            f"{': ' + ', '.join(left) if table[(d, q)] else ''}"))
-    return table, absent
+                            f"{': ' + ', '.join(left) if table[(d, q)] else ''}",
+                            drawn="drawn in part" if partial[(d, q)] else "not drawn"))
+    return table, absent, partial
 
 
 def sweep_finals(dims, betas, say: bool = True) -> dict:
