@@ -316,7 +316,7 @@ def test_dittos_cross_check_with_its_authors_code_is_judged_at_its_own_reduced_s
     path = _crosscheck_files(tmp_path, shift, seeds)
     figures.ditto_crosscheck(path)  # drawn; the claims read the same file through analysis
     curves, setting = tables.against_their_code(path, "Ditto", "acc_mean")
-    assert curves["fedlib"].shape == (seeds, 11) and setting["clients"] == 20
+    assert curves["fedlib"].shape == (seeds, 11) and setting.clients == 20 and setting.width == 1024
     assert (tmp_path / "fedcr_ditto_crosscheck.png").exists()
     ledger = claims.record_crosscheck(SimpleNamespace(profile="quick"), (curves, setting))
     row = ledger.rows[0]

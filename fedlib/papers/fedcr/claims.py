@@ -207,8 +207,8 @@ def record_crosscheck(profile: str, ditto_check: tuple[dict, dict], fedpac_check
     ledger = rules.ClaimsLedger(NOTEBOOK, profile, scale="reduced")
     for method, curves, setting in checks:
         whose = "its authors' code" if method == "Ditto" else "PFLlib's code (after its authors')"
-        xc.record(ledger, "FedCR", f"{method} against {whose} (FashionMNIST n1, {setting['clients']} clients, "
-                  f"{setting['participation']:.0%} a round)", method, curves,
+        xc.record(ledger, "FedCR", f"{method} against {whose} (FashionMNIST n1, {setting.clients} clients, "
+                  f"{setting.participation:.0%} a round)", method, curves,
                   (plans.DITTO_CROSSCHECK if method == "Ditto" else plans.FEDPAC_CROSSCHECK).name, whose)
     ledger.save()
     return ledger

@@ -206,7 +206,7 @@ def ditto_crosscheck(path) -> None:
     claims read the same file: `analysis.tables.against_their_code`)."""
     _against_their_code(path, "Ditto", "acc_mean", "the FedCR authors' code", "scripts/fedcr_crosscheck.py "
                                "with a checkout of haozzh/FedCR", "personal models", "fedcr_ditto_crosscheck",
-                               lambda s: f"lr 0.1, lambda 0.001, {s.get('local_epochs', 10)} local epochs",
+                               lambda s: f"lr 0.1, lambda 0.001, {10 if s.local_epochs is None else s.local_epochs} local epochs",
                                "evaluation (after this many rounds; the last after their final round)", first=0)
 
 
@@ -215,7 +215,7 @@ def fedpac_crosscheck(path) -> None:
     (scripts/fedpac_crosscheck.py's CSV at `path`): the same rule and drawing as Ditto's, on the pooled accuracy."""
     _against_their_code(path, "FedPAC", "acc_all", "PFLlib's code", "scripts/fedpac_crosscheck.py with a "
                                "checkout of TsingZ0/PFLlib", "pooled test accuracy", "fedcr_fedpac_crosscheck",
-                               lambda s: f"lr {s['lr']:g}, lambda 1, {s['local_epochs']} local epochs",
+                               lambda s: f"lr {s.lr:g}, lambda 1, {s.local_epochs} local epochs",
                                "rounds", first=1, ylabel="pooled test accuracy (%)")
 
 
@@ -229,9 +229,8 @@ def _against_their_code(path, method, metric, theirs, command, what, stem, note,
     if not curves_:
         print(f"{path} is missing: run {command}")
         return
-    print(f"{method}'s cross-check: {setting['clients']} clients, {setting['participation']:.0%} of them a round, "
-          f"{setting['rounds']} rounds; {theirs} at commit {setting['authors_commit'][:7]}; ours: "
-          f"{setting['our_config']}")
+    print(f"{method}'s cross-check: {setting.clients} clients, {setting.participation:.0%} of them a round, "
+          f"{setting.rounds} rounds; {theirs} at commit {setting.authors_commit[:7]}; ours: {setting.our_config}")
     eq = xc.agreement(curves_, bound=xc.bound_at(curves_))
     for line in [xc.verdict_line(curves_, method), *xc.gap_lines(curves_)]:
         print(line)
@@ -239,11 +238,10 @@ def _against_their_code(path, method, metric, theirs, command, what, stem, note,
              "authors_stream2": f"{method}, {theirs}, another random stream"}
     panel = {names[side]: {"method": method.lower(), "acc": acc, "x": np.arange(first, first + acc.shape[1])}
              for side, acc in curves_.items() if side in names}
-    where = (f"FashionMNIST n1, {setting['clients']} clients, {setting['participation']:.0%} of them a round, "
-             f"width {setting.get('width', 1024)}")
+    where = f"FashionMNIST n1, {setting.clients} clients, {setting.participation:.0%} of them a round, width {setting.width}"
     fig = plots.accuracy_curves({where: panel}, f"{method}: our code against {theirs} ({what})", xlabel=xlabel,
                                 **({"ylabel": ylabel} if ylabel else {}))
-    plots.caption(fig, "crosscheck", eq.seeds, setting["rounds"], note=note(setting))
+    plots.caption(fig, "crosscheck", eq.seeds, setting.rounds, note=note(setting))
     outputs.save_figure(fig, stem)
 
 

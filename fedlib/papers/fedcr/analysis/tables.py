@@ -5,6 +5,7 @@ what is missing with its command when `say` (the figures' call; the claims read 
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 from .... import experiments as ex
 from .. import plans, protocol
@@ -84,7 +85,21 @@ def seed_system_runs(systems, baselines, say: bool = True) -> dict:
     return t1
 
 
-def against_their_code(path, method: str, metric: str) -> tuple[dict, dict]:
+class CrossSetting(NamedTuple):
+    """A cross-check's federation and codes, as its script wrote them beside its CSV (.json): the clients, the share
+    taking part in a round, the rounds, the other code's commit, our Config in words, and the FedPAC check's width,
+    learning rate and local epochs (None where the script does not say)."""
+    clients: int
+    participation: float
+    rounds: int
+    authors_commit: str
+    our_config: str
+    width: int = 1024
+    lr: float | None = None
+    local_epochs: int | None = None
+
+
+def against_their_code(path, method: str, metric: str) -> tuple[dict, CrossSetting | dict]:
     """Part H: (the curves in points, the settings) of `method`'s cross-check against another code, from its CSV at
     `path` (and the .json beside it); both empty when the file is missing."""
     from ...fedlog.analysis import crosscheck as xc
@@ -92,4 +107,5 @@ def against_their_code(path, method: str, metric: str) -> tuple[dict, dict]:
     curves = xc.curves(path, model=method, metric=metric)
     if not curves:
         return {}, {}
-    return curves, json.loads(path.with_suffix(".json").read_text())[method]
+    written = json.loads(path.with_suffix(".json").read_text())[method]
+    return curves, CrossSetting(**{k: v for k, v in written.items() if k in CrossSetting._fields})
