@@ -90,7 +90,7 @@ def test_an_entry_below_the_threshold_counts_in_placement_only():
     paper = {"A": (90.0, 2e6 * 3)}
     by_regime = {reg: {"A": rs} for reg, rs in _runs(0.90, 0.88, 30, 30).items()}
     entries = regime.entries_of(by_regime, "mnist", 0.97, paper, {"A": 0.05})
-    assert regime.speed(entries, 0.97)[1] == {"augmented": 0, "plain": 0}
+    assert regime.speed(entries, 0.97)[1] == regime.Counts(augmented=0, plain=0)
     assert regime.evidence_rows(entries, 0.97)[0]["paper's rounds to threshold, both ways"] == "-"
 
 

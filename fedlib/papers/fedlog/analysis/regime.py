@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from .... import stats
 from ....claims import rules as R
 
 TEXT_REGIME = "augmented"  # appendix E's sentence
+PLAIN_REGIME = "plain"  # no augmentation
 REGIME_NAMES = {"augmented": "with crop-and-flip", "plain": "without augmentation"}
 APPENDIX = "Training data are normalized and randomly cropped and flipped"
 
@@ -68,29 +70,36 @@ class Choice:
     why: str
 
 
-def _points(counts: dict) -> str | None:
-    a, b = counts["augmented"], counts["plain"]
-    return None if a == b else ("augmented" if a > b else "plain")
+class Counts(NamedTuple):
+    """A line of evidence's count of entries for each regime."""
+    augmented: int
+    plain: int
+
+    def points(self) -> str | None:
+        """The regime with more entries; None where they tie."""
+        return None if self.augmented == self.plain else ("augmented" if self.augmented > self.plain else "plain")
 
 
-def placement(entries: list[Entry]) -> tuple[str | None, dict]:
+def placement(entries: list[Entry]) -> tuple[str | None, Counts]:
     """The regime in which more entries are reproduced, and the counts."""
-    counts = {reg: sum(e.reproduced(reg) == R.REPRODUCED for e in entries) for reg in REGIME_NAMES}
-    return _points(counts), counts
+    counts = Counts(*(sum(e.reproduced(reg) == R.REPRODUCED for e in entries) for reg in Counts._fields))
+    return counts.points(), counts
 
 
-def speed(entries: list[Entry], threshold: float, one_way: bool = False) -> tuple[str | None, dict]:
+def speed(entries: list[Entry], threshold: float, one_way: bool = False) -> tuple[str | None, Counts]:
     """The regime whose mean round to the threshold is nearer, in |log ratio|, the round the paper's bits imply, for
     more of the entries the paper shows reaching the threshold; and the counts."""
-    counts = {reg: 0 for reg in REGIME_NAMES}
+    counts = dict.fromkeys(Counts._fields, 0)
     for e in entries:
         implied = e.implied_rounds(one_way)
         if not e.reaches_in_paper(threshold) or not implied > 0:
             continue
-        off = {reg: abs(math.log(e.rounds_to[reg] / implied)) for reg in REGIME_NAMES}
-        if off["augmented"] != off["plain"]:
-            counts[min(off, key=off.get)] += 1
-    return _points(counts), counts
+        off = {reg: abs(math.log(e.rounds_to[reg] / implied)) for reg in Counts._fields}
+        nearer = min(off, key=off.get)
+        if off[nearer] < max(off.values()):  # a tie points nowhere
+            counts[nearer] += 1
+    counts = Counts(**counts)
+    return counts.points(), counts
 
 
 def choose(entries: list[Entry], threshold: float) -> Choice:
@@ -98,10 +107,10 @@ def choose(entries: list[Entry], threshold: float) -> Choice:
     the other one."""
     where, placed = placement(entries)
     fast, timed = speed(entries, threshold)
-    said = (f"placement: reproduced {placed['augmented']} {REGIME_NAMES['augmented']}, {placed['plain']} "
-            f"{REGIME_NAMES['plain']}, and speed to {100 * threshold:g}% (the round the paper's bits imply, both "
-            f"ways): nearer {REGIME_NAMES['augmented']} for {timed['augmented']} entries, {REGIME_NAMES['plain']} for "
-            f"{timed['plain']}")  # no "; " inside: a claims note's parts are split there
+    aug, plain = REGIME_NAMES.values()
+    said = (f"placement: reproduced {placed.augmented} {aug}, {placed.plain} {plain}, and speed to "
+            f"{100 * threshold:g}% (the round the paper's bits imply, both ways): nearer {aug} for {timed.augmented} "
+            f"entries, {plain} for {timed.plain}")  # no "; " inside: a claims note's parts are split there
     if where is not None and where == fast and where != TEXT_REGIME:
         return Choice(where, where, fast, f"both lines of the paper's own numbers point {REGIME_NAMES[where]} "
                                           f"({said}), so that regime decides")
@@ -131,7 +140,7 @@ def entries_of(runs: dict, dataset: str, threshold: float, reported: dict, repor
                     for r in rs]
             rounds_to[reg] = float(np.mean([h[1] + 1 for h in hits]))
             reached[reg] = (sum(h[2] for h in hits), len(hits))
-        plain = runs["plain"][m]  # a round's messages do not depend on augmentation
+        plain = runs[PLAIN_REGIME][m]  # a round's messages do not depend on augmentation
         up = float(np.mean([r.curve("up_bits")[-1] for r in plain]))
         down = float(np.mean([r.curve("down_bits")[-1] for r in plain]))
         out.append(Entry(m, acc, reported_se.get(m), bits, accuracy, rounds_to, reached, up + down, up))
@@ -148,14 +157,14 @@ def evidence_rows(entries: list[Entry], threshold: float) -> list[dict]:
             row[f"ours {name} (%)"] = float(np.mean(e.accuracy[reg]))
             row[f"reproduced {name}"] = e.reproduced(reg)
         if e.reaches_in_paper(threshold):
-            row["paper's rounds to threshold, both ways"] = e.implied_rounds()
-            row["paper's rounds, one way"] = e.implied_rounds(one_way=True)
+            row |= {"paper's rounds to threshold, both ways": e.implied_rounds(),
+                    "paper's rounds, one way": e.implied_rounds(one_way=True)}
             for reg, name in REGIME_NAMES.items():
                 k, n = e.reached[reg]
                 row[f"our rounds {name}"] = e.rounds_to[reg]
                 row[f"reached {name}"] = f"{k} of {n}"
         else:  # the paper's bits run to its best round, below the threshold: no speed to read
-            row["paper's rounds to threshold, both ways"] = row["paper's rounds, one way"] = "-"
+            row |= {"paper's rounds to threshold, both ways": "-", "paper's rounds, one way": "-"}
             for name in REGIME_NAMES.values():
                 row[f"our rounds {name}"] = row[f"reached {name}"] = "-"
         rows.append(row)
