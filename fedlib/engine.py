@@ -887,6 +887,16 @@ def evaluate_population(pop: Population, data: ClientData) -> dict[str, torch.Te
     return out
 
 
+def client_accuracy(ev: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Each client's accuracy from `evaluate_population`'s counts (a client with no test sample: 0)."""
+    return ev["correct"] / ev["count"].clamp(min=1)
+
+
+def pooled_accuracy(ev: dict[str, torch.Tensor]) -> float:
+    """The accuracy over every client's test samples together, from `evaluate_population`'s counts."""
+    return float(ev["correct"].sum() / ev["count"].sum())
+
+
 # ----------------------------------------------------------------------------- the reference loop
 
 def train_loop(model: BodyHead, x: torch.Tensor, y: torch.Tensor, idx: torch.Tensor, valid: torch.Tensor, *,

@@ -143,8 +143,17 @@ def henze_zirkler(x, alpha: float = 0.05) -> tuple[float, float, bool]:
     return float(hz), p, p > alpha
 
 
+class Agreement(NamedTuple):
+    """Two rankings compared (`rank_agreement`)."""
+    tau: float
+    p: float
+    methods: int
+    discordant: list
+    contradicted: list
+
+
 def rank_agreement(ours: dict[str, float], reference: dict[str, float], reference_se: dict[str, float] | None = None,
-                   z: float = 2.0) -> dict:
+                   z: float = 2.0) -> Agreement:
     """How far the ranking by `ours` (method -> score) is from the ranking by `reference`, over the methods both
     have. Returns Kendall's tau (and its p-value), the discordant pairs (ordered one way here, the other way in the
     reference), and those of them that the reference separates by more than `z` standard errors of the
@@ -162,8 +171,7 @@ def rank_agreement(ours: dict[str, float], reference: dict[str, float], referenc
                 se = np.hypot(reference_se[names[i]], reference_se[names[j]]) if reference_se else 0.0
                 if abs(b[i] - b[j]) > z * se:
                     contradicted.append(pair)
-    return {"tau": float(tau), "p": float(p), "methods": len(names), "discordant": discordant,
-            "contradicted": contradicted}
+    return Agreement(float(tau), float(p), len(names), discordant, contradicted)
 
 
 TABLE_UNITS = {"accuracy_mean": "%", "accuracy_se": "%", "final_accuracy_mean": "%", "final_accuracy_se": "%",

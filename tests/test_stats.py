@@ -121,14 +121,14 @@ def test_rank_agreement_separates_ties_of_the_reference_from_wrong_orders():
     reference = {"A": 98.5, "B": 98.4, "C": 97.0, "D": 90.0}
     se = {"A": 0.1, "B": 0.1, "C": 0.1, "D": 0.5}
     same = stats.rank_agreement({"A": 9, "B": 8, "C": 7, "D": 1}, reference, se)
-    assert same["tau"] == pytest.approx(1.0) and same["discordant"] == [] and same["methods"] == 4
+    assert same.tau == pytest.approx(1.0) and same.discordant == [] and same.methods == 4
     tie_swapped = stats.rank_agreement({"A": 8, "B": 9, "C": 7, "D": 1}, reference, se)
-    assert tie_swapped["discordant"] == [("A", "B")]  # 0.1 apart with an SE of 0.14: a tie
-    assert tie_swapped["contradicted"] == []
-    assert tie_swapped["tau"] == pytest.approx(4 / 6)
+    assert tie_swapped.discordant == [("A", "B")]  # 0.1 apart with an SE of 0.14: a tie
+    assert tie_swapped.contradicted == []
+    assert tie_swapped.tau == pytest.approx(4 / 6)
     wrong = stats.rank_agreement({"A": 9, "B": 8, "C": 1, "D": 7, "E": 100}, reference, se)
-    assert wrong["contradicted"] == [("C", "D")] and wrong["methods"] == 4  # E is not in the reference
-    assert stats.rank_agreement({"A": 8, "B": 9}, reference)["contradicted"] == [("A", "B")]  # no SE: no ties
+    assert wrong.contradicted == [("C", "D")] and wrong.methods == 4  # E is not in the reference
+    assert stats.rank_agreement({"A": 8, "B": 9}, reference).contradicted == [("A", "B")]  # no SE: no ties
 
 
 def test_recovery_needs_every_larger_epsilon_to_recover():

@@ -392,8 +392,7 @@ def dp_table(runs: dict, final: dict, sizes: dict, b: float, delta: float):
                     vals = final.get((name, mode, acct, e))
                     row[f"acc_{mode}_{acct}"] = 100 * float(np.mean(vals)) if vals else float("nan")
             vals = final.get((name, "formal", "rdp-sgd", e))
-            row["acc_formal"] = 100 * float(np.mean(vals)) if vals else float("nan")
-            rows.append(row)
+            rows.append(row | {"acc_formal": 100 * float(np.mean(vals)) if vals else float("nan")})
     return outputs.save_table(rows, "dp_sigma")
 
 
@@ -587,7 +586,7 @@ def bits_per_round(runs: dict, p: Table1Reads):
     on it); saved as comm_bits_per_round (the rows of datasets not run here stay; a dataset run for every method
     replaces its rows)."""
     rows = [{"dataset": d, "method": lab, "uplink_bits": rs[0].last("up_bits"), "downlink_bits": rs[0].last("down_bits")}
-            for d, by_label in runs["plain"].items() for lab, rs in by_label.items()]
+            for d, by_label in runs[regime.PLAIN_REGIME].items() for lab, rs in by_label.items()]
     return (outputs.save_table(rows, "comm_bits_per_round", keep_other=("dataset", "method"),
                                replace=() if p.chosen else ("dataset",),
                                units={"uplink_bits": "bits", "downlink_bits": "bits"}) if rows else None)

@@ -103,7 +103,7 @@ def trace(cfg: Config, smoothness_iterations: int = 10) -> Trace:
             return t._replace(diverged_round=rnd)
         t.loss_after.append(loss.tolist())
         ev = engine.evaluate_population(alg.population, ctx.fed.test)
-        t.acc_mean.append(float((ev["correct"] / ev["count"].clamp(min=1)).mean()))
+        t.acc_mean.append(float(engine.client_accuracy(ev).mean()))
     return t
 
 

@@ -29,11 +29,18 @@ def fused_channels(h: torch.Tensor) -> torch.Tensor:
     return h.flatten(2).sum(-1)
 
 
-def normality(z, alpha: float = 0.05) -> dict:
+class Normal(NamedTuple):
+    """K^2 tests of each dimension (`normality`): their p-values, the share passing and the median p."""
+    p: np.ndarray
+    passing: float
+    median_p: float
+
+
+def normality(z, alpha: float = 0.05) -> Normal:
     """Per-dimension K^2 normality tests of z [n, d]. Constant dimensions count as not normal."""
     z = np.asarray(z, dtype=float)
     p = np.array([sps.normaltest(col).pvalue if col.std() > 1e-12 else 0.0 for col in z.T])
-    return {"p": p, "passing": float((p > alpha).mean()), "median_p": float(np.median(p))}
+    return Normal(p, float((p > alpha).mean()), float(np.median(p)))
 
 
 def train_centralized(model_name: str, x: torch.Tensor, y: torch.Tensor, num_classes: int, epochs: int,
@@ -139,9 +146,9 @@ def normality_of(name: str, train_samples: int, epochs: int, test_samples: int) 
         for layer, output in LAYERS.items():
             z = output(model, x)
             overall = normality(z)
-            per_class = [normality(z[yt == c])["passing"] for c in range(10) if int((yt == c).sum()) >= 20]
+            per_class = [normality(z[yt == c]).passing for c in range(10) if int((yt == c).sum()) >= 20]
             rows.append({"dataset": name, "model": state, "layer": layer, "dims": z.shape[1],
-                         "passing_all_samples": overall["passing"], "passing_within_class": float(np.mean(per_class))})
+                         "passing_all_samples": overall.passing, "passing_within_class": float(np.mean(per_class))})
             qq[(state, layer)] = z[:, :2].numpy()
     return Normality(rows, qq)
 
@@ -154,8 +161,8 @@ def normality_value(study, settings=None) -> dict:
 
 
 def normality_from(value: dict) -> Normality:
-    return Normality(value["rows"], {(state, layer): np.asarray(z, dtype=np.float32).reshape(-1, 2)
-                                     for state, layer, z in value["qq"]})
+    kept = Normality(**value)
+    return kept._replace(qq={(state, layer): np.asarray(z, dtype=np.float32).reshape(-1, 2) for state, layer, z in kept.qq})
 
 
 def elongation(abl, alphas) -> list[str]:

@@ -19,6 +19,9 @@ from ....messages import Ledger
 from ....rounds import run_round
 
 
+HEAD_WEIGHT, HEAD_BIAS = "head.weight", "head.bias"  # the head's parameters, by name (a line: weight [2, 2], bias [2])
+
+
 def circle_config(method: str, local_iters: int, seed: int, lr: float = 0.05, rounds: int = 1, n_train: int = 80,
                   options: dict | None = None) -> Config:
     # batch = a client's whole training set, so one local epoch is one iteration
@@ -38,8 +41,7 @@ class Snapshot:
 
 
 def _accuracy(pop, data) -> float:
-    ev = engine.evaluate_population(pop, data)
-    return float(ev["correct"].sum() / ev["count"].sum())
+    return engine.pooled_accuracy(engine.evaluate_population(pop, data))
 
 
 def _snapshot(ctx, alg, local_heads=None) -> Snapshot:
@@ -50,7 +52,7 @@ def _snapshot(ctx, alg, local_heads=None) -> Snapshot:
             n = int(data.counts[row])
             feats.append(phi[row, :n].cpu())
             labels.append(data.y[row, :n].cpu())
-            heads.append((g.params["head.weight"][row].cpu().clone(), g.params["head.bias"][row].cpu().clone()))
+            heads.append((g.params[HEAD_WEIGHT][row].cpu().clone(), g.params[HEAD_BIAS][row].cpu().clone()))
     order = torch.cat([g.clients for g in ctx.population.groups]).argsort().tolist()
     pick = lambda xs: [xs[i] for i in order]  # noqa: E731
     return Snapshot(pick(feats), pick(labels), pick(heads), local_heads,
@@ -68,8 +70,8 @@ def one_round_of(cfg: Config) -> tuple[Snapshot, Snapshot]:
     before = _snapshot(ctx, alg)
     up = run_round(alg, 0, Ledger()).up
     local_heads = None
-    if "head.weight" in up.payload:  # parameter averaging: keep the local heads the server averaged
-        local_heads = [(up["head.weight"][c].cpu(), up["head.bias"][c].cpu()) for c in range(len(up.clients))]
+    if HEAD_WEIGHT in up.payload:  # parameter averaging: keep the local heads the server averaged
+        local_heads = [(up[HEAD_WEIGHT][c].cpu(), up[HEAD_BIAS][c].cpu()) for c in range(len(up.clients))]
     return before, _snapshot(ctx, alg, local_heads)
 
 

@@ -136,14 +136,14 @@ def ranking_rows(here: dict, dataset: str) -> tuple[list[dict], list[str], float
     published = {m: acc for m, (acc, _) in TABLE1.get(dataset, {}).items()}
     rank_here, rank_published = _ranks(here), _ranks(published)
     rows = [{"method": m, "accuracy": here[m], "rank": rank_here[m], "paper_accuracy": published.get(m, np.nan),
-             "paper_rank": rank_published.get(m, "")} for m in here]
+             "paper_rank": rank_published.get(m, "")} for m in sorted(here, key=rank_here.get)]  # by our rank
     lines, tau = [], None
     if published:
         agreement = stats.rank_agreement(here, published)
-        tau = agreement["tau"]
-        lines.append(f"{dataset}: Kendall tau with the paper's Table 1: {tau:.2f} ({agreement['methods']} methods, "
-                     f"p = {agreement['p']:.3g})")
-    return sorted(rows, key=lambda r: r["rank"]), lines, tau
+        tau = agreement.tau
+        lines.append(f"{dataset}: Kendall tau with the paper's Table 1: {tau:.2f} ({agreement.methods} methods, "
+                     f"p = {agreement.p:.3g})")
+    return rows, lines, tau
 
 
 def read_regimes(reads: Table1Reads) -> tuple[dict, dict]:
