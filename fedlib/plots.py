@@ -2,6 +2,8 @@
 scatters, bars, the caption line). The papers' own figures live in their packages; writing files, in `outputs`."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -99,23 +101,31 @@ def caption(fig, profile: str, seeds, rounds, note: str = "") -> None:
              va="top")
 
 
-def accuracy_curves(panels: dict[str, dict[str, dict]], title: str, spread: str = "se", xlabel: str = "global round",
+class Curve(NamedTuple):
+    """One method's curve over seeds: its method's name (its style), accuracy in % [seeds, rounds], and what to draw
+    it against where not the round: `x` ([rounds], e.g. cumulative megabytes) or `bits` (cumulative bits a round)."""
+    method: str
+    acc: np.ndarray
+    x: np.ndarray | None = None
+    bits: np.ndarray | None = None
+
+
+def accuracy_curves(panels: dict[str, dict[str, Curve]], title: str, spread: str = "se", xlabel: str = "global round",
                     log: bool = False, ylabel: str = "mean client accuracy (%)"):
-    """Accuracy curves, one panel per name: panels[name][label] = {"method": name, "acc": accuracy in %
-    [seeds, rounds]}; accuracy against rounds, mean +- `spread`, one panel per name (two columns when there are more than three). With "x"
-    ([rounds], e.g. cumulative megabytes) in a series, against that, on a log axis if `log`. A label keeps its
-    style in every panel, and the one legend lists every label. Returns the figure."""
+    """Accuracy curves, one panel per name: panels[name][label] = a Curve; accuracy against rounds, mean +- `spread`,
+    one panel per name (two columns when there are more than three). Against a curve's `x` where it has one, on a log
+    axis if `log`. A label keeps its style in every panel, and the one legend lists every label. Returns the figure."""
     from matplotlib.ticker import MaxNLocator
 
     cols = len(panels) if len(panels) <= 3 else 2
     rows = -(-len(panels) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.0 * rows + 0.6), squeeze=False)
-    styles = method_styles({lab: c["method"] for by_label in panels.values() for lab, c in by_label.items()})
+    styles = method_styles({lab: c.method for by_label in panels.values() for lab, c in by_label.items()})
     for ax, (name, by_label) in zip(axes.flat, panels.items()):
         for lab, c in by_label.items():
-            acc = np.asarray(c["acc"], float)
-            x = np.asarray(c["x"], float) if "x" in c else np.arange(1, acc.shape[1] + 1)
-            marks = dict(marker="o", ms=3) if "x" in c else {}  # one marker per round where x is not the round
+            acc = np.asarray(c.acc, float)
+            x = np.asarray(c.x, float) if c.x is not None else np.arange(1, acc.shape[1] + 1)
+            marks = dict(marker="o", ms=3) if c.x is not None else {}  # one marker per round where x is not the round
             mean_band(ax, x, acc, lab, spread=spread, **styles[lab], **marks)
         ax.set(title=name, xlabel=xlabel, ylabel=ylabel)
         if log:

@@ -25,7 +25,7 @@ def _legend_texts(legend) -> list[str]:
 def test_accuracy_vs_bits_labels_every_axis_and_lists_every_method_and_the_threshold():
     rng = np.random.default_rng(0)
     methods = {**fedlog.TABLE1_METHODS, **fedlog.EXTRA_METHODS}
-    curves = {lab: {"method": m, "bits": np.cumsum(np.full(10, 1e6)), "acc": 90 + rng.random((2, 10)) * 10}
+    curves = {lab: plots.Curve(m, 90 + rng.random((2, 10)) * 10, bits=np.cumsum(np.full(10, 1e6)))
               for lab, (m, _) in methods.items()}
     fig = fedlog_figures.accuracy_vs_bits(curves, 0.97, "synthetic")
     plots.caption(fig, "smoke", 2, 10)
@@ -131,7 +131,7 @@ def test_fig1_labels_every_panel_and_explains_its_marks():
 
 def test_rounds_and_bits_has_integer_rounds_every_label_and_the_verdict():
     rng = np.random.default_rng(1)
-    by = {d: {lab: {"method": m, "acc": 80 + 10 * rng.random((3, 5)), "bits": np.cumsum(np.full(5, 1e5))}
+    by = {d: {lab: plots.Curve(m, 80 + 10 * rng.random((3, 5)), bits=np.cumsum(np.full(5, 1e5)))
               for lab, m in (("FedLog", "fedlog"), ("FedProto", "fedproto"))} for d in ("mnist", "fashion_mnist")}
     fig = fedlog_figures.rounds_and_bits(by, "Fig. 2", verdict="converges faster: mnist no")
     assert all(_labelled(ax) for ax in fig.axes)
@@ -218,7 +218,7 @@ def _caption_and_label(tmp_path):
 def test_fedcrs_figures_label_every_axis_and_list_every_series():
     rng = np.random.default_rng(0)
     labels = {"FedAvg": "fedavg", "Ditto": "ditto", "FedCR": "fedcr", "FedCR-NA": "fedcr_na", "Local": "local"}
-    panels = {name: {lab: {"method": m, "acc": 50 + rng.random((2, 6)) * 40} for lab, m in labels.items()}
+    panels = {name: {lab: plots.Curve(m, 50 + rng.random((2, 6)) * 40) for lab, m in labels.items()}
               for name in ("FashionMNIST n1", "MNIST n2")}
     fig = plots.accuracy_curves(panels, "synthetic")
     assert all(_labelled(ax) for ax in fig.axes) and set(_legend_texts(fig.legends[0])) == set(labels)
@@ -259,7 +259,7 @@ def test_grouped_bars_name_every_category_and_series_and_an_uplink_axis_can_be_l
     assert _labelled(ax) and _legend_texts(ax.get_legend()) == ["FedAvg-RP", "FedProf"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["clean", "blur"]
     assert len(ax.patches) == 4
-    curves = {"p": {"A": {"method": "fedavg", "acc": np.ones((1, 3)), "x": [0.1, 1.0, 10.0]}}}
+    curves = {"p": {"A": plots.Curve("fedavg", np.ones((1, 3)), x=[0.1, 1.0, 10.0])}}
     fig = plots.accuracy_curves(curves, "t", xlabel="uplink (MB)", log=True)
     assert fig.axes[0].get_xscale() == "log" and fig.axes[0].get_xlabel() == "uplink (MB)"
     assert _legend_texts(fig.legends[0]) == ["A"]

@@ -310,7 +310,7 @@ def test_a_toy_paper_registers_itself_and_is_found_in_every_listing(monkeypatch,
     assert "ToyPaper" not in KNOWN_PAPERS and "toy_table" not in PARTS and "toy_table" not in RUN_SETS
 
 
-ROW_FIELD_LOOKUPS = 68  # 2026-12-07 (285 before notebook 04's typed values; then TableRow 266, Thm. 4 227, Fig. 3 right 187, Fig. 1 168, DP's Release and FedCR's View 151, the ablations' rows 127, FedCR's cross-check settings 111, the regime's counts 99, small typed results 86); the architecture issue's goal is under 60 (typed values in place of row dicts)
+ROW_FIELD_LOOKUPS = 59  # 2026-12-07 (285 before notebook 04's typed values; then TableRow 266, Thm. 4 227, Fig. 3 right 187, Fig. 1 168, DP's Release and FedCR's View 151, the ablations' rows 127, FedCR's cross-check settings 111, the regime's counts 99, small typed results 86, plots.Curve 68); the architecture issue's goal is under 60 (typed values in place of row dicts)
 
 
 def test_string_subscripts_in_the_papers_analysis_figures_and_claims_do_not_grow():

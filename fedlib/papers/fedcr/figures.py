@@ -72,8 +72,8 @@ def curves(table: dict, n1, lam) -> None:
     """Part B: Fig. 3(a-c), accuracy per round before the final fine-tune (the columns whose runs are there; `n1`:
     Table 2's n1 reading, whose profile and settings its caption gives)."""
     profile, S = n1.profile, n1.settings
-    panels = {f"{protocol.SHOWN[d]} {q}": {lab: {"method": protocol.METHODS[lab][0],
-                                                 "acc": np.array([r.curve() for r in rs]) * 100}
+    panels = {f"{protocol.SHOWN[d]} {q}": {lab: plots.Curve(protocol.METHODS[lab][0],
+                                                            np.array([r.curve() for r in rs]) * 100)
                                            for lab, rs in by_label.items()}
               for (d, q), by_label in table.items() if by_label is not None}
     if not panels:
@@ -236,7 +236,7 @@ def _against_their_code(path, method, metric, theirs, command, what, stem, note,
         print(line)
     names = {"fedlib": f"{method}, fedlib", "authors": f"{method}, {theirs}",
              "authors_stream2": f"{method}, {theirs}, another random stream"}
-    panel = {names[side]: {"method": method.lower(), "acc": acc, "x": np.arange(first, first + acc.shape[1])}
+    panel = {names[side]: plots.Curve(method.lower(), acc, x=np.arange(first, first + acc.shape[1]))
              for side, acc in curves_.items() if side in names}
     where = f"FashionMNIST n1, {setting.clients} clients, {setting.participation:.0%} of them a round, width {setting.width}"
     fig = plots.accuracy_curves({where: panel}, f"{method}: our code against {theirs} ({what})", xlabel=xlabel,

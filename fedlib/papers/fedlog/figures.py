@@ -24,17 +24,17 @@ from .reported import PAPER_DATA, TABLE1, TABLE1_SE, THRESHOLD, stand_in
 NAN = float("nan")
 
 
-def accuracy_vs_bits(curves: dict[str, dict], threshold: float, title: str, zoom: tuple[float, float] = (90, 100)):
-    """Table 1's curves. curves[label] = {"method": name, "bits": cumulative bits per round [R], "acc": accuracy in
-    % per seed and round [S, R]}. Panels: accuracy against cumulative bits (log), against rounds, and against
+def accuracy_vs_bits(curves: dict[str, plots.Curve], threshold: float, title: str,
+                     zoom: tuple[float, float] = (90, 100)):
+    """Table 1's curves. curves[label] = a `plots.Curve` with its cumulative bits per round. Panels: accuracy against cumulative bits (log), against rounds, and against
     rounds zoomed to `zoom` (where the ranking the tables discuss lies). Returns the figure."""
 
-    styles = method_styles({lab: c["method"] for lab, c in curves.items()})
+    styles = method_styles({lab: c.method for lab, c in curves.items()})
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
     for lab, c in curves.items():
-        acc = np.asarray(c["acc"], float)
+        acc = np.asarray(c.acc, float)
         rounds = np.arange(1, acc.shape[1] + 1)
-        axes[0].plot(c["bits"], acc.mean(0), label=lab, **styles[lab])
+        axes[0].plot(c.bits, acc.mean(0), label=lab, **styles[lab])
         for ax in axes[1:]:
             mean_band(ax, rounds, acc, lab, spread="se", **styles[lab])
     for ax in axes:
@@ -206,19 +206,18 @@ def fig1(data: list[tuple], radius: float, panels: list[tuple], acc: dict, iters
     return fig
 
 def rounds_and_bits(by_dataset: dict[str, dict], title: str, spread: str = "std", verdict: str = ""):
-    """Fig. 2 / Fig. 3 left. by_dataset[d][label] = {"method": name, "acc": accuracy in % [seeds, rounds], "bits":
-    cumulative bits per round}. Top: accuracy against rounds (mean ± `spread`); bottom: against cumulative bits.
+    """Fig. 2 / Fig. 3 left. by_dataset[d][label] = a `plots.Curve` with its cumulative bits per round. Top: accuracy against rounds (mean ± `spread`); bottom: against cumulative bits.
     `verdict`, computed by the caller from the numbers, is printed under the title. Returns the figure."""
     from matplotlib.ticker import MaxNLocator
 
     fig, axes = plt.subplots(2, len(by_dataset), figsize=(5.8 * len(by_dataset), 7.8), squeeze=False)
     for j, (d, by_label) in enumerate(by_dataset.items()):
         for lab, c in by_label.items():
-            acc = np.asarray(c["acc"], float)
-            color = PALETTE.get(c["method"])
+            acc = np.asarray(c.acc, float)
+            color = PALETTE.get(c.method)
             mean_band(axes[0, j], np.arange(1, acc.shape[1] + 1), acc, lab, color=color, spread=spread)
-            axes[1, j].plot(c["bits"], acc.mean(0), marker=".", label=lab, color=color)
-        seeds = len(np.asarray(next(iter(by_label.values()))["acc"]))
+            axes[1, j].plot(c.bits, acc.mean(0), marker=".", label=lab, color=color)
+        seeds = len(np.asarray(next(iter(by_label.values())).acc))
         axes[0, j].set(title=f"{d} ({count(seeds, 'seed')})", xlabel="global round", ylabel="mean client accuracy (%)")
         axes[0, j].xaxis.set_major_locator(MaxNLocator(integer=True))
         log_x(axes[1, j])
@@ -405,8 +404,8 @@ def convergence_figure(by_dataset: dict, methods: dict, name: str, title: str, s
     if not by_dataset:
         print(f"{title.split(':')[0]}: not drawn, no dataset's runs are all there")
         return None
-    shown = {d: {lab: {"method": methods[lab][0], "acc": convergence.curves(rs),
-                       "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down)} for lab, rs in by_label.items()}
+    shown = {d: {lab: plots.Curve(methods[lab][0], convergence.curves(rs),
+                                  bits=np.cumsum(rs[0].bits_up + rs[0].bits_down)) for lab, rs in by_label.items()}
              for d, by_label in by_dataset.items()}
     fig = rounds_and_bits(shown, title, spread, verdict)
     any_runs = next(iter(next(iter(by_dataset.values())).values()))
@@ -600,8 +599,8 @@ def table1_curves(runs: dict, absent: dict, p: Table1Reads) -> None:
         for d, by_label in runs[reg].items():
             if any(dd == d for dd, _ in absent[reg]) or not by_label:
                 continue
-            curves = {lab: {"method": methods[lab][0], "bits": np.cumsum(rs[0].bits_up + rs[0].bits_down),
-                            "acc": np.array([r.curve() for r in rs]) * 100} for lab, rs in by_label.items()}
+            curves = {lab: plots.Curve(methods[lab][0], np.array([r.curve() for r in rs]) * 100,
+                                       bits=np.cumsum(rs[0].bits_up + rs[0].bits_down)) for lab, rs in by_label.items()}
             fig = accuracy_vs_bits(curves, THRESHOLD[d], f"{d}, {REGIME_WORDS[reg]}: mean client "
                                            "accuracy (mean ± SE over seeds)")
             s = p.settings.table1[d]
@@ -682,7 +681,7 @@ def crosscheck(path) -> None:
         _crosscheck_diagnostics(curves, len(eq.equivalent), stand_ins)
         names = {"authors": "FedDBE, the authors' code", "fedlib": "FedDBE, fedlib",
                  "authors_stream2": "FedDBE, the authors' code, another random stream"}
-        panel = {names[side]: {"method": "feddbe", "acc": acc} for side, acc in curves.items() if side in names}
+        panel = {names[side]: plots.Curve("feddbe", acc) for side, acc in curves.items() if side in names}
         fig = plots.accuracy_curves({f"MNIST, Table 1's federation, {model or 'cnn_mnist_nodrop'}": panel},
                                     "FedDBE: our code against its authors' (accuracy over all test samples)",
                                     ylabel="test accuracy, all samples (%)",

@@ -18,16 +18,15 @@ def fig1(fig1: Read) -> dict | None:
     runs, S = fig1.all(), fig1.settings
     if runs is None:
         return None
-    panel = {cond: {"method": "fedavg", "acc": np.array([r.curve("acc_all") for r in rs]) * 100}
-             for cond, rs in runs.items()}
+    panel = {cond: plots.Curve("fedavg", np.array([r.curve("acc_all") for r in rs]) * 100) for cond, rs in runs.items()}
     for cond, c in panel.items():
-        print(f"{cond:15s} final {c['acc'][:, -1].mean():6.2f}%")
+        print(f"{cond:15s} final {c.acc[:, -1].mean():6.2f}%")
     fig = plots.accuracy_curves({"MNIST, FedAvg": panel}, "FedProf's Fig. 1: FedAvg's global accuracy under biased "
                                                           "and noisy client data", ylabel="global test accuracy (%)")
     plots.caption(fig, fig1.profile, len(S.seeds), S.fig1_rounds,
                   note=f"{S.n_clients} clients, C = {S.fig1_participation}")
     outputs.save_figure(fig, "fedprof_fig1_conditions")
-    return {cond: c["acc"] for cond, c in panel.items()}
+    return {cond: c.acc for cond, c in panel.items()}
 
 
 def _reached(rs: list, target: float):
@@ -60,8 +59,8 @@ def table3(readings: list[Read], shown: Read | None):
                          f"rounds_to_{S.targets[1]:.0%}": reach[1], "paper_best": paper_row[0],
                          "paper_rounds_to_90%": paper_row[1], "seeds": len(rs), "rounds": rs[0].n_rounds})
             if read is shown:
-                traces.setdefault(f"C = {C}, {agg} aggregation", {})[lab] = {
-                    "method": METHODS[lab][0], "acc": np.array([r.curve("acc_all") for r in rs]) * 100}
+                traces.setdefault(f"C = {C}, {agg} aggregation", {})[lab] = plots.Curve(
+                    METHODS[lab][0], np.array([r.curve("acc_all") for r in rs]) * 100)
     for name in ("CFCFM", "FedAdam", "AFL"):  # the paper's numbers for them, in words (none where it gives none)
         said = [f"{agg} aggregation: best {row[0]}%, 90% after {row[1]} rounds" for agg in ("partial", "full")
                 if (row := TABLE3.get((agg, 0.1), {}).get(name)) is not None]
@@ -104,8 +103,7 @@ def divergence(shown: Read | None) -> dict | None:
     S = shown.settings
     C0 = S.fractions[-1]
     by_kind = analysis.divergence_by_kind(shown[(C0, "FedProf (partial)")][0])
-    fig = plots.accuracy_curves({"FedProf (partial)": {k: {"method": "fedprof", "acc": v[None, :]}
-                                                       for k, v in by_kind.items()}},
+    fig = plots.accuracy_curves({"FedProf (partial)": {k: plots.Curve("fedprof", v[None, :]) for k, v in by_kind.items()}},
                                 "Mean divergence of the clients' profiles from the server's, by kind of client (not "
                                 "in the paper)", ylabel="mean KL divergence (Eq. 3)")
     plots.caption(fig, shown.profile, 1, S.partial_rounds, note=f"C = {C0}, alpha = 10, lr decay {READINGS[shown.part]}")

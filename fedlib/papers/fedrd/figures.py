@@ -74,13 +74,13 @@ def curves(table1) -> None:
     if not drawn:
         print("Figs. 2 and 3: not drawn, part A's runs are not all there (see Table I)")
         return
-    by_round = {SHOWN[d]: {lab: {"method": METHODS[lab][0], "acc": np.array([r.curve() for r in rs]) * 100}
+    by_round = {SHOWN[d]: {lab: plots.Curve(METHODS[lab][0], np.array([r.curve() for r in rs]) * 100)
                            for lab, rs in runs.items()} for d, runs in drawn.items()}
     fig = plots.accuracy_curves(by_round, "FedRD's Fig. 2: mean client accuracy per round (mean ± SE over seeds)")
     plots.caption(fig, table1.profile, len(profile.seeds), profile.rounds,
                   note=f"ConvNet-{profile.width}, dpc {profile.dpc}")
     outputs.save_figure(fig, "fedrd_curves_rounds")
-    by_mb = {name: {lab: dict(c, x=drawn[d][lab][0].uplink_mb()) for lab, c in panel.items()}
+    by_mb = {name: {lab: c._replace(x=drawn[d][lab][0].uplink_mb()) for lab, c in panel.items()}
              for (d, (name, panel)) in zip(drawn, by_round.items())}
     fig = plots.accuracy_curves(by_mb, "FedRD's Fig. 3: accuracy against the uplink (MB per client, cumulative)",
                                 xlabel="uplink per client (MB, cumulative; log scale)", log=True)
