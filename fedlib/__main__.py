@@ -211,14 +211,15 @@ def run_config(args):
     """The Config of `fedlib run`: the dataset's paper setting with the method's Tables A.3-A.5 options (unless
     --no-paper-setting), then every option given on the command line."""
     from .config import Config
-    from .papers.fedlog import PAPER_SETTINGS, paper_config
+    from .papers import registry
 
     given = {f.name: getattr(args, f.name) for f in fields(Config)
              if f.name not in ("options", "method", "dataset") and getattr(args, f.name, None) is not None}
     opts = dict(parse_option(o) for o in args.option)
-    if getattr(args, "no_paper_setting", False) or args.dataset not in PAPER_SETTINGS:
+    setting, datasets = registry.client_setting()  # the workbook's own paper's (it declares it when it registers)
+    if getattr(args, "no_paper_setting", False) or args.dataset not in datasets:
         return Config(method=args.method, dataset=args.dataset, options=opts, **given)
-    return paper_config(args.dataset, args.method, options=opts, **given)
+    return setting(args.dataset, args.method, options=opts, **given)
 
 
 def list_everything() -> None:
@@ -251,7 +252,7 @@ def list_everything() -> None:
 
 
 def sweep_command(args) -> int:
-    from .papers import fedlog
+    from .papers import registry
     from .sweep import GridError, expand_grid, run_sweep
 
     try:
@@ -274,7 +275,7 @@ def sweep_command(args) -> int:
         for m in named:
             load_methods(m, base=Path(args.grid).resolve().parent)
     try:
-        configs = expand_grid(spec, paper_config=fedlog.paper_config)
+        configs = expand_grid(spec, paper_config=registry.client_setting()[0])
     except (GridError, TypeError, ValueError) as err:
         raise GridError(f"{args.grid}: {err}") from None
     if args.against is not None and args.against not in {c.method for c in configs}:

@@ -74,11 +74,15 @@ def test_a_method_in_the_algorithms_package_registers_itself_and_others_do_not()
 
 def test_generic_modules_know_no_paper():
     """Only the papers' packages and the CLI import fedlib.papers: the engine, the sweep, the claims ledger and the
-    rest know no paper (a paper's numbers, plans, tables and claims live in fedlib/papers/<paper>)."""
+    rest know no paper (a paper's numbers, plans, tables and claims live in fedlib/papers/<paper>). The CLI reads the
+    papers through their registry and accounting only: it imported FedLog's `paper_config` for `fedlib run` and a
+    grid's "paper" fields; now the paper that declares the command line's client setting registers it."""
     allowed = {"fedlib.__main__"}
     knows = {_module_name(p): sorted(m for m in _imports(p) if m.startswith("fedlib.papers"))
              for p in FEDLIB.rglob("*.py") if "papers" not in p.relative_to(FEDLIB).parts}
     assert not {m: i for m, i in knows.items() if i and m not in allowed}
+    generic = {"fedlib.papers", "fedlib.papers.registry", "fedlib.papers.accounting"}
+    assert set(knows["fedlib.__main__"]) <= generic, set(knows["fedlib.__main__"]) - generic
 
 
 def test_no_paper_code_at_the_top_level_and_no_paper_figure_or_file_writing_in_plots():
@@ -431,3 +435,23 @@ def test_a_table1_entry_declared_once_is_in_every_listing():
                         len(labels) * 5 for name, labels in got["sets"].items()}
     assert got["profiles"]["paper"] == ["mnist", "fashion_mnist", "cifar10", "cifar100"]
     assert got["profiles"]["quick"] == ["mnist"]
+
+
+def test_the_command_lines_client_setting_is_declared_by_one_paper():
+    """`fedlib run` and a grid's "paper" fields start from the workbook's own paper's client setting (FedLog's
+    `paper_config`), which that paper declares when it registers; the CLI no longer imports it by name. A second
+    paper declaring one is refused, by name, when the setting is asked for."""
+    import pytest
+
+    from fedlib.papers import fedlog, registry
+    from fedlib.papers.registry import Paper, register
+
+    setting, datasets = registry.client_setting()
+    assert setting is fedlog.paper_config and {"mnist", "cifar10"} <= set(datasets)
+    register(Paper("ToyClient", (), client_setting=lambda dataset, method, **fields: None))
+    try:
+        with pytest.raises(RuntimeError, match="2 registered papers declare .*FedLog, ToyClient"):
+            registry.client_setting()
+    finally:
+        registry.unregister("ToyClient")
+    assert registry.client_setting()[0] is fedlog.paper_config

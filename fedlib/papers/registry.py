@@ -21,6 +21,9 @@ class Paper:
     quotes: Callable[[], list[str]] = field(default=lambda: [])  # every quote its modules hold
     also: tuple[str, ...] = ()  # other names its rows may give (FedRD's notebook: FedNova's self-check)
     first_notebook: int = 99  # the number of its first notebook: the order of every listing
+    client_setting: Callable | None = field(default=None, compare=False)  # (dataset, method, **fields) -> Config:
+    # the client setting the command line starts from (`fedlib run`, a grid's "paper"), declared by one paper
+    client_datasets: tuple[str, ...] = ()  # the datasets `client_setting` knows
 
 
 PAPERS: dict[str, Paper] = {}
@@ -47,6 +50,16 @@ def unregister(name: str) -> None:
     paper = PAPERS.pop(name)
     KNOWN_PAPERS.difference_update({paper.name, *paper.also} - {n for p in PAPERS.values() for n in (p.name, *p.also)})
     _relist()
+
+
+def client_setting() -> tuple[Callable, tuple[str, ...]]:
+    """The Config builder the command line starts from and the datasets it knows: the one registered paper's that
+    declares one (the workbook's own paper: FedLog's settings of its Tables A.2-A.5). None or two is refused."""
+    given = [p for p in PAPERS.values() if p.client_setting is not None]
+    if len(given) != 1:
+        raise RuntimeError(f"{len(given)} registered papers declare the command line's client setting "
+                           f"({', '.join(p.name for p in given) or 'none'}); exactly one must")
+    return given[0].client_setting, given[0].client_datasets
 
 
 def _relist() -> None:
