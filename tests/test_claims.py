@@ -279,8 +279,8 @@ def test_no_two_rows_of_the_committed_claims_say_the_same_numbers_twice():
 def test_the_committed_holm_families_hold_the_texts_claims_only():
     """Each Holm family in figures/claims.csv holds statements of the text (never a marker or a reproduction), and
     FedCR's Table 2 family at the paper scale holds its decided claims only, in which "more accurate than FedAvg-FT"
-    (p 0.0077) survives. Since FedPAC's first 2 seeds shipped (2026-12-07) the headline "more accurate than the
-    strongest baseline run" reads against FedPAC, "indicative (2 seeds)", and an indicative row is in no family."""
+    (p 0.0077) survives. The headline "more accurate than the strongest baseline run" is in the family once decided
+    (against FedPAC on 3 seeds since 2026-12-07: within noise, p 0.58) and in none while indicative."""
     import csv
 
     with open(paths.project_root() / "figures" / "claims.csv", newline="") as f:
@@ -292,12 +292,12 @@ def test_the_committed_holm_families_hold_the_texts_claims_only():
     assert families and all(r["kind"] == "claim" for fam in families.values() for r in fam)
     assert all(int(name.rsplit(": ", 1)[1].split()[0]) == len(fam) for name, fam in families.items())
     fedcr = [fam for name, fam in families.items() if name.startswith("FedCR, paper, Table 2")]
-    assert fedcr and len(fedcr[0]) == 2
+    assert fedcr and not any(r["verdict"].startswith("indicative") for r in fedcr[0])
     main = [r for r in fedcr[0] if r["claim"].startswith("FedCR is more accurate than FedAvg-FT")]
     assert main and main[0]["holm"] == "survives" and abs(float(main[0]["p"]) - 0.0077) < 1e-4
     headline = [r for r in rows if r["paper"] == "FedCR" and r["scale"] == "paper"
                 and r["claim"].startswith("FedCR is more accurate than the strongest baseline run on FashionMNIST n1")]
-    assert headline and all(not r["holm_family"] for r in headline if r["verdict"].startswith("indicative"))
+    assert headline and all(bool(r["holm_family"]) != r["verdict"].startswith("indicative") for r in headline)
 
 
 def test_a_set_not_shipped_is_listed_with_its_measured_cost_from_the_costs_file(tmp_path):
