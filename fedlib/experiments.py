@@ -129,8 +129,8 @@ def setup(cfg: Config):
 
 def _evaluate(pop: engine.Population, test: data.ClientData) -> dict:
     ev = engine.evaluate_population(pop, test)
-    acc = (ev["correct"] / ev["count"].clamp(min=1)).cpu()
-    return {"acc_mean": float(acc.mean()), "acc_all": float((ev["correct"].sum() / ev["count"].sum()).cpu()),
+    acc = engine.client_accuracy(ev).cpu()
+    return {"acc_mean": float(acc.mean()), "acc_all": engine.pooled_accuracy(ev),
             "loss": float((ev["loss"].sum() / ev["count"].sum()).cpu()), "client_acc": acc.tolist()}
 
 

@@ -684,7 +684,7 @@ def test_the_ranking_row_reports_kendalls_tau_with_the_papers_table_1(tmp_path, 
         assert ledger.rows[0].ours == pytest.approx(tau, abs=0.05) and len(rows) == len(paper)
     assert t.ranking(ledger, "fashion_mnist", None, p) is None and len(ledger.rows) == 1  # no Table 1 column to rank
     assert not (tmp_path / "table1_mnist_ranking_paper.csv").exists()  # claims judge; figures save
-    fedlog.figures.rankings(SimpleNamespace(rankings={"table1_mnist_ranking": (rows, lines, got)}))
+    fedlog.figures.rankings(SimpleNamespace(rankings={"mnist": (rows, lines, got)}))
     assert (tmp_path / "table1_mnist_ranking_paper.csv").exists() and "Kendall tau" in capsys.readouterr().out
 
 

@@ -671,8 +671,7 @@ def record_table1(n: A.Table1Numbers):
         from ...paths import project_root
 
         equivalent_to_authors(ledger, project_root() / "figures" / "feddbe_crosscheck.csv")
-    for name, (_, _, tau) in n.rankings.items():
-        d = name.removeprefix("table1_").removesuffix("_ranking")
+    for d, (_, _, tau) in n.rankings.items():
         ranking(ledger, d, tau, p, chosen[d].regime)
     save, keep_other = saving(p, chosen_datasets())
     if save:

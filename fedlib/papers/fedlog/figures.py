@@ -297,11 +297,11 @@ def replica_passes(stand_ins: list, ours: int, evaluations: int, model: str):
 
 
 def rankings(n: A.Table1Numbers) -> None:
-    """Notebook 02's rankings of the entries against the paper's Table 1 (`n.rankings`), each said, saved and shown
-    where it is saved (the call's value is None, so the cell shows nothing more)."""
-    for name, (rows, lines, _) in n.rankings.items():
+    """Notebook 02's rankings of the entries against the paper's Table 1 (`n.rankings`), each said, saved as
+    table1_<dataset>_ranking and shown where it is saved (the call's value is None, so the cell shows nothing more)."""
+    for d, (rows, lines, _) in n.rankings.items():
         print("\n".join(lines))
-        outputs.save_table(rows, name)
+        outputs.save_table(rows, f"table1_{d}_ranking")
 
 
 # Notebook 03: FedLog with differential privacy (Fig. 3 right, Thm. 7). `runs`: dataset -> its DpRuns (`plans`);

@@ -191,7 +191,7 @@ class Table1Numbers:
     a1: dict  # regime -> (dataset, classes) -> (entry -> [Result], threshold, rounds): those with every run
     a1_rows: dict  # regime -> (dataset, classes) -> Table A.1's rows
     deciding: dict  # dataset -> the regime.Choice that decides its claims
-    rankings: dict  # table name -> `ranking_rows` (rows, lines, tau) of the deciding regime's paper entries
+    rankings: dict  # dataset -> `ranking_rows` (rows, lines, tau) of the deciding regime's paper entries
 
     @property
     def summary(self) -> dict:
@@ -229,7 +229,7 @@ def numbers(reads) -> Table1Numbers:
     for d in p.settings.table1:
         rows = n.summary[chosen[d].regime].get(d)
         if rows and not p.chosen:  # a ranking of some methods only would mislead
-            n.rankings[f"table1_{d}_ranking"] = ranking_rows({m: r.accuracy_mean for m, r in rows.items()}, d)
+            n.rankings[d] = ranking_rows({m: r.accuracy_mean for m, r in rows.items()}, d)
     return n
 
 
