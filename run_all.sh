@@ -45,11 +45,11 @@ if [ "$BOOK" = 1 ] && [ ${#numbers[@]} -eq 0 ]; then  # ./run_all.sh --book: the
   exit 0
 fi
 export FEDLIB_WRITE_COMMITTED="$COMMIT"
-"$PY" -m fedlib.knobs  # every FEDLIB_* variable against its rule, one line naming a bad one, before any data is read
 # One torch thread per process unless you say otherwise: some CPU kernels sum in a thread-count dependent order, so
 # the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
-"$PY" -m fedlib fetch-data
+"$PY" -m fedlib fetch-data  # first, every FEDLIB_* variable against its rule: one line naming a bad one, before any
+# data is read (`python -m fedlib` checks them before each command)
 "$PY" -m fedlib.archive  # a damaged archive file is named here, on the terminal, not only inside a notebook
 "$PY" scripts/check_notebook_pairs.py notebooks  # both files of a pair edited: stop before the sync drops one
 "$PY" -m jupytext --sync notebooks/[0-9]*.py >/dev/null

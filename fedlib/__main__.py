@@ -160,8 +160,8 @@ def _run_parser(sub) -> None:
     methods, datasets = sorted(set(spec["methods"]) | set(own)), spec["datasets"]
     r = sub.add_parser("run", help=RUN_HELP,
                        epilog=f"methods: {', '.join(methods)}. datasets: {', '.join(datasets)} (a dataset with a "
-                              f"paper setting starts from it: FedLog's Tables A.3-A.5). `python -m fedlib list` shows "
-                              f"every method's options.")
+                              f"paper setting starts from it: the client setting a registered paper declares). `python -m fedlib "
+                              f"list` shows every method's options.")
     r.add_argument("--method", default="fedlog", type=_one_of(methods, "method"), metavar="METHOD",
                    help=f"one of {', '.join(methods)} (default: fedlog)")
     r.add_argument("--dataset", default="mnist", type=_one_of(datasets, "dataset"), metavar="DATASET",
@@ -172,7 +172,7 @@ def _run_parser(sub) -> None:
                    help="a file (or module) defining methods of your own (docs/adding_a_method.md), run as the "
                         "built-ins are")
     r.add_argument("--no-paper-setting", action="store_true",
-                   help="start from Config's defaults instead of the dataset's paper setting (Tables A.3-A.5)")
+                   help="start from Config's defaults instead of the dataset's paper setting")
     _config_arguments(r, spec)
 
 
@@ -208,8 +208,8 @@ def _parsers(parser) -> list:
 
 
 def run_config(args):
-    """The Config of `fedlib run`: the dataset's paper setting with the method's Tables A.3-A.5 options (unless
-    --no-paper-setting), then every option given on the command line."""
+    """The Config of `fedlib run`: the dataset's paper setting with the method's options there (the client setting a
+    registered paper declares; unless --no-paper-setting), then every option given on the command line."""
     from .config import Config
     from .papers import registry
 
@@ -239,8 +239,7 @@ def list_everything() -> None:
         print(f"  {name:11s} {options[name]}{'  [full participation only]' if name in full else ''}")
     print("models (Config.model; 'auto' picks the dataset's default):")
     print("  " + ", ".join(spec["models"]))
-    print("  and families: mlpK (K linear layers), X_flexible (mixed bodies), cnn_mnist_vib_vV, fedcr_mlpW_vV, "
-          "fedcr_cnnW_vV (FedCR's Gaussian layer of dimension V), convnetW, fedrd_projK[_dS]_convnetW (FedRD)")
+    print("  and families: " + spec["model_families"])
     root = paths.data_dir()
     print(f"datasets (files in {root}):")
     for name in spec["datasets"]:
@@ -409,6 +408,11 @@ def claims_command(args) -> int:
     return 0
 
 
+def _register_the_papers() -> None:
+    """Import the papers, which register the knobs their notebooks read (`knobs.register`)."""
+    from . import papers  # noqa: F401
+
+
 def dispatch(args) -> int:
     if args.cmd == "fetch-data":
         return fetch_data(args.names)
@@ -481,7 +485,7 @@ def where_it_came_from(cfg, res, cached: bool) -> str:
 
 def printed_metrics(res: dict) -> dict:
     """What `run` prints: the last round's metrics, and with a final fine-tune the metrics after it, both labelled
-    (the number after the fine-tune is the one FedCR's Table 2 reports)."""
+    (the number after the fine-tune is the one a paper that fine-tunes reports)."""
     out = {"last_round": {k: v[-1] for k, v in res["rounds"].items() if k not in ("participants", "report")}}
     if "final" in res:
         out["after_final_finetune"] = {k: v for k, v in res["final"].items() if k != "client_acc"}
@@ -542,8 +546,8 @@ def main(argv=None) -> int:
         return 2
     from . import knobs
 
-    try:  # every FEDLIB_* variable and the check's arguments, before any work
-        knobs.check()
+    try:  # every FEDLIB_* variable (a notebook's too: the papers register theirs) and the check's arguments, before any work
+        knobs.check(load=_register_the_papers)
         if args.cmd == "check":
             _check_arguments(args)
     except (knobs.KnobError, ValueError) as err:

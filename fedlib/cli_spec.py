@@ -38,7 +38,7 @@ def build() -> dict:
         else:
             files[name] = {"always": True}
     return {"fields": out, "methods": list(ours), "datasets": list(config.DATASETS),
-            "models": list(models.MODELS),
+            "models": list(models.MODELS), "model_families": models.FAMILIES,
             "method_options": {n: ", ".join(f"{k}={v!r}" for k, v in c.defaults.items()) or "no options"
                                for n, c in ours.items()},
             "full_participation_only": [n for n, c in ours.items() if not c.supports_partial],

@@ -1,6 +1,8 @@
 """Every environment knob (`FEDLIB_*`) and what it may be, checked before any work starts: a value outside its rule is
 refused in one line that names the knob and says what it takes (`check`). The entry points call it first
-(`python -m fedlib`, `run_all.sh`, `scripts/paper_runs.py`, notebook 02's settings); nothing here loads data."""
+(`python -m fedlib`, which `run_all.sh` calls first, and `scripts/paper_runs.py`; a notebook's settings); nothing here
+loads data. The knobs of a notebook are registered by the paper that reads them (`register`), as methods and papers
+register themselves: this module knows no paper."""
 from __future__ import annotations
 
 import os
@@ -9,8 +11,6 @@ import sys
 from pathlib import Path
 
 PROFILES = ("smoke", "quick", "paper")
-TABLE1_DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")  # notebook 02's datasets
-TABLE1_PARTS = ("table1", "tableA1", "augment", "beta")
 MAX_SEEDS = 100  # more seeds than this is a typo (the papers use 3-10), and building their configs alone is costly
 
 
@@ -37,11 +37,11 @@ def _number_at_least(lo):
 
 def names(value: str) -> list[str]:
     """A comma-separated knob's names, as the check reads them and every reader must (one parser): each stripped,
-    empty ones dropped ("mnist, fashion_mnist" and " mnist" are the lists they look like)."""
+    empty ones dropped ("a, b" and " a" are the lists they look like)."""
     return [x.strip() for x in str(value).split(",") if x.strip()]
 
 
-def _names_from(choices, what):
+def names_from(choices, what):
     def ok(v):
         items = names(v)
         return bool(items) and set(items) <= set(choices)
@@ -87,9 +87,7 @@ def _folder(v):
 # knob -> (check of its text, what it takes); a knob whose check needs fedlib's tables builds it lazily
 RULES = {
     "FEDLIB_PROFILE": _one_of(*PROFILES),
-    "FEDLIB_DATASETS": _names_from(TABLE1_DATASETS, "notebook 02's datasets"),
     "FEDLIB_SEEDS": _int_in(0, MAX_SEEDS),
-    "FEDLIB_PARTS": _names_from(TABLE1_PARTS, "notebook 02's parts"),
     "FEDLIB_COMPUTE": _one_of("0", "1"),
     "FEDLIB_WRITE_COMMITTED": _one_of("0", "1"),
     "FEDLIB_PROGRESS": _one_of("0", "1", "terminal"),
@@ -107,10 +105,18 @@ RULES = {
     "FEDLIB_RAY_ADDRESS": (_path, "auto or a Ray address, e.g. ray://host:10001"),
     "FEDLIB_PYTHON": (_path, "a Python interpreter's path"),
     "FEDLIB_AUTHORS_PATH": (_path, "a folder of the authors' code's dependencies"),
-    # Table 1's row labels are fedlib.papers.fedlog's (a generic module knows no paper): notebook 02's settings
-    # (fedlog.chosen_methods) refuse an unknown one by name; here the list must not be empty
-    "FEDLIB_METHODS": (lambda v: any(x.strip() for x in v.split(",")), "a comma-separated list of Table 1's rows"),
 }
+
+
+def register(name: str, rule: tuple) -> None:
+    """Add a knob a notebook reads (its paper registers it): `rule` is (check of its text, what it takes), e.g.
+    `names_from(choices, what)`. A knob fedlib's own rules hold is refused; registering the same rule again is not."""
+    if name in _GENERIC or (name in RULES and RULES[name][1] != rule[1]):
+        raise ValueError(f"{name} is a knob already ({RULES[name][1]})")
+    RULES[name] = rule
+
+
+_GENERIC = frozenset(RULES)
 
 
 def check_one(name: str, value: str) -> None:
@@ -133,13 +139,16 @@ def _close(a: str, b: str) -> bool:
     return difflib.SequenceMatcher(None, a, b).ratio() >= 0.8
 
 
-def check(env=None) -> None:
+def check(env=None, load=None) -> None:
     """Every FEDLIB_* variable set in `env` (default the process's) against its knob's rule; the first bad one is
-    refused (KnobError). An empty value counts as unset."""
+    refused (KnobError). An empty value counts as unset. `load`: called once where a knob set is not registered yet,
+    to register the knobs the notebooks read (the command line imports the papers then, and only then)."""
     env = os.environ if env is None else env
-    for name in sorted(k for k in env if k.startswith("FEDLIB_")):
-        if env[name] != "":
-            check_one(name, env[name])
+    set_ = sorted(k for k in env if k.startswith("FEDLIB_") and env[k] != "")
+    if load is not None and any(k not in RULES for k in set_):
+        load()
+    for name in set_:
+        check_one(name, env[name])
 
 
 def check_or_exit(env=None) -> None:
@@ -149,7 +158,3 @@ def check_or_exit(env=None) -> None:
     except KnobError as err:
         print(f"fedlib: {err}", file=sys.stderr)
         raise SystemExit(2) from None
-
-
-if __name__ == "__main__":
-    check_or_exit()

@@ -326,6 +326,9 @@ def build(name: str, input_shape: tuple[int, ...], num_classes: int, vocab_size:
                      "(or X_flexible: half the clients get X_small)")
 
 
+FAMILIES = ("mlpK (K linear layers), X_flexible (mixed bodies), cnn_mnist_vib_vV, fedcr_mlpW_vV, fedcr_cnnW_vV, "
+            "fedcr_cifarW_vV (a Gaussian layer of dimension V), convnetW, fedrd_projK[_dS]_convnetW (K projection "
+            "layers before a ConvNet of width W)")  # the models `build` knows by pattern (`python -m fedlib list`)
 MODELS = ("cnn_mnist", "cnn_mnist_small", "cnn_mnist_nodrop", "cnn_mnist_safa", "cnn_cifar", "cnn_cifar_small", "mobilenet_v2",
           "transformer", "mlp_flexible")
 

@@ -9,10 +9,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 
-PALETTE = {"fedlog": "#d62728", "fedlog_c": "#000000", "fedavg": "#7f7f7f", "lg_fedavg": "#1f77b4",
-           "fedproto": "#2ca02c"}
-
-
 def style() -> None:
     """One theme for every figure: seaborn's, with text large enough to read at half width in the README."""
     import seaborn as sns
@@ -42,32 +38,32 @@ def mean_band(ax, x, runs, label: str, color=None, spread: str = "std", **line):
 
 # ----------------------------------------------------------------------------- figures drawn from results
 
-# The methods by family: the line style says the family, the colour the method; FedLog and FedLog-C are
-# drawn thick and on top, FedLog red and solid, FedLog-C black and dashed, so one never hides the other.
-FAMILIES = {"shared model": ("-", ["fedavg", "fedbabu", "csfl", "feddbe"]),
-            "personal layers": ("-.", ["lg_fedavg", "fedper", "fedrep"]),
-            "prototypes": (":", ["fedproto"]),
-            "FedLog": ("-", ["fedlog", "fedlog_c"]),
-            "Gaussian representation": ("-", ["fedcr", "fedcr_na"]),
-            "no communication": ("--", ["local"])}
+# How a method's curves look, registered by the papers that draw it (`fedlib.papers.registry.Paper.looks`): a
+# method a figure is about gets its whole style (colour, line style, width and zorder: drawn thick and on top); any
+# other gets its family's line style ({"ls": ...}; a solid line by default), and the colours go round in turn.
+LOOKS: dict[str, dict] = {}
 _BASELINE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
                     "#17becf", "#393b79", "#637939", "#8c6d31"]  # tab10 without red, and darker extras
 
 
+def add_looks(looks: dict[str, dict]) -> None:
+    """Register how methods' curves look (LOOKS); a method given another look already is refused."""
+    clash = [m for m, look in looks.items() if m in LOOKS and LOOKS[m] != look]
+    if clash:
+        raise ValueError(f"methods given two looks: {', '.join(clash)}")
+    LOOKS.update(looks)
+
+
 def method_styles(methods: dict[str, str]) -> dict[str, dict]:
-    """Line styles for labelled methods ({label: method name}): colour per label, line style per family."""
+    """Line styles for labelled methods ({label: method name}): a registered whole style as it is, else a colour per
+    label in turn and the line style of the method's family (LOOKS)."""
     styles, k = {}, 0
     for label, method in methods.items():
-        family = next((f for f, (_, ms) in FAMILIES.items() if method in ms), "shared model")
-        if method == "fedlog":
-            styles[label] = dict(color=PALETTE["fedlog"], ls="-", lw=2.4, zorder=5)
-        elif method == "fedlog_c":
-            styles[label] = dict(color=PALETTE["fedlog_c"], ls="--", lw=2.0, zorder=6)
-        elif method in ("fedcr", "fedcr_na"):  # FedCR's notebook: its method drawn thick and on top, like FedLog
-            styles[label] = dict(color="#6a3d9a" if method == "fedcr" else "#b15928", ls="-" if method == "fedcr"
-                                 else "--", lw=2.4, zorder=6)
+        look = LOOKS.get(method, {})
+        if "color" in look:
+            styles[label] = dict(look)
         else:
-            styles[label] = dict(color=_BASELINE_COLORS[k % len(_BASELINE_COLORS)], ls=FAMILIES[family][0], lw=1.3,
+            styles[label] = dict(color=_BASELINE_COLORS[k % len(_BASELINE_COLORS)], ls=look.get("ls", "-"), lw=1.3,
                                  zorder=3)
             k += 1
     return styles
@@ -146,7 +142,7 @@ def accuracy_curves(panels: dict[str, dict[str, Curve]], title: str, spread: str
 
 
 def parameter_sweep(panels: dict[str, dict[str, tuple]], xlabel: str, title: str, log: bool = True):
-    """A sweep of one parameter (FedCR's V, beta): panels[name][series] = (x values, accuracy %, standard error or
+    """A sweep of one parameter (e.g. a layer's dimension, a penalty's weight): panels[name][series] = (x values, accuracy %, standard error or
     None); a series whose label starts with "paper" is drawn dashed with open markers. A zero on a log axis is drawn
     at the left edge and labelled so. Returns the figure."""
     fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.2), squeeze=False)

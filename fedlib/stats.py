@@ -73,7 +73,8 @@ def wilcoxon_marker(values, reference) -> tuple[str, float, float]:
 
 def bits_to_threshold(acc, up_bits, down_bits, threshold: float) -> tuple[float, int, bool]:
     """Total bits (uplink + downlink, all clients) until the accuracy first reaches `threshold`; if it never
-    does, until the round with the highest accuracy (Table 1). Returns (bits, round index, reached)."""
+    does, until the round with the highest accuracy (a communication table's reading). Returns (bits, round index,
+    reached)."""
     acc = np.asarray(acc, float)
     per_round = np.asarray(up_bits, float) + np.asarray(down_bits, float)
     hit = np.nonzero(acc >= threshold)[0]
@@ -96,8 +97,8 @@ def first_round_reaching(acc, target: float) -> int | None:
 
 
 def recovers_from(eps: list[float], accuracy: list[float], reference: float, tol: float = 0.01) -> float | None:
-    """The smallest epsilon from which every larger epsilon reaches `reference - tol` (Fig. 3 right's "grows back
-    to optimum when epsilon >= x"); None if the largest epsilon does not."""
+    """The smallest epsilon from which every larger epsilon reaches `reference - tol` (a privacy figure's "grows
+    back to optimum when epsilon >= x"); None if the largest epsilon does not."""
     order = np.argsort(eps)
     ok = np.asarray(accuracy, float)[order] >= reference - tol
     if not ok[-1]:
@@ -179,7 +180,7 @@ TABLE_UNITS = {"accuracy_mean": "%", "accuracy_se": "%", "final_accuracy_mean": 
 
 
 class TableRow(NamedTuple):
-    """One entry of a Table 1 of runs (`table_rows`): accuracies in %, bits both ways and one way, Wilcoxon markers
+    """One entry of a table of runs' accuracy and communication (`table_rows`): accuracies in %, bits both ways and one way, Wilcoxon markers
     against the reference entry, and how many seeds reached the threshold ("k/n"). Saved as a row by `_asdict()`."""
     method: str
     accuracy_mean: float
@@ -195,12 +196,11 @@ class TableRow(NamedTuple):
 
 
 def table_rows(results: dict[str, list[dict]], threshold: float, reference: str) -> list[TableRow]:
-    """Table 1's numbers from cached runs: results[label] = one run result per seed (same seeds for every label).
-    Accuracy is the mean client accuracy of the best round, which is how we read the paper ("we stop counting at
-    the round with the highest accuracy"); the final round's is reported beside it, since the ranking can depend on
-    the choice. Bits are counted to the threshold (or the best round), both directions as the paper's text says,
-    and the uplink alone beside them (the paper's MNIST numbers fit one direction); markers are one-tailed Wilcoxon
-    tests against `reference`, paired by seed."""
+    """A table of accuracy and communication from cached runs: results[label] = one run result per seed (same seeds
+    for every label). Accuracy is the mean client accuracy of the best round ("we stop counting at the round with
+    the highest accuracy", as a paper reads it); the final round's is reported beside it, since the ranking can
+    depend on the choice. Bits are counted to the threshold (or the best round), both directions, and the uplink
+    alone beside them; markers are one-tailed Wilcoxon tests against `reference`, paired by seed."""
     acc = {k: [100 * max(r["rounds"]["acc_mean"]) for r in v] for k, v in results.items()}
     final = {k: [100 * r["rounds"]["acc_mean"][-1] for r in v] for k, v in results.items()}
     bits = {k: [bits_to_threshold(r["rounds"]["acc_mean"], r["rounds"]["up_bits"], r["rounds"]["down_bits"],

@@ -85,6 +85,42 @@ def test_generic_modules_know_no_paper():
     assert set(knows["fedlib.__main__"]) <= generic, set(knows["fedlib.__main__"]) - generic
 
 
+def test_the_generic_modules_name_no_paper_and_plots_no_method():
+    """knobs, plots, stats (its table_rows), the command line and its spec hold none of the workbook's knowledge: no
+    paper's name, table, figure, equation, theorem or notebook. Before, knobs.py listed notebook 02's datasets, parts
+    and Table 1's rows; plots.py kept FedLog's and FedCR's colours and every method's family; `fedlib list` named
+    FedCR's and FedRD's models; `fedlib run`'s help FedLog's tables. The papers register them now (`knobs.register`,
+    `Paper.looks`, `models.FAMILIES`, `Paper.client_setting`), and plots names no method at all."""
+    from fedlib import algorithms
+
+    words = re.compile(r"\b(FedLog|FedCR|FedRD|FedProf)\b|\bTable [0-9A-Z]|\bFig\. ?[0-9]|\bnotebook \d\d|\bEq\. ?\d"
+                       r"|\bThm\. ?\d")
+    for name in ("knobs", "plots", "stats", "__main__", "cli_spec"):
+        found = sorted({m.group(0) for m in words.finditer((FEDLIB / f"{name}.py").read_text())})
+        assert not found, f"fedlib/{name}.py names {found}"
+    plots = (FEDLIB / "plots.py").read_text()
+    named = [m for m in algorithms.REGISTRY if re.search(rf"[\"']{m}[\"']", plots)]
+    assert not named, f"plots.py names methods: {named}"
+
+
+def test_a_papers_looks_are_registered_with_it_and_a_clash_is_refused():
+    """How a method's curves look comes from the papers that draw it (`Paper.looks` -> plots.LOOKS): FedLog's own
+    methods thick and on top, FedCR's too, the baselines' families by line style; a method given two looks by two
+    papers is refused when the second registers, not drawn one way in one figure and another in the next."""
+    import pytest
+
+    from fedlib import plots
+    from fedlib.papers import Paper, register, registry
+
+    styles = plots.method_styles({"a": "fedavg", "b": "fedlog", "c": "fedrep", "d": "fedcr", "e": "fedproto"})
+    assert styles["b"] == dict(color="#d62728", ls="-", lw=2.4, zorder=5) and styles["d"]["lw"] == 2.4
+    assert (styles["a"]["ls"], styles["c"]["ls"], styles["e"]["ls"]) == ("-", "-.", ":")
+    assert styles["a"]["color"] != styles["c"]["color"] and styles["a"]["lw"] == 1.3
+    with pytest.raises(ValueError, match="fedlog"):
+        register(Paper("ToyLooks", (), looks={"fedlog": dict(ls=":")}))
+    assert "ToyLooks" not in registry.PAPERS
+
+
 def test_no_paper_code_at_the_top_level_and_no_paper_figure_or_file_writing_in_plots():
     """A paper's analysis and figures live in its package: the top-level modules that held them are gone, and
     plots.py draws only what several papers share (no figure of one paper, no file written: `outputs` writes)."""
@@ -97,7 +133,8 @@ def test_no_paper_code_at_the_top_level_and_no_paper_figure_or_file_writing_in_p
     for path in FEDLIB.rglob("*.py"):
         for name in re.findall(r"\bplots\.([a-z]\w*)\(", path.read_text()):
             users.setdefault(name, set()).add(path.relative_to(FEDLIB).parts[:2])
-    one_paper = {n for n, where in users.items() if n not in ("caption", "style", "mean_band", "count", "log_x")
+    one_paper = {n for n, where in users.items() if n not in ("caption", "style", "mean_band", "count", "log_x",
+                                                               "add_looks")  # the papers' registry calls it
                  and len({w[1] for w in where if w[0] == "papers"}) == 1 and all(w[0] == "papers" for w in where)}
     assert not one_paper, f"figures drawn for one paper only belong in its package: {one_paper}"
 

@@ -24,6 +24,8 @@ class Paper:
     client_setting: Callable | None = field(default=None, compare=False)  # (dataset, method, **fields) -> Config:
     # the client setting the command line starts from (`fedlib run`, a grid's "paper"), declared by one paper
     client_datasets: tuple[str, ...] = ()  # the datasets `client_setting` knows
+    looks: dict = field(default_factory=dict, compare=False)  # method name -> how its curves look in any figure
+    # (`plots.LOOKS`): the paper's own methods drawn thick and on top, its baselines' families by line style
 
 
 PAPERS: dict[str, Paper] = {}
@@ -39,6 +41,9 @@ def register(paper: Paper) -> Paper:
     taken = [p.name for p in paper.parts if p.name in PARTS and PARTS[p.name] is not p]
     if taken:
         raise ValueError(f"{paper.name}: part names taken by another paper: {', '.join(taken)}")
+    from .. import plots
+
+    plots.add_looks(paper.looks)
     register_papers(paper.name, *paper.also)
     PAPERS[paper.name] = paper
     _relist()

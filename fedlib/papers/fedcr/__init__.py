@@ -28,7 +28,7 @@ __all__ = ["BASELINES", "BETA", "BODIES", "CLASSES_N1", "CLIP", "DIRICHLET_N2", 
 
 from ..registry import Paper, register  # noqa: E402
 
-register(Paper("FedCR", PARTS, text="001_6e94cce9c6ae99cf.txt", first_notebook=6, quotes=lambda: [
+register(Paper("FedCR", PARTS, text="001_6e94cce9c6ae99cf.txt", first_notebook=6, looks=figures.LOOKS, quotes=lambda: [
     *reported.QUOTES.values(),  # and the column of Table 10 run here (it prints others' numbers apart from Table 2's
     *(reported.table10_cell("fashion_mnist", p, m) for p in ("n1", "n2")  # in two cells: CIFAR-100 FedPer 39.5,
       for m in TABLE10_SPREAD[("fashion_mnist", p)])]))  # CIFAR-10 n2 FedAvg 76.26 against 76.34)

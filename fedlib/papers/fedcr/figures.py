@@ -18,6 +18,11 @@ from .analysis import final
 from .plans import DITTO_AS_MAIN_FED, REAL
 from .reported import TABLE2, TABLE3
 
+# How FedCR's methods look in every figure (registered with the paper, `plots.LOOKS`): FedCR and FedCR-NA thick and
+# on top, as FedLog's are in its notebooks; local training, which sends nothing, dashed.
+LOOKS = {"fedcr": dict(color="#6a3d9a", ls="-", lw=2.4, zorder=6), "fedcr_na": dict(color="#b15928", ls="--", lw=2.4,
+                                                                                   zorder=6), "local": dict(ls="--")}
+
 
 def table2(n1, n2, lam, second) -> dict:
     """Part A: Table 2 from the readings of its n1 and n2 parts (Ditto at `lam`; None: the paper's per column),

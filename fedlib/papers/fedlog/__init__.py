@@ -30,6 +30,7 @@ from . import claims  # noqa: E402, F401  (its claims, as functions: notebooks 0
 from ..registry import Paper, register  # noqa: E402
 
 register(Paper("FedLog", PARTS, text="000_ecc2c271eb7ea01f.txt", first_notebook=1, client_setting=paper_config,
+               looks=figures.LOOKS,
                client_datasets=tuple(PAPER_SETTINGS), quotes=lambda: [
     *QUOTES.values(), *(cell for table in (TABLE1_CELLS, TABLE_A1_CELLS) for by in table.values()
                         for cells in by.values() for cell in cells)]))

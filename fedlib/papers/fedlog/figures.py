@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ... import outputs, plots, privacy, stats
-from ...plots import PALETTE, count, log_x, mean_band, method_styles
+from ...plots import count, log_x, mean_band, method_styles
 from .analysis import convergence, dp, regime, synthetic
 from .analysis import crosscheck as feddbe_xcheck
 from .analysis import table1 as A
@@ -20,6 +20,16 @@ from .plans import (LABELS, AUGMENTED, REGIME_WORDS, REGIMES, SAME_AS_AUGMENTED,
                     Table1Reads)
 from .protocol import EXTRA_METHODS, TABLE1_METHODS
 from .reported import PAPER_DATA, TABLE1, TABLE1_SE, THRESHOLD, stand_in
+
+# The methods' colours where a figure draws them by hand, and how Table 1's methods look in every figure (registered
+# with the paper, `plots.LOOKS`): FedLog and FedLog-C thick and on top, FedLog red and solid, FedLog-C black and
+# dashed, so one never hides the other; the baselines' line style says their family (personal layers dash-dotted,
+# prototypes dotted; a shared model solid, the default).
+PALETTE = {"fedlog": "#d62728", "fedlog_c": "#000000", "fedavg": "#7f7f7f", "lg_fedavg": "#1f77b4",
+           "fedproto": "#2ca02c"}
+LOOKS = {"fedlog": dict(color=PALETTE["fedlog"], ls="-", lw=2.4, zorder=5),
+         "fedlog_c": dict(color=PALETTE["fedlog_c"], ls="--", lw=2.0, zorder=6),
+         **{m: dict(ls="-.") for m in ("lg_fedavg", "fedper", "fedrep")}, "fedproto": dict(ls=":")}
 
 NAN = float("nan")
 

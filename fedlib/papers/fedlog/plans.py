@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ... import knobs
 from ..part import Derived, Part, Read, Study
 from .protocol import (
     DP_B, DP_DELTA, EXTRA_METHODS, FEDDBE_KAPPA_GRID, PAPER_SETTINGS, TABLE1_METHODS, TABLE_A1_METHODS,
@@ -90,6 +91,11 @@ TABLE1_PROFILES = {
                            beta={"mnist": Runs((0, 1), 40)}),  # the fidelity issue's setting
 }
 KNOB_PARTS = "table1,tableA1,augment,beta"  # FEDLIB_PARTS' choices
+_TABLE1_DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")
+# Notebook 02's knobs (fedlib.knobs checks every FEDLIB_* variable before any work, these as the paper registers them)
+knobs.register("FEDLIB_DATASETS", knobs.names_from(_TABLE1_DATASETS, "notebook 02's datasets"))
+knobs.register("FEDLIB_PARTS", knobs.names_from(KNOB_PARTS.split(","), "notebook 02's parts"))
+knobs.register("FEDLIB_METHODS", knobs.names_from(_ALL, "Table 1's rows"))
 
 
 def chosen_datasets(env=None) -> list[str]:
@@ -465,7 +471,6 @@ _TABLE1_SETS = {  # (regime, dataset) -> what its paper-profile run set is calle
 _A1_SETS = {("plain", "mnist"): dict(name="tableA1", where=("Table A.1",), deviations="MNIST only"),
             ("augmented", "mnist"): dict(name="tableA1_augmented", where=("Table A.1 (augmented)",),
                                          deviations="MNIST only")}
-_TABLE1_DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")
 
 
 def _table1_part(regime: str, dataset: str) -> Part:
