@@ -442,7 +442,8 @@ sets = {name: [lab for lab, _ in RUN_SETS[name].runs([0])] for name in
         ("table1", "table1_augmented", "table1_fashion_mnist", "table1_fashion_mnist_plain")}
 status = accounting.set_status(shipped=lambda cfg: False, costs={})
 profiles = {p: [d for d, e in S.table1.items() if "FedNew" in e.methods] for p, S in fedlog.TABLE1_PROFILES.items()}
-print(json.dumps({"sets": sets, "n": {k: status[k]["n"] for k in sets}, "profiles": profiles}))
+print(json.dumps({"sets": sets, "n": {k: status[k]["n"] for k in sets}, "profiles": profiles,
+                  "order": fedlog.AUGMENTED_ORDER}))
 '''
 
 
@@ -450,24 +451,29 @@ def test_a_table1_entry_declared_once_is_in_every_listing():
     """A Table 1 entry is declared once (`protocol.TABLE1_METHODS`); before, one left out of the hand-kept
     AUGMENTED_ORDER made `table1_augmented.runs()` raise "'FedNew' is not in list", and with it paper_runs.py,
     `fedlib claims` (`accounting.set_status`) and the missing-run notes. A toy entry added as protocol.py loads (a
-    fresh interpreter: every listing is built at import) is in every Table 1 run set, computed after the declared
-    order in the sets that follow it, counted by the claims page, and in the profiles that run every entry. Slow
+    fresh interpreter: every listing is built at import) is in every Table 1 run set, in the order of computation
+    derived from the declarations (the verdicts' rows first, then the others as declared), counted by the claims
+    page, and in the profiles that run every entry. Slow
     (tests/slow_tests.txt): a fresh interpreter imports the workbook, about 7 s; it stays in the test command."""
     import json
     import subprocess
     import sys
 
-    from fedlib.papers.fedlog.plans import AUGMENTED_ORDER
+    from fedlib.papers.fedlog.plans import VERDICT_ROWS
 
     done = subprocess.run([sys.executable, "-c", _TOY_ENTRY], capture_output=True, text=True, cwd=FEDLIB.parent,
                           timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
+    # the order of computation derives from the declarations (AUGMENTED_ORDER was kept by hand): the new entry is in
+    # it, after the verdicts' rows and Table 1's other entries, before the entries beyond Table 1
+    assert got["order"][:len(VERDICT_ROWS)] == list(VERDICT_ROWS)
+    assert got["order"].index("FedNew") == got["order"].index("FedBabu") + 1
     for name, labels in got["sets"].items():
         assert any(lab.startswith("FedNew") for lab in labels), (name, labels)
-        if name != "table1":  # the sets computed in AUGMENTED_ORDER: an entry it does not name comes after them
-            named = [i for i, lab in enumerate(labels) if lab in AUGMENTED_ORDER]
-            assert labels.index("FedNew") > max(named), (name, labels)
+        if name != "table1":  # the sets computed in AUGMENTED_ORDER
+            ordered = [lab for lab in dict.fromkeys(labels) if lab in got["order"]]  # (the plain set's FedDBE with
+            assert [lab for lab in got["order"] if lab in labels] == ordered, (name, labels)  # augmentation after)
     assert got["n"] == {name: len(labels) * 10 if name.startswith("table1_augmented") or name == "table1" else
                         len(labels) * 5 for name, labels in got["sets"].items()}
     assert got["profiles"]["paper"] == ["mnist", "fashion_mnist", "cifar10", "cifar100"]
