@@ -266,3 +266,24 @@ def test_a_value_computed_in_every_profile_is_served_only_to_the_code_that_made_
     assert edited.whole() and len(made) == 8 and json.loads(kept.read_text())["fingerprint"] == "edited00code"
     assert part.Study("made_up", (1, 0)).key() != part.Study("made_up", (0, 1)).key()
     assert part.Study("made_up", (1, 0)).label() == "made_up(1, 0)"
+
+
+def test_which_data_are_here_is_decided_where_a_part_is_read_not_in_its_plan(monkeypatch):
+    """A build plans what its profile declares (before, FedCR's and FedRD's builds asked `experiments.data_here` and
+    left out what was not here, so a plan depended on the machine). `part.read` leaves out the keys whose data are not
+    here (`Read.absent`, read as None and computed nowhere), except, at the paper profile, the keys a run set
+    declares: their shipped runs are read and the missing ones named with their command on any machine."""
+    def plan(profile, seeds):
+        return {d: [ex.Config(method="fedavg", dataset=d, seed=s, rounds=profile.rounds) for s in seeds]
+                for d in ("mnist", "cifar10")}
+
+    some = part.Part("some_set", "99_made_up", PROFILES, plan, in_set=lambda d: d == "cifar10")
+    monkeypatch.setattr(ex, "data_here", lambda d: d == "mnist")
+    monkeypatch.setenv("FEDLIB_COMPUTE", "0")
+    assert list(some.plan("quick")) == ["mnist", "cifar10"]  # the plan: the profile's, whatever is here
+    quick = part.read("paper", part.Part("unset", "99_made_up", PROFILES, plan, packed=False))[0]
+    assert quick.keys() == ["mnist"] and quick.absent == ("cifar10",) and quick["cifar10"] is None
+    assert quick.there("cifar10") == []
+    paper = part.read("paper", some)[0]  # a run set's key is read, its data here or not
+    assert paper.keys() == ["mnist", "cifar10"] and paper.absent == ()
+    assert "scripts/paper_runs.py some_set" in paper.note(["cifar10"])

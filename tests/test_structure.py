@@ -498,3 +498,28 @@ def test_the_command_lines_client_setting_is_declared_by_one_paper():
     finally:
         registry.unregister("ToyClient")
     assert registry.client_setting()[0] is fedlog.paper_config
+
+
+def test_every_part_plans_the_same_runs_whatever_data_are_here(monkeypatch):
+    """Plans are pure (issue 94, point 4): a build takes its typed profile and plans what it declares; which datasets
+    are here is decided where a part is read (`part.read`: `Read.absent`). Before, FedCR's Table 2, 3, 9, Fig. 2
+    and part G builds and FedRD's Table I and III builds asked `experiments.data_here` and planned other runs on a
+    machine with other files. Every part at every profile, with the question answered yes, no, or refused."""
+    from fedlib import experiments as ex
+    from fedlib.papers import PARTS
+
+    def plans() -> dict:
+        return {(name, at): {k: [getattr(c, "key", lambda: repr(c))() for c in cfgs] for k, cfgs in
+                             p.plan(at).items()} for name, p in PARTS.items() for at in p.profiles}
+
+    monkeypatch.setattr(ex, "data_here", lambda d: True)
+    every = plans()
+    monkeypatch.setattr(ex, "data_here", lambda d: False)
+    assert plans() == every
+
+    def asked(d):
+        raise AssertionError(f"a build asked whether {d} is here")
+
+    monkeypatch.setattr(ex, "data_here", asked)
+    monkeypatch.setattr(ex, "dataset_available", asked)
+    assert plans() == every

@@ -146,6 +146,7 @@ class Read:
     plan: dict  # key -> one Config per seed
     results: Any = field(repr=False)  # the sweep that made or read them (`Runs`)
     commands: Callable[[list], str] = field(default=str, repr=False)  # missing Configs -> the commands computing them
+    absent: tuple = ()  # the keys the part plans whose data are not here (`read` leaves them out of `plan`): read None
 
     @property
     def settings(self):
@@ -156,11 +157,15 @@ class Read:
         return list(self.plan)
 
     def __getitem__(self, key) -> list[Result] | None:
+        if key in self.absent:
+            return None
         cfgs = self.plan[key]
         return self.results(cfgs) if self.results.has(cfgs) else None
 
     def there(self, key) -> list[Result]:
         """The Results of `key`'s seeds that are there (cached or shipped), in seed order: a part shipped in part."""
+        if key in self.absent:
+            return []
         return [self.results([c])[0] for c in self.plan[key] if self.results.has([c])]
 
     def by_seed(self, key) -> list[Result | None]:
@@ -301,11 +306,26 @@ def read(profile: str, *parts: Part, sets=None, shipped_prefixes: bool = False) 
     def commands(p: Part):  # missing Configs -> the commands computing them (the notebook's own where none declares)
         return lambda missing: commands_for(missing, sets, undeclared(p.notebook))
 
-    plans = [p.plan(profile) for p in parts]
+    plans, absent = zip(*(_present(p, profile) for p in parts))
     every = [c for p, plan in zip(parts, plans) if p.derive is None for cfgs in plan.values() for c in cfgs]
     results = Runs(every, profile, commands(parts[0]), shipped_prefixes=shipped_prefixes)
-    return tuple(Read(p, profile, plan, results if p.derive is None else Values(p, plan, profile), commands(p))
-                 for p, plan in zip(parts, plans))  # each names its own missing runs
+    return tuple(Read(p, profile, plan, results if p.derive is None else Values(p, plan, profile), commands(p), gone)
+                 for p, plan, gone in zip(parts, plans, absent))  # each names its own missing runs
+
+
+def _present(p: Part, profile: str) -> tuple[dict, tuple]:
+    """`p`'s plan at `profile` split where it is read (plans are pure: a build never asks which data are here): the
+    keys to read, and those whose data are not here (`Read.absent`), unless a run set declares them (the paper
+    profile's packed keys: shipped runs are read, and missing ones named with their command, on any machine)."""
+    from ..experiments import data_here
+
+    def here(cfgs) -> bool:
+        return all(data_here(d) for d in {getattr(c, "dataset", None) for c in cfgs} - {None})
+
+    plan = p.plan(profile)
+    declared = profile == "paper" and p.packed
+    keep = {k: cfgs for k, cfgs in plan.items() if (declared and p.in_set(k)) or here(cfgs)}
+    return keep, tuple(k for k in plan if k not in keep)
 
 
 class Values:

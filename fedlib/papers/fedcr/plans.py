@@ -155,6 +155,8 @@ SEED_BASELINE_LABELS = ("FedAvg", "FedPer", "FedProto", "FedLog-C")  # part G's 
 
 
 # ---------------------------------------------------------------------------------------------- notebook 06's parts
+# A build plans what its profile declares, whatever this machine holds; which data are here is decided where a part is
+# read (`part.read` leaves out the keys whose files are not here: `Read.absent`) and, below, where a notebook says so.
 def here(dataset: str) -> bool:
     """Whether `dataset`'s files are here (`experiments.data_here`: once a process, quietly)."""
     from ... import experiments as ex
@@ -179,12 +181,6 @@ def fig2_cases(run, f2: Fig2) -> list[tuple]:
             for q in ("n1", "n2") for beta in (0.0, 5e-4)]
 
 
-def _columns(profile: Profile) -> list[tuple[str, str]]:
-    """The columns a part plans: at the paper profile every one whose data are here and those its run sets hold
-    (FashionMNIST's and MNIST's: a set's runs never depend on the machine); elsewhere those whose data are here."""
-    return [(d, q) for d, q in profile.columns if here(d) or (profile.paper and d in SWEEP_SETS)]
-
-
 def labels(profile: Profile, column: tuple[str, str] | None = None) -> list[str]:
     """Table 2's methods at `profile` in `column` (dataset, partition), in the table's order (the paper profile: its
     run sets', TABLE2_LABELS, and in FashionMNIST n1 also N1_LABELS)."""
@@ -195,10 +191,9 @@ def labels(profile: Profile, column: tuple[str, str] | None = None) -> list[str]
 
 def _ditto_grid_plan(profile: Profile, seeds) -> dict:
     """Ditto's lambda grid on seed 0 of the first column (the quick profile chooses by it; the paper's has none)."""
-    columns = _columns(profile)
-    if not columns or not profile.ditto_grid:
+    if not profile.columns or not profile.ditto_grid:
         return {}
-    d0, p0 = columns[0]
+    d0, p0 = profile.columns[0]
     return {lam: [run(profile.name, d0, "Ditto", p0, seeds[0], lam=lam)] for lam in profile.ditto_grid}
 
 
@@ -206,7 +201,7 @@ def _table2_plan(partition: str, lam, profile: Profile, seeds) -> dict:
     """Table 2's columns of `partition`: (dataset, label) -> one Config per seed, Ditto at `lam` (None: the paper's
     per column); the run sets' label order first (TABLE2_LABELS), as they were pinned."""
     order, plan = list(profile.labels or labels(profile)), {}
-    for d, q in [c for c in _columns(profile) if c[1] == partition]:
+    for d, q in [c for c in profile.columns if c[1] == partition]:
         extra = [lab for lab in N1_LABELS if lab in labels(profile, (d, q)) and lab not in order]  # after the pinned
         for lab in order + extra:
             plan[(d, lab)] = [run(profile.name, d, lab, q, s, lam=lam, **({"lr": N1_LR} if lab in extra else {}))
@@ -229,8 +224,9 @@ def _ditto_main_fed_plan(profile: Profile, seeds) -> dict:
 
 def sweep_sets(profile: Profile, name: str) -> list[str]:
     """Table 3's (name "dim") or Fig. 3(d)'s ("beta") datasets: the paper profile's SWEEP_SETS; elsewhere Table 3 on
-    the first n1 column here and Fig. 3(d) on the profile's beta_sets here."""
-    n1 = [d for d, q in _columns(profile) if q == "n1"]
+    the first n1 column and Fig. 3(d) on the profile's beta_sets among them (a dataset whose files are not here is
+    left out where the part is read, `part.read`)."""
+    n1 = [d for d, q in profile.columns if q == "n1"]
     if profile.paper:
         return [d for d in SWEEP_SETS if d in (n1 if name == "dim" else profile.beta_sets)]
     return n1[:1] if name == "dim" else [d for d in profile.beta_sets if d in n1]
@@ -244,10 +240,8 @@ def _sweep_plan(name: str, profile: Profile, seeds) -> dict:
 
 
 def _table9_plan(profile: Profile, seeds) -> dict:
-    """Table 9's stand-in: (k, label) -> runs without model aggregation on FashionMNIST (if here), FedCR-NA and local
-    training first (the run set's)."""
-    if not (here(REAL) or profile.paper):
-        return {}
+    """Table 9's stand-in: (k, label) -> runs without model aggregation on FashionMNIST, FedCR-NA and local training
+    first (the run set's)."""
     order = ["FedCR-NA", "Local"] + [lab for lab in NONAGGREGATE if lab not in ("FedCR-NA", "Local")]
     t9 = profile.table9
     return {(k, lab): [run(profile.name, REAL, lab, "n1", s, classes=k, rounds=t9.rounds) for s in seeds]
@@ -255,9 +249,7 @@ def _table9_plan(profile: Profile, seeds) -> dict:
 
 
 def _seed_systems_plan(ss: SeedSystems, seeds) -> dict:
-    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting (if MNIST is here)."""
-    if not (here("mnist") or ss.profile == "paper"):
-        return {}
+    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting."""
     return {lab: [table1_run(ss.profile, method, s) for s in seeds] for lab, method in (("FedCR", "fedcr"),
                                                                                         ("FedCR-NA", "fedcr_na"))}
 
@@ -267,8 +259,6 @@ def _seed_baselines_plan(ss: SeedSystems, seeds) -> dict:
     the smoke profile's own small setting)."""
     from ..fedlog import table1_config
 
-    if not (here("mnist") or ss.profile == "paper"):
-        return {}
     over = dict(rounds=ss.rounds, **ss.over) if ss.over else {}
     return {lab: [table1_config("mnist", lab, seed=s, **over) for s in seeds] for lab in SEED_BASELINE_LABELS}
 
@@ -300,9 +290,7 @@ SEED_SYSTEMS = Part("fedcr_seed_systems", NOTEBOOK, _SEED_PROFILES, _seed_system
 SEED_BASELINES = Part("fedcr_seed_baselines", NOTEBOOK, _SEED_PROFILES, _seed_baselines_plan,
                       where=("Table 1 (seed systems): FedLog's rows",), packed=False)
 def _fig2_plan(profile: Profile, seeds) -> dict:
-    """Part E's four views (`fig2_cases`), (partition, beta) -> its one Config, where MNIST is here."""
-    if not here("mnist"):
-        return {}
+    """Part E's four views (`fig2_cases`), (partition, beta) -> its one Config."""
     return {key: [cfg] for key, cfg in fig2_cases(partial(run, profile.name), profile.fig2)}
 
 

@@ -201,16 +201,17 @@ def ladder_runs(seeds=None) -> dict:
 
 # ---------------------------------------------------------------------------------------------- notebook 07's parts
 def datasets_here(profile: Profile) -> list[str]:
-    """The profile's datasets whose files are here; FashionMNIST always (the run sets' runs never depend on the
-    machine)."""
+    """The profile's datasets whose files are here, and FashionMNIST (REAL: its run sets' runs are read wherever they
+    are shipped), as a notebook says them (the plans themselves never ask which data are here)."""
     from ... import experiments as ex
 
     return [d for d in profile.datasets if d == REAL or ex.data_here(d)]
 
 
 def _table1_plan(profile: Profile, seeds) -> dict:
-    """Part A: (dataset, label) -> one Config per seed, every label of METHODS on each dataset here."""
-    return {(d, lab): [notebook_run(profile.name, d, lab, s) for s in seeds] for d in datasets_here(profile)
+    """Part A: (dataset, label) -> one Config per seed, every label of METHODS on each of the profile's datasets (those
+    whose files are not here are left out where the part is read, `part.read`)."""
+    return {(d, lab): [notebook_run(profile.name, d, lab, s) for s in seeds] for d in profile.datasets
             for lab in METHODS}
 
 
@@ -222,7 +223,7 @@ def _swept(profile: Profile, seeds, dataset: str, label: str, **change) -> list:
 def _init_plan(profile: Profile, seeds) -> dict:
     """Part C: (dataset, label) -> the noise-initialised runs (the real-initialised ones are part A's)."""
     return {(d, lab): _swept(profile, seeds, d, lab, init="random") for d in profile.init_sets
-            if d in datasets_here(profile) for lab in ("FedDM", "FedRD")}
+            if d in profile.datasets for lab in ("FedDM", "FedRD")}
 
 
 def _dpc_plan(profile: Profile, seeds) -> dict:
