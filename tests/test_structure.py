@@ -523,3 +523,15 @@ def test_every_part_plans_the_same_runs_whatever_data_are_here(monkeypatch):
     monkeypatch.setattr(ex, "data_here", asked)
     monkeypatch.setattr(ex, "dataset_available", asked)
     assert plans() == every
+
+
+def test_a_build_hands_its_typed_profile_on_never_its_name():
+    """Builders take the typed profile, never its name (issue 94, point 4): FedCR's and FedRD's builds passed
+    `profile.name` to their Config builders (`run`, `notebook_run`), which looked the Profile up again by name, and
+    FedRD's chose its colour data's samples per class by the name "paper"; they hand the Profile on now
+    (`Profile.rgb_dpc`)."""
+    found = [f"{path.relative_to(FEDLIB)}:{node.lineno}" for path in sorted((FEDLIB / "papers").glob("*/plans.py"))
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Attribute) and node.attr == "name" and isinstance(node.value, ast.Name)
+             and node.value.id in ("profile", "at", "settings", "S")]
+    assert not found, found

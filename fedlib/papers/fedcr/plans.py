@@ -117,11 +117,12 @@ def rounds_label(profile: Profile, datasets=None, unit: bool = False) -> str:
     return ", ".join(f"{r[d]}{word} ({d})" for d in (datasets or r))
 
 
-def run(profile: str, dataset: str, label: str, part: str, seed: int, dim: int | None = None,
+def run(profile: Profile | str, dataset: str, label: str, part: str, seed: int, dim: int | None = None,
         beta: float | None = None, lam: float | None = None, rounds: int | None = None, **over):
     """One run of notebook 06 (FedCR's protocol) at `profile`'s model size (PROFILES); `dim`, `beta` (FedCR)
-    and `lam` (Ditto; default the paper's for the column, DITTO_LAM) override."""
-    at = PROFILES[profile]
+    and `lam` (Ditto; default the paper's for the column, DITTO_LAM) override. `profile`: the Profile (a build's),
+    or its name."""
+    at = PROFILES[profile] if isinstance(profile, str) else profile
     options = {}
     if label.startswith("FedCR"):
         options = dict(train_samples=at.samples[0], eval_samples=at.samples[1])
@@ -129,7 +130,7 @@ def run(profile: str, dataset: str, label: str, part: str, seed: int, dim: int |
             options["beta"] = BETA[(dataset, part)] if beta is None else beta
     if label == "Ditto":
         options["lam"] = DITTO_LAM[(dataset, part)] if lam is None else lam
-    return config(dataset, label, part, seed=seed, rounds=rounds or rounds_of(profile, dataset), width=at.width,
+    return config(dataset, label, part, seed=seed, rounds=rounds or at.rounds_of(dataset), width=at.width,
                   dim=dim or at.dim, options=options, **{**at.over, **over})
 
 
@@ -194,7 +195,7 @@ def _ditto_grid_plan(profile: Profile, seeds) -> dict:
     if not profile.columns or not profile.ditto_grid:
         return {}
     d0, p0 = profile.columns[0]
-    return {lam: [run(profile.name, d0, "Ditto", p0, seeds[0], lam=lam)] for lam in profile.ditto_grid}
+    return {lam: [run(profile, d0, "Ditto", p0, seeds[0], lam=lam)] for lam in profile.ditto_grid}
 
 
 def _table2_plan(partition: str, lam, profile: Profile, seeds) -> dict:
@@ -204,7 +205,7 @@ def _table2_plan(partition: str, lam, profile: Profile, seeds) -> dict:
     for d, q in [c for c in profile.columns if c[1] == partition]:
         extra = [lab for lab in N1_LABELS if lab in labels(profile, (d, q)) and lab not in order]  # after the pinned
         for lab in order + extra:
-            plan[(d, lab)] = [run(profile.name, d, lab, q, s, lam=lam, **({"lr": N1_LR} if lab in extra else {}))
+            plan[(d, lab)] = [run(profile, d, lab, q, s, lam=lam, **({"lr": N1_LR} if lab in extra else {}))
                               for s in seeds]
     return plan
 
@@ -235,7 +236,7 @@ def sweep_sets(profile: Profile, name: str) -> list[str]:
 def _sweep_plan(name: str, profile: Profile, seeds) -> dict:
     """Table 3 or Fig. 3(d): (dataset, value) -> FedCR's runs on n1 at each V or beta."""
     values = profile.dims if name == "dim" else profile.betas
-    return {(d, v): [run(profile.name, d, "FedCR", "n1", s, **{name: v}) for s in seeds]
+    return {(d, v): [run(profile, d, "FedCR", "n1", s, **{name: v}) for s in seeds]
             for d in sweep_sets(profile, name) for v in values}
 
 
@@ -244,7 +245,7 @@ def _table9_plan(profile: Profile, seeds) -> dict:
     first (the run set's)."""
     order = ["FedCR-NA", "Local"] + [lab for lab in NONAGGREGATE if lab not in ("FedCR-NA", "Local")]
     t9 = profile.table9
-    return {(k, lab): [run(profile.name, REAL, lab, "n1", s, classes=k, rounds=t9.rounds) for s in seeds]
+    return {(k, lab): [run(profile, REAL, lab, "n1", s, classes=k, rounds=t9.rounds) for s in seeds]
             for k in t9.ks for lab in order}
 
 
@@ -291,7 +292,7 @@ SEED_BASELINES = Part("fedcr_seed_baselines", NOTEBOOK, _SEED_PROFILES, _seed_ba
                       where=("Table 1 (seed systems): FedLog's rows",), packed=False)
 def _fig2_plan(profile: Profile, seeds) -> dict:
     """Part E's four views (`fig2_cases`), (partition, beta) -> its one Config."""
-    return {key: [cfg] for key, cfg in fig2_cases(partial(run, profile.name), profile.fig2)}
+    return {key: [cfg] for key, cfg in fig2_cases(partial(run, profile), profile.fig2)}
 
 
 def _fig2_view(cfg, settings):

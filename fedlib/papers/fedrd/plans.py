@@ -18,7 +18,7 @@ class Profile:
     epochs and batch, the matching's samples per class, steps, real batch and server epochs) and the sweeps of parts
     C-F. `sweep_rounds`: the rounds of parts C-F's runs, compared with the first as many rounds of part A's (None:
     all of them)."""
-    name: str  # smoke, quick or paper (the paper's name picks FedRD's samples per class on colour data)
+    name: str  # smoke, quick or paper
     width: int
     rounds: int
     data: dict = field(hash=False)  # Config fields of the data's size (n_clients, train_fraction, local_epochs)
@@ -37,6 +37,7 @@ class Profile:
     sides: tuple[int, ...] = ()
     depths: tuple[int, ...] = ()
     sweep_rounds: int | None = None
+    rgb_dpc: int | None = None  # FedRD's samples per class on colour data where they differ (the paper's: DPC_RGB)
 
     @property
     def matching(self) -> dict:
@@ -73,7 +74,7 @@ PROFILES = {
                      dpc=10, iterations=10, real_batch=64, server_epochs=20, sweep_rounds=3),
     "paper": Profile(name="paper", width=128, rounds=20, data={}, seeds=(0, 1, 2),
                      datasets=(REAL, "mnist", "cifar10", "cifar100"), init_sets=(REAL, "mnist"), dpc_dm=(1, 3),
-                     dpc_rd=(1, 3), equal_uplink=(3, 9, 30), sides=(8, 14, 20), depths=(1, 3, 4)),
+                     dpc_rd=(1, 3), equal_uplink=(3, 9, 30), sides=(8, 14, 20), depths=(1, 3, 4), rgb_dpc=DPC_RGB),
 }
 
 
@@ -89,16 +90,17 @@ class Toy:
 TOY = Toy()
 
 
-def scaled(dataset: str, label: str, profile: str, *, seed: int, options: dict | None = None,
+def scaled(dataset: str, label: str, profile: Profile | str, *, seed: int, options: dict | None = None,
            rounds: int | None = None, **over):
     """config at a profile's scale (PROFILES): its width, rounds and data fraction, and for FedDM and FedRD
     its matching steps, real batch, server epochs and (FedRD) projection epochs and batch; in the paper profile FedRD
-    condenses DPC_RGB samples per class on the three-channel datasets. `options` and `over` go last."""
-    at = PROFILES[profile]
+    condenses DPC_RGB samples per class on the three-channel datasets. `options` and `over` go last. `profile`: the
+    Profile (a build's), or its name."""
+    at = PROFILES[profile] if isinstance(profile, str) else profile
     method = METHODS[label][0] if label in METHODS else None
     opts = at.matching if method in ("feddm", "fedrd") else {}
-    if method == "fedrd" and profile == "paper" and dataset in RGB_DATASETS:
-        opts["dpc"] = DPC_RGB
+    if method == "fedrd" and at.rgb_dpc and dataset in RGB_DATASETS:
+        opts["dpc"] = at.rgb_dpc
     projection = {"local_epochs": at.proj_epochs, "batch_size": at.proj_batch} if method == "fedrd" else {}
     fields = dict(at.data, **projection)
     return config(dataset, label, seed=seed, rounds=rounds or at.rounds, width=at.width,
@@ -180,14 +182,15 @@ def search_configs(dataset: str, profile: str = "quick", prox_at: dict | None = 
     return out
 
 
-def notebook_run(profile: str, dataset: str, label: str, seed: int, side: int | None = None, depth: int = 2,
+def notebook_run(profile: Profile | str, dataset: str, label: str, seed: int, side: int | None = None, depth: int = 2,
                  rounds: int | None = None, **options):
     """One run of notebook 07 at `profile`'s scale (PROFILES): FedRD's representation side (sqrt d') and projection
-    depth, the rounds, and FedDM's or FedRD's options (dpc, init), override."""
+    depth, the rounds, and FedDM's or FedRD's options (dpc, init), override. `profile`: the Profile, or its name."""
+    at = PROFILES[profile] if isinstance(profile, str) else profile
     model = None
     if label == "FedRD" and (side or depth != 2):
-        model = f"fedrd_proj{depth}" + (f"_d{side}" if side else "") + f"_convnet{PROFILES[profile].width}"
-    return scaled(dataset, label, profile, seed=seed, options=options or None, model=model, rounds=rounds)
+        model = f"fedrd_proj{depth}" + (f"_d{side}" if side else "") + f"_convnet{at.width}"
+    return scaled(dataset, label, at, seed=seed, options=options or None, model=model, rounds=rounds)
 
 
 def ladder_runs(seeds=None) -> dict:
@@ -211,13 +214,13 @@ def datasets_here(profile: Profile) -> list[str]:
 def _table1_plan(profile: Profile, seeds) -> dict:
     """Part A: (dataset, label) -> one Config per seed, every label of METHODS on each of the profile's datasets (those
     whose files are not here are left out where the part is read, `part.read`)."""
-    return {(d, lab): [notebook_run(profile.name, d, lab, s) for s in seeds] for d in profile.datasets
+    return {(d, lab): [notebook_run(profile, d, lab, s) for s in seeds] for d in profile.datasets
             for lab in METHODS}
 
 
 def _swept(profile: Profile, seeds, dataset: str, label: str, **change) -> list:
     """One Config per seed of parts C-F: `profile.swept` rounds, `change` (side, depth, dpc, init)."""
-    return [notebook_run(profile.name, dataset, label, s, rounds=profile.swept, **change) for s in seeds]
+    return [notebook_run(profile, dataset, label, s, rounds=profile.swept, **change) for s in seeds]
 
 
 def _init_plan(profile: Profile, seeds) -> dict:
