@@ -305,3 +305,20 @@ def test_a_cached_fig_2_view_comes_back_bit_for_bit_and_the_paper_profile_draws_
     assert sorted(analysis.silhouettes(read)) == [("n1", 0.0), ("n1", 5e-4), ("n2", 0.0), ("n2", 5e-4)]
     figures.fig2(read)
     assert list((tmp_path / "figures").glob("fedcr_fig2_features*.png"))
+
+
+def test_part_gs_settings_carry_fedcrs_samples_and_a_profile_that_disagrees_is_refused():
+    """Part G's settings named their profile, and its build looked the profile up by that name for FedCR's samples
+    (a build handed a name, issue 94's point 4); they carry the samples now, and a Profile whose part G disagrees
+    with its own samples is refused when it is declared."""
+    from dataclasses import replace
+
+    import pytest
+
+    from fedlib.papers.fedcr import plans
+
+    quick = plans.PROFILES["quick"]
+    assert plans.table1_run(quick.table1, "fedcr", 0).key() == plans.table1_run("quick", "fedcr", 0).key()
+    assert plans.table1_run(quick.table1, "fedcr", 0).options["eval_samples"] == 8
+    with pytest.raises(ValueError, match="part G's FedCR samples"):
+        replace(quick, samples=(4, 4))

@@ -41,9 +41,9 @@ class Table9:
 
 @dataclass(frozen=True)
 class SeedSystems:
-    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting, their seeds, rounds and setting's changes (and
-    the profile whose part G it is)."""
-    profile: str
+    """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting, FedCR's samples in training and evaluation (its
+    profile's), their seeds, rounds and setting's changes."""
+    samples: tuple[int, int]
     seeds: tuple[int, ...]
     rounds: int
     over: dict = field(default_factory=dict, hash=False)
@@ -74,6 +74,11 @@ class Profile:
     table1: SeedSystems
     labels: tuple[str, ...] | None = None  # Table 2's methods (None: every implemented one)
 
+    def __post_init__(self):
+        if self.table1.samples != self.samples:  # part G's settings are read alone (its part's profiles)
+            raise ValueError(f"{self.name}: part G's FedCR samples {self.table1.samples} are not the profile's "
+                             f"{self.samples}")
+
     def rounds_of(self, dataset: str) -> int:
         return self.rounds[dataset] if isinstance(self.rounds, dict) else self.rounds
 
@@ -83,7 +88,7 @@ PROFILES = {  # notebook 06, per profile (its parts; see the notebook)
                      columns=(("fashion_mnist", "n1"),), ditto_grid=(0.1,), dims=(2, 8), betas=(0.0, 5e-4),
                      beta_sets=("fashion_mnist",), fig2=Fig2(rounds=2, epochs=1, points=100, over=TINY),
                      table9=Table9(ks=(3,), rounds=2),
-                     table1=SeedSystems("smoke", seeds=(0,), rounds=2,
+                     table1=SeedSystems((2, 2), seeds=(0,), rounds=2,
                                         over=dict(n_clients=10, train_fraction=0.02, local_epochs=1))),
     "quick": Profile(name="quick", paper=False, width=256, dim=64, samples=(4, 8), seeds=(0,), rounds=20,
                      over=dict(train_fraction=0.1),  # 10% of the pool: 49 train / 21 test images per client
@@ -91,14 +96,14 @@ PROFILES = {  # notebook 06, per profile (its parts; see the notebook)
                      ditto_grid=(0.001, 0.01, 0.1, 1.0), dims=(2, 4, 16, 64), betas=(0.0, 5e-4, 5e-3),
                      beta_sets=("fashion_mnist",),  # quick: FashionMNIST only (the paper profile adds MNIST)
                      fig2=Fig2(rounds=20, epochs=10, points=200, over=dict(train_fraction=0.2)),
-                     table9=Table9(ks=(5, 7), rounds=20), table1=SeedSystems("quick", seeds=(0,), rounds=5)),
+                     table9=Table9(ks=(5, 7), rounds=20), table1=SeedSystems((4, 8), seeds=(0,), rounds=5)),
     "paper": Profile(  # Ditto: the paper's lambda per column (DITTO_LAM), no grid; rounds per dataset (ROUNDS)
         name="paper", paper=True, width=1024, dim=512, samples=(18, 18), seeds=(0, 1, 2), rounds=ROUNDS, over={},
         labels=TABLE2_LABELS,  # Table 2's methods: its run sets' (the other profiles run every implemented one)
         columns=tuple((d, p) for d in ("fashion_mnist", "mnist", "cifar10", "cifar100") for p in ("n1", "n2")),
         ditto_grid=(), dims=(2, 4, 8, 16, 32, 64, 128, 256, 512), betas=(0.0, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2),
         beta_sets=("fashion_mnist", "mnist"), fig2=Fig2(rounds=20, epochs=10, points=200),
-        table9=Table9(ks=(3, 5, 7), rounds=250), table1=SeedSystems("paper", seeds=tuple(range(5)), rounds=100)),
+        table9=Table9(ks=(3, 5, 7), rounds=250), table1=SeedSystems((18, 18), seeds=tuple(range(5)), rounds=100)),
 }
 
 
@@ -134,14 +139,14 @@ def run(profile: Profile | str, dataset: str, label: str, part: str, seed: int, 
                   dim=dim or at.dim, options=options, **{**at.over, **over})
 
 
-def table1_run(profile: str, method: str, seed: int):
+def table1_run(at: SeedSystems | str, method: str, seed: int):
     """Notebook 06's part G: FedCR or FedCR-NA in FedLog's MNIST Table 1 setting, Table A.2's CNN with a Gaussian
-    layer."""
+    layer, at part G's settings `at` (or those of the profile it names)."""
     from ..fedlog import paper_config
 
-    at = PROFILES[profile]
-    return paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=seed, rounds=at.table1.rounds,
-                        options=dict(train_samples=at.samples[0], eval_samples=at.samples[1]), **at.table1.over)
+    ss = PROFILES[at].table1 if isinstance(at, str) else at
+    return paper_config("mnist", method, model="cnn_mnist_vib_v50", seed=seed, rounds=ss.rounds,
+                        options=dict(train_samples=ss.samples[0], eval_samples=ss.samples[1]), **ss.over)
 
 
 # Ditto's second reading (notebook 06, part A): the authors' main_fed.py takes `--method ditto` but, by a review's
@@ -251,7 +256,7 @@ def _table9_plan(profile: Profile, seeds) -> dict:
 
 def _seed_systems_plan(ss: SeedSystems, seeds) -> dict:
     """Part G: FedCR and FedCR-NA in FedLog's MNIST Table 1 setting."""
-    return {lab: [table1_run(ss.profile, method, s) for s in seeds] for lab, method in (("FedCR", "fedcr"),
+    return {lab: [table1_run(ss, method, s) for s in seeds] for lab, method in (("FedCR", "fedcr"),
                                                                                         ("FedCR-NA", "fedcr_na"))}
 
 
