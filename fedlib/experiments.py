@@ -349,12 +349,23 @@ def dataset_available(name: str) -> bool:
         return False
 
 
-@functools.cache
 def data_here(name: str) -> bool:
-    """`dataset_available`, asked once a process and quietly: for the papers' plans, which are built wherever a run
-    set's command is (a notebook says why a dataset is missing where it draws)."""
+    """`dataset_available`, asked once a process for each data folder and quietly: where the papers' parts are read
+    (`papers.part.read`), and where a notebook says which datasets it draws. The answer is kept for the data folder it
+    was asked about: before, one found under another FEDLIB_DATA (a test's empty folder) was served under every folder
+    after it, and a read then left out runs whose data were there."""
+    from .paths import data_dir
+
+    return _data_here(name, str(data_dir()))
+
+
+@functools.cache
+def _data_here(name: str, folder: str) -> bool:
     with contextlib.redirect_stdout(io.StringIO()):
         return dataset_available(name)
+
+
+data_here.cache_clear = _data_here.cache_clear  # what a test that changes the files' answer calls
 
 
 is_cached = store.is_cached

@@ -11,6 +11,11 @@ def _isolated_results(tmp_path, monkeypatch):
     # (the default backend) and the backends' choice explicitly, and the notebooks run under nbval with the default
     monkeypatch.setenv("FEDLIB_SWEEP_BACKEND", "local")
     torch.manual_seed(0)
+    yield
+    # whether a dataset is here is kept once a process and data folder (`experiments.data_here`): a test that patched
+    # the answer (`dataset_available`) must not leave it to the tests after it in its worker (one left MNIST "not
+    # here", and a later paper read of notebook 02 left its unaugmented runs out)
+    __import__("fedlib.experiments", fromlist=["_data_here"])._data_here.cache_clear()  # (under a patch)
 
 
 # the made-up paper the claims tests record rows of ("P"), registered beside the workbook's own (fedlib.papers registers

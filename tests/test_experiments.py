@@ -263,3 +263,18 @@ def test_a_cached_run_computes_on_one_thread_whatever_the_callers_count(monkeypa
             ex.run(_cfg(seed=9), progress=False)
     finally:
         torch.set_num_threads(before)
+
+
+def test_whether_data_are_here_is_kept_per_data_folder(tmp_path, monkeypatch):
+    """`experiments.data_here` kept its answer per dataset for the whole process: one found under another FEDLIB_DATA
+    was served after the folder was set back. The answer is kept per data folder now. (The test command's failure
+    that showed it: a test patched `dataset_available` and asked, and its "MNIST is not here" stayed for the tests
+    after it in its worker; tests/conftest.py clears the answers after every test.)"""
+    import os
+
+    monkeypatch.setattr(ex, "dataset_available", lambda d: os.environ.get("FEDLIB_DATA") != str(tmp_path))
+    ex.data_here.cache_clear()
+    monkeypatch.setenv("FEDLIB_DATA", str(tmp_path))
+    assert ex.data_here("mnist") is False
+    monkeypatch.delenv("FEDLIB_DATA")
+    assert ex.data_here("mnist") is True
