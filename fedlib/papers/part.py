@@ -326,24 +326,25 @@ def _present(p: Part, profile: str, sets) -> tuple[dict, tuple]:
     plan = p.plan(profile)
     keep = {k: cfgs for k, cfgs in plan.items() if here(cfgs)}
     if profile == "paper" and len(keep) < len(plan):
-        held = _held_by(tuple(sets))
+        held = frozenset().union(*(set_keys(s) for s in sets))
         keep = {k: cfgs for k, cfgs in plan.items() if k in keep or all(c.key() in held for c in cfgs)}
     return keep, tuple(k for k in plan if k not in keep)
 
 
-_HELD: dict[tuple, tuple] = {}  # the sets (kept, so their ids stay theirs) and their runs' keys, by the sets' identity
+_SET_KEYS: dict[tuple, tuple] = {}  # a set's identity -> (the set, kept so that its ids stay its own; its runs' keys)
 
 
-def _held_by(sets: tuple) -> frozenset:
-    """The cache keys of every run of the run sets `sets` (at their seeds), once a process (0.6 s for all of them)."""
+def set_keys(s: Part) -> frozenset:
+    """The cache keys of every run of the run set `s` at its seeds, once a process: what `commands_for` matches
+    missing runs against and `read` keeps a key whose data are not here by (all the sets: 0.6 s)."""
     import warnings
 
-    which = tuple((id(s), id(s.build), id(s.profiles), id(s.in_set)) for s in sets)
-    if which not in _HELD:
+    which = (id(s), id(s.build), id(s.profiles), id(s.in_set))
+    if which not in _SET_KEYS:
         with warnings.catch_warnings():  # (a setting's ignored field is said where its runs are built for a run)
             warnings.simplefilter("ignore")
-            _HELD[which] = (sets, frozenset(c.key() for s in sets for _, c in s.runs()))
-    return _HELD[which][1]
+            _SET_KEYS[which] = (s, frozenset(cfg.key() for _, cfg in s.runs()))
+    return _SET_KEYS[which][1]
 
 
 class Values:
@@ -468,7 +469,7 @@ def commands_for(configs: list, sets, undeclared: str) -> str:
     left = {c.key() for c in configs}
     if not left:  # nothing missing (every quick run, most redraws): no set's runs are built
         return undeclared
-    holds = [(s, {cfg.key() for _, cfg in s.runs()}) for s in sets]
+    holds = [(s, set_keys(s)) for s in sets]
     named = []
     while left:
         best, keys = max(holds, key=lambda h: len(h[1] & left), default=(None, set()))
