@@ -13,7 +13,9 @@
 #   FEDLIB_RESULTS=/path/to/results python scripts/paper_runs.py SET --pack     # from the checkout, when done
 # On a fresh machine, prime RESULTS first: `FEDLIB_RESULTS=/path/to/results python scripts/paper_runs.py SET --list`
 # from the checkout copies the runs of SET shipped in its archive/ into RESULTS; a worktree at an older commit has
-# not got those packed after it in its own archive/, and would compute them again.
+# not got those packed after it in its own archive/, and would compute them again. A session's machine may not be
+# kept: before stopping, `python scripts/carry.py out RESULTS --worktree WT` puts the runs in progress into
+# archive/in_progress/ (commit it), and on the next machine `python scripts/carry.py in RESULTS` puts them back.
 set -u
 usage="usage: scripts/background_slot.sh WORKTREE RESULTS QUEUE [WORKTREE QUEUE ...] (each WORKTREE holds fedlib/, each QUEUE is a file)"
 if [ $# -lt 3 ] || [ $(( ($# - 3) % 2 )) -ne 0 ]; then
