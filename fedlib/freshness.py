@@ -49,10 +49,23 @@ COUNTS = ("up_bits", "down_bits")  # message sizes: no rounding enters them, so 
 # FedDM's server distils by the same gradient matching: its ladder run at T = 10 (seed 2, key e5772564faf8304f), made
 # on that Intel machine, gave round-0 accuracy 0.7747; its own commit (13911858fc36) and today's code both give 0.7644
 # on an AMD AVX-512 one (family 25, model 17), bit for bit (2026-12-06; the stratified sample replayed FedDM first).
+# FedPAC's server combines heads by a quadratic program per client and zeroes weights below 1e-3: its FedCR Table 2
+# n1 runs, made on an AMD AVX-512 machine (family 25, model 17), replayed on an Intel one (family 6, model 167) with
+# the code unchanged, gave round-1 accuracy 0.6561 against 0.6893 (seed 0) and 0.5270 against 0.5185 (seed 2), round
+# 0 within 1e-4; on that Intel machine alone its AVX-512, AVX2 and scalar kernels (ATEN_CPU_CAPABILITY) gave 0.6561,
+# 0.6493 and 0.6935 (2026-12-07). The test command failed there on it, and on Ditto's FedCR n1 run (seed 0, key
+# e1a7bc0513d87718, made on an AMD family 26 machine; replayed without a difference on an AMD family 25 one): at
+# accuracies near chance, round 0 gave 0.1070 against 0.0993, round 1's training loss 1.555 against 1.740 (11%); that
+# Intel machine's AVX-512, AVX2 and scalar kernels alone gave round-1 accuracies 0.1460, 0.1413 and 0.1384.
 AMPLIFIES_ROUNDING = {"fedrd": "its server's distillation amplifies rounding: 1.8 points of round-0 accuracy "
                                "between an Intel AVX512 and an AMD AVX2 processor",
                       "feddm": "its server's distillation amplifies rounding: 1.0 point of round-0 accuracy between "
-                               "an Intel and an AMD AVX-512 processor, the run's own commit giving today's numbers"}
+                               "an Intel and an AMD AVX-512 processor, the run's own commit giving today's numbers",
+                      "fedpac": "its server's head combination amplifies rounding: 3.3 points of round-1 accuracy "
+                                "between an AMD and an Intel AVX-512 processor, 4.4 between one machine's own "
+                                "kernel sets",
+                      "ditto": "its first rounds, near chance in FedCR's setting, amplify rounding: 0.8 points of "
+                               "accuracy and 11% of the training loss between an AMD and an Intel AVX-512 processor"}
 
 
 def differences(shipped: dict, rounds: int = 2) -> list[str]:
