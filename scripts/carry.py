@@ -145,11 +145,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(runs)} checkpoint(s) in {FOLDER}; commit it")
         return 0
     restored = carry_in(args.results)
-    commits = sorted({e["commit"] for e in json.loads((FOLDER / MANIFEST).read_text())["runs"].values()}) \
+    needs = sorted({(e["fingerprint"], e["commit"]) for e in json.loads((FOLDER / MANIFEST).read_text())["runs"].values()}) \
         if restored else []
     print(f"restored {len(restored)} checkpoint(s) into {args.results}: {', '.join(restored) or 'none'}")
-    for c in commits:
-        print(f"start the slots from a worktree at {c}: git worktree add ../wt {c}")
+    for fingerprint, c in needs:
+        print(f"they resume under code fingerprint {fingerprint} only: start the slots from a worktree at {c} "
+              f"(git worktree add ../wt {c}) or at a later commit whose `python -c 'from fedlib import provenance; "
+              f"print(provenance.fingerprint())'` prints the same")
     return 0
 
 
