@@ -55,11 +55,8 @@ def fingerprint_of(worktree: Path) -> tuple[str, str]:
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def carry_out(results: Path, worktrees: list[Path], folder: Path = FOLDER) -> dict:
