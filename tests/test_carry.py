@@ -1,6 +1,5 @@
 """scripts/carry.py: a run killed mid-way on one machine resumes on a fresh one from the checkpoint carried through the
 repository (issue 89: a session's machine is not kept, and the n2 runs are longer than a session)."""
-import importlib.util
 import json
 import os
 import subprocess
@@ -14,14 +13,13 @@ from fedlib import checkpoint, paths
 from fedlib import experiments as ex
 from fedlib.papers import fedlog
 
+import script_module
+
 ROOT = paths.project_root()
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("carry", ROOT / "scripts" / "carry.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module.load("carry")
 
 
 def _config():

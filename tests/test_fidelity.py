@@ -16,6 +16,8 @@ from fedlib.config import Config
 from fedlib.messages import Ledger
 from fedlib.rounds import run_round
 
+import script_module
+
 
 def _clients(counts, seed=0):
     g = torch.Generator().manual_seed(seed)
@@ -226,13 +228,9 @@ def test_the_fedcr_cross_check_gives_their_code_our_clients_weights_and_particip
     """scripts/fedcr_crosscheck.py runs their main_fed_ditto.py with our federation's arrays in their DatasetObject,
     the seed's initial weights (ours) in their client_model, and our participants from random.sample (every client
     in their final round); a stub of their checkout records what it was given."""
-    import importlib.util
     import json
 
-    spec = importlib.util.spec_from_file_location("fedcr_crosscheck", Path(__file__).parent.parent / "scripts" /
-                                                  "fedcr_crosscheck.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = script_module.load("fedcr_crosscheck")
     code = tmp_path / "FedCR" / "code_FedCR"
     for folder, text in (("models", STUB_NETS), ("utils", "class DatasetObject:\n    pass\n")):
         (code / folder).mkdir(parents=True)
@@ -356,12 +354,8 @@ def test_with_dropout_the_bound_is_the_larger_of_1_point_and_the_authors_noise_f
 def test_the_authors_code_draws_its_batch_orders_after_the_weights_not_from_the_same_draws(tmp_path):
     """scripts/authors_code.py seeds their generators before building the model, as their main.py does, so the
     random numbers of their batch orders and dropout masks are not the ones that drew fedlib's initial weights."""
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location("authors_code", Path(__file__).parent.parent / "scripts" /
-                                                  "authors_code.py")
-    authors_code = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(authors_code)
+    authors_code = script_module.load("authors_code")
     torch.manual_seed(3)  # as experiments.setup draws seed 3's initial weights
     init = models.build("cnn_mnist", (1, 28, 28), 10)
     torch.save(init.state_dict(), tmp_path / "init.pt")
@@ -378,13 +372,9 @@ def test_the_authors_code_draws_its_batch_orders_after_the_weights_not_from_the_
 def test_the_cross_checks_provenance_records_the_noise_floor_and_bound_per_model(tmp_path):
     """scripts/feddbe_crosscheck.py writes beside its CSV (OUT.json) each model's seeds, evaluations, how the
     authors' generators were seeded, and the noise floor with the bound it gives; another model's entry stays."""
-    import importlib.util
     import json
 
-    spec = importlib.util.spec_from_file_location("feddbe_crosscheck", Path(__file__).parent.parent / "scripts" /
-                                                  "feddbe_crosscheck.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = script_module.load("feddbe_crosscheck")
     rng = np.random.default_rng(0)
     out = tmp_path / "x.csv"
     with open(out, "w", newline="") as f:
@@ -452,12 +442,8 @@ def test_replicas_judge_the_authors_code_in_our_place_with_every_assignment_of_t
 
 
 def test_the_authors_kth_stream_is_seeded_seed_plus_k_minus_1_thousand_and_run_once(tmp_path, monkeypatch):
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location("feddbe_crosscheck", Path(__file__).parent.parent / "scripts" /
-                                                  "feddbe_crosscheck.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = script_module.load("feddbe_crosscheck")
     calls = []
     monkeypatch.setattr(script, "our_config", lambda seed, rounds, model: (seed, rounds, model))
     monkeypatch.setattr(script.authors_code, "export", lambda cfg, folder, name: folder.mkdir(parents=True))

@@ -13,6 +13,8 @@ from fedlib.papers import accounting, fedcr, fedlog
 from fedlib.papers.fedcr import claims as fedcr_claims
 from fedlib.result import Result
 
+import script_module
+
 pytestmark = pytest.mark.usefixtures("cpu_keys")  # this machine is the CPU, on a GPU machine too
 
 
@@ -113,15 +115,10 @@ def test_a_paired_verdict_over_runs_of_two_device_types_says_so():
 def test_an_archive_file_packed_on_a_gpu_is_merged_keeping_the_runs_shipped_here(tmp_path, monkeypatch, capsys):
     """scripts/gpu_check.sh's paper part packs on the GPU machine; `paper_runs.py SET --merge FILE` adds its runs
     of SET here, keeping the runs this archive file already holds (the CPU's slots ship into it meanwhile)."""
-    import importlib.util
     import sys
     from dataclasses import asdict
 
-    from fedlib import paths
-
-    spec = importlib.util.spec_from_file_location("paper_runs", paths.project_root() / "scripts" / "paper_runs.py")
-    paper_runs = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(paper_runs)
+    paper_runs = script_module.load("paper_runs")
     monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
     n1 = papers.RUN_SETS["fedcr_table2_n1"]
     (_, cfg0), (_, cfg1) = n1.runs()[:2]

@@ -1,6 +1,5 @@
 """scripts/paper_runs.py: a set computed on Ray gives the runs the sequential path gives, resumes a stopped run from
 its checkpoint, and packs as before (issue 71, section 3)."""
-import importlib.util
 import types
 
 import pytest
@@ -9,14 +8,13 @@ from fedlib import archive, cache, checkpoint, paths
 from fedlib import experiments as ex
 from fedlib.papers import fedlog
 
+import script_module
+
 ROOT = paths.project_root()
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("paper_runs", ROOT / "scripts" / "paper_runs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module.load("paper_runs")
 
 
 def _tiny_set():

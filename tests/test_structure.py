@@ -3,6 +3,8 @@ import ast
 import re
 from pathlib import Path
 
+import script_module
+
 FEDLIB = Path(__file__).resolve().parent.parent / "fedlib"
 
 
@@ -326,8 +328,6 @@ def test_a_toy_paper_registers_itself_and_is_found_in_every_listing(monkeypatch,
     """Papers were listed by hand in five places (the package imports, the claims' known papers, PARTS, RUN_SETS,
     the quotes' texts and modules). Each registers itself now (`papers.registry.register`); a toy paper with one run
     set is found in every listing, and a second paper of the same name is refused."""
-    import importlib.util
-
     import pytest
 
     from fedlib.claims.ledger import KNOWN_PAPERS
@@ -340,9 +340,7 @@ def test_a_toy_paper_registers_itself_and_is_found_in_every_listing(monkeypatch,
         assert "ToyPaper" in KNOWN_PAPERS and PARTS["toy_table"] is toy_set and list(RUN_SETS)[-1] == "toy_table"
         assert quotes.paper_files()["ToyPaper"] == "999_toy.txt"
         assert ("ToyPaper", "a toy's own words") in quotes.code_quotes()
-        spec = importlib.util.spec_from_file_location("paper_runs", FEDLIB.parent / "scripts" / "paper_runs.py")
-        script = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(script)
+        script = script_module.load("paper_runs")
         assert "toy_table" in script.sets_listed()
         with pytest.raises(ValueError, match="registered already"):
             register(Paper("ToyPaper", ()))
