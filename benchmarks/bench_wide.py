@@ -173,12 +173,13 @@ def child(what: str, path: str) -> None:
 
 
 def tcmalloc() -> str:
-    """The path of tcmalloc's library (ldconfig's), or exit saying how to install it."""
-    found = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout.splitlines()
-    paths = [line.split("=>")[-1].strip() for line in found if line.strip().startswith("libtcmalloc_minimal.so.4 ")]
-    if not paths:
+    """The path of tcmalloc's library (`provenance.tcmalloc_library`), or exit saying how to install it."""
+    from fedlib import provenance
+
+    found = provenance.tcmalloc_library()
+    if not found:
         raise SystemExit("the +tcmalloc paths need tcmalloc: apt-get install libtcmalloc-minimal4")
-    return paths[0]
+    return found
 
 
 def main() -> None:

@@ -444,6 +444,10 @@ def dispatch(args) -> int:
               f"{args.notebooks or '(none)'} (Ctrl-C stops it)", flush=True)
         from concurrent.futures import ThreadPoolExecutor
 
+        preloaded = freshness.preload_tcmalloc(os.environ)
+        if preloaded:
+            print(f"fedlib check: its processes preload tcmalloc ({preloaded}; LD_PRELOAD= keeps glibc's malloc)",
+                  flush=True)
         notes = []
         with ThreadPoolExecutor(1) as beside:  # the notebooks run as processes of their own, beside the replays
             regenerated = beside.submit(freshness.regenerate, [n for n in args.notebooks.split(",") if n])

@@ -149,6 +149,19 @@ def replayed(picked: list[dict], rounds: int, workers: int = 1) -> list[list[str
         return [futures[i].result() for i in range(len(picked))]
 
 
+def preload_tcmalloc(env: dict) -> str:
+    """Preload tcmalloc into the processes the check starts (its replays, spawned, and the notebooks it regenerates)
+    by setting LD_PRELOAD in `env` (os.environ), where tcmalloc is installed and LD_PRELOAD is not set (LD_PRELOAD=
+    keeps glibc's malloc). The same bits, as in the paper runs' slots; the check took 4 min 49 s against 5 min 19 s
+    (system time 20 s against 93 s) on an Intel 6-167 machine. Returns the library preloaded, '' if none."""
+    if "LD_PRELOAD" in env:
+        return ""
+    found = provenance.tcmalloc_library()
+    if found:
+        env["LD_PRELOAD"] = found
+    return found
+
+
 def check(rounds: int = 2, per_file: int | None = None, notes: list | None = None, every: bool = False,
           workers: int = 1) -> list[str]:
     """Replay shipped runs of the archive files: the stratified `sample` (default), the first `per_file` runs of

@@ -69,6 +69,19 @@ def commit() -> dict:
         return {}
 
 
+def tcmalloc_library() -> str:
+    """The path of tcmalloc's library where it is installed (Debian's libtcmalloc-minimal4, found by `ldconfig -p`),
+    else ''. Preloaded, it keeps freed memory for the next tensor where glibc hands large blocks back to the kernel,
+    which zeroes them again at the next touch: the same bits, less system time (scripts/background_slot.sh,
+    `python -m fedlib check`, benchmarks/bench_wide.py)."""
+    try:
+        found = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, timeout=30).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    paths = [line.split("=>")[-1].strip() for line in found if line.strip().startswith("libtcmalloc_minimal.so.4 ")]
+    return next((p for p in paths if Path(p).exists()), "")
+
+
 def machine() -> str:
     """The kind of processor the numbers come from (CPUs of another kind may round differently): the architecture,
     torch's kernel set and, where /proc/cpuinfo tells, the vendor, family and model, e.g.

@@ -1,3 +1,5 @@
+import os
+
 import pytest
 import torch
 
@@ -185,3 +187,29 @@ def test_replays_in_processes_find_what_one_process_finds_in_the_same_order():
     alone = freshness.replayed(runs, 2, workers=1)
     assert [bool(found) for found in alone] == [False, True, False] and "acc_mean of round 1" in alone[1][0]
     assert freshness.replayed(runs, 2, workers=2) == alone
+
+
+def test_the_check_preloads_tcmalloc_into_its_processes_unless_ld_preload_is_set(monkeypatch, capsys):
+    """`python -m fedlib check` ran its replays and notebooks on glibc's malloc: 5 min 19 s with 93 s of system time
+    on an Intel 6-167 machine, 4 min 49 s and 20 s with tcmalloc preloaded (the same bits, as the paper runs'
+    slots). Its processes inherit LD_PRELOAD where tcmalloc is installed; a set LD_PRELOAD (even empty) is kept."""
+    from fedlib.__main__ import main
+
+    seen = []
+    monkeypatch.setattr(provenance, "tcmalloc_library", lambda: "/lib/libtcmalloc_minimal.so.4")
+    monkeypatch.setattr(freshness, "regenerate", lambda names: seen.append(("notebooks", os.environ.get("LD_PRELOAD")))
+                        or [])
+    monkeypatch.setattr(freshness, "check", lambda *a, **k: seen.append(("replays", os.environ.get("LD_PRELOAD")))
+                        or [])
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    assert main(["check"]) == 0
+    assert sorted(seen) == [("notebooks", "/lib/libtcmalloc_minimal.so.4"), ("replays", "/lib/libtcmalloc_minimal.so.4")]
+    assert "preload tcmalloc (/lib/libtcmalloc_minimal.so.4" in capsys.readouterr().out
+
+    seen.clear()
+    monkeypatch.setenv("LD_PRELOAD", "")  # glibc's, asked for
+    assert main(["check"]) == 0
+    assert sorted(seen) == [("notebooks", ""), ("replays", "")]
+    monkeypatch.setattr(provenance, "tcmalloc_library", lambda: "")
+    monkeypatch.delenv("LD_PRELOAD")
+    assert freshness.preload_tcmalloc(os.environ) == "" and "LD_PRELOAD" not in os.environ  # not installed
