@@ -22,9 +22,11 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from fedlib import checkpoint, paths
@@ -97,6 +99,8 @@ def carry_in(results: Path, folder: Path = FOLDER) -> list[str]:
     runs = json.loads((folder / MANIFEST).read_text())["runs"]
     blobs = {}
     for name, entry in runs.items():
+        if not re.fullmatch(r"[a-z0-9_]+/[0-9a-f]{16}\.ckpt", name):  # a method's folder and a run key, nothing else
+            raise SystemExit(f"carry: the manifest names {name!r}, not METHOD/KEY.ckpt (nothing was restored)")
         src = folder / f"{name}.gz"
         if not src.exists():
             raise SystemExit(f"carry: {src} is missing; the manifest names it (nothing was restored)")
@@ -113,8 +117,9 @@ def carry_in(results: Path, folder: Path = FOLDER) -> list[str]:
         if done or (there is not None and there["next_round"] >= carried["next_round"]):
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".tmp-carry-{target.name}")
-        tmp.write_bytes(blob)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".ckpt")  # a new file, no link followed
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
         os.replace(tmp, target)
         if runs[name]["progress"]:
             checkpoint.progress_path(target).write_text(json.dumps(runs[name]["progress"]))

@@ -141,3 +141,16 @@ def test_the_command_needs_the_worktree_and_a_results_folder(tmp_path, capsys):
     with pytest.raises(SystemExit):
         carry.main(["in", str(tmp_path / "nowhere")])
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_carry_in_refuses_a_manifest_name_outside_the_results_folder(tmp_path):
+    """A crafted manifest could name ../../somewhere: only METHOD/KEY.ckpt is restored, and nothing at all otherwise."""
+    carry = _script()
+    repo, res = tmp_path / "repo", tmp_path / "res"
+    (repo / "fedavg").mkdir(parents=True)
+    res.mkdir()
+    name = "../../escaped.ckpt"
+    (repo / "manifest.json").write_text(json.dumps({"runs": {name: {"sha256": "0", "progress": None}}}))
+    with pytest.raises(SystemExit, match="not METHOD/KEY.ckpt"):
+        carry.carry_in(res, folder=repo)
+    assert not (tmp_path / "escaped.ckpt").exists() and not any(res.rglob("*"))
