@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import fields
 
 
@@ -123,6 +124,11 @@ def build_parser(command: str | None = "run") -> argparse.ArgumentParser:
                     "file instead of the default sample (every set and every method at least once, cheapest first)")
     ch.add_argument("--all", action="store_true", help="replay every shipped run (hours: before a set is shipped, "
                     "in a background slot)")
+    ch.add_argument("--set", dest="sets", action="append", default=None, metavar="SET",
+                    help="only the shipped runs of this run set (archive/SET_paper.jsonl.gz); repeat or give a comma "
+                         "list. With --all: replay a set whole before it is shipped")
+    ch.add_argument("--record", action="store_true", help="append the result, a row per set, to archive/checks.csv "
+                    "(when, which runs, how many replayed and stale, the code and processor that replayed them)")
     ch.add_argument("--workers", type=int, default=None, help="processes replaying runs, each on one thread "
                     "(default: the machine's cores; the notebooks are regenerated beside them)")
     ch.add_argument("--notebooks", default="01,04", help="cheap notebooks regenerated into build/check/ and compared "
@@ -440,6 +446,8 @@ def dispatch(args) -> int:
 
         which = ("every shipped run" if args.all else f"{args.per_file} shipped run(s) of every archive file"
                  if args.per_file else "a sample of the shipped runs (every set and every method at least once)")
+        if args.sets:
+            which += f" of {', '.join(args.sets)}"
         print(f"fedlib check: replaying the first {args.rounds} round(s) of {which}, and regenerating notebooks "
               f"{args.notebooks or '(none)'} (Ctrl-C stops it)", flush=True)
         from concurrent.futures import ThreadPoolExecutor
@@ -448,12 +456,16 @@ def dispatch(args) -> int:
         if preloaded:
             print(f"fedlib check: its processes preload tcmalloc ({preloaded}; LD_PRELOAD= keeps glibc's malloc)",
                   flush=True)
-        notes = []
+        notes, tally, started = [], {}, time.perf_counter()
         with ThreadPoolExecutor(1) as beside:  # the notebooks run as processes of their own, beside the replays
             regenerated = beside.submit(freshness.regenerate, [n for n in args.notebooks.split(",") if n])
             replays = freshness.check(args.rounds, args.per_file, notes, every=args.all,
-                                      workers=args.workers or os.cpu_count() or 1)
+                                      workers=args.workers or os.cpu_count() or 1, sets=args.sets, tally=tally)
             stale = regenerated.result() + replays
+        if args.record:
+            kind = "every" if args.all else f"first-{args.per_file}" if args.per_file else "sample"
+            where = freshness.record(tally, kind, args.rounds, time.perf_counter() - started)
+            print(f"fedlib check: recorded in {where} ({len(tally)} set(s))", flush=True)
         for line in stale + notes:
             print(line, file=sys.stderr)
         print(f"{len(stale)} stale" if stale else "fresh: the regenerated tables and the replayed runs match what is "
@@ -515,6 +527,13 @@ def _check_arguments(args) -> None:
         raise ValueError(f"--per-file {args.per_file}: replay at least 1 run per archive file")
     if args.per_file is not None and getattr(args, "all", False):
         raise ValueError("--per-file and --all: choose one (--all replays every shipped run)")
+    if getattr(args, "sets", None) is not None:
+        from .freshness import archive_files
+
+        args.sets = [s.strip() for given in args.sets for s in given.split(",") if s.strip()]
+        if not args.sets:
+            raise ValueError("--set: name at least one run set")
+        archive_files(args.sets)  # an unknown set: its error, with the sets shipped
     have = sorted(p.name.split("_")[0] for p in (project_root() / "notebooks").glob("[0-9]*.ipynb"))
     for number in [n for n in args.notebooks.split(",") if n]:
         if number.zfill(2) not in have:

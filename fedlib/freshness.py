@@ -162,24 +162,48 @@ def preload_tcmalloc(env: dict) -> str:
     return found
 
 
+def archive_files(sets: list[str] | None = None) -> list[Path]:
+    """The shipped archive files, or those of the run sets named in `sets` (a set's file is
+    archive/<set>_paper.jsonl.gz; its full file name or stem is accepted too). An unknown name raises ValueError
+    listing the sets there are, before any replay starts."""
+    paths = sorted(archive.folder().glob("*.jsonl.gz"))
+    if sets is None:
+        return paths
+    stems = {p.name[:-len(".jsonl.gz")]: p for p in paths}
+    named = {s.removesuffix(".jsonl.gz"): s for s in sets}
+    unknown = [given for stem, given in named.items() if stem not in stems and f"{stem}_paper" not in stems]
+    if unknown:
+        shipped = ", ".join(sorted(s.removesuffix("_paper") for s in stems))
+        raise ValueError(f"--set {', '.join(unknown)}: no such shipped run set in {archive.folder()}; the sets "
+                         f"shipped are: {shipped}")
+    return sorted({stems.get(stem) or stems[f"{stem}_paper"] for stem in named})
+
+
 def check(rounds: int = 2, per_file: int | None = None, notes: list | None = None, every: bool = False,
-          workers: int = 1) -> list[str]:
-    """Replay shipped runs of the archive files: the stratified `sample` (default), the first `per_file` runs of
-    each file by key, or with `every` all of them, in `workers` processes (`replayed`); one line per stale run,
-    naming it and how to remake it. Runs made on another device type than this machine's are not replayed: they are
-    counted in a line appended to `notes` (when given)."""
-    stale, elsewhere, counts_only, files = [], {}, {}, {}
-    for path in sorted(archive.folder().glob("*.jsonl.gz")):
+          workers: int = 1, sets: list[str] | None = None, tally: dict | None = None) -> list[str]:
+    """Replay shipped runs of the archive files (of the run sets named in `sets`, else all): the stratified `sample`
+    (default), the first `per_file` runs of each file by key, or with `every` all of them, in `workers` processes
+    (`replayed`); one line per stale run, naming it and how to remake it. Runs made on another device type than this
+    machine's are not replayed: they are counted in a line appended to `notes` (when given). `tally` (when given)
+    gets, for each file, the runs it holds, those replayed and those stale (what `record` writes)."""
+    stale, elsewhere, counts_only, files, held = [], {}, {}, {}, {}
+    for path in archive_files(sets):
         mine = files.setdefault(path.name, [])
         for r in sorted(archive.read(path), key=lambda r: r["key"]):
+            held[path.name] = held.get(path.name, 0) + 1
             if on_another_device(r):
                 elsewhere[r.get("device", "cpu")] = elsewhere.get(r.get("device", "cpu"), 0) + 1
             else:
                 mine.append(r)
     picked = [(f, r) for f, runs in files.items() for r in (runs if every else runs[:per_file])] \
         if every or per_file else sample(files, rounds)
+    if tally is not None:
+        tally.update({name: {"runs": held.get(name, 0), "replayed": 0, "stale": 0} for name in files})
     for (name, shipped), found in zip(picked, replayed([r for _, r in picked], rounds, workers)):
         method = shipped["config"].get("method")
+        if tally is not None:
+            tally[name]["replayed"] += 1
+            tally[name]["stale"] += bool(found)
         if method in AMPLIFIES_ROUNDING and not _made_here(shipped, restore(shipped["config"])):
             counts_only[method] = counts_only.get(method, 0) + 1
         if found:
@@ -195,6 +219,35 @@ def check(rounds: int = 2, per_file: int | None = None, notes: list | None = Non
                   f"sent only: {AMPLIFIES_ROUNDING[method]}; a machine of the kind that made "
                   f"{'them' if n != 1 else 'it'} compares every number" for method, n in sorted(counts_only.items())]
     return stale
+
+
+CHECKS_FILE = "checks.csv"  # in archive/: one row per run set and recorded check (`fedlib check --record`)
+CHECK_COLUMNS = ("date", "set", "which", "rounds", "runs", "replayed", "stale", "code", "commit", "machine", "wall_s")
+
+
+def record(tally: dict, which: str, rounds: int, wall_s: float, path: Path | None = None) -> Path:
+    """Append one row per archive file of `tally` (from `check`) to archive/checks.csv: when, which runs (`which`:
+    every, sample or first-N), how many rounds each, how many the set holds, replayed and found stale, and the code,
+    commit and processor kind that replayed them. The file says which shipped sets were replayed whole, and when."""
+    path = path or archive.folder() / CHECKS_FILE
+    new = not path.exists()
+    from datetime import datetime, timezone
+
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with path.open("a", newline="") as f:
+        out = csv.writer(f)
+        if new:
+            out.writerow(CHECK_COLUMNS)
+        for name, t in sorted(tally.items()):
+            out.writerow([now, name.removesuffix(".jsonl.gz").removesuffix("_paper"), which, rounds, t["runs"],
+                          t["replayed"], t["stale"], provenance.fingerprint(), _commit_label(),
+                          provenance.machine(), f"{wall_s:.0f}"])
+    return path
+
+
+def _commit_label() -> str:
+    made = provenance.commit()
+    return made.get("commit", "") + ("+changes" if made.get("dirty") else "")
 
 
 CHEAP_NOTEBOOKS = ("01", "04")  # quick profile under a minute each: regenerated and compared file by file

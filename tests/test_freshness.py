@@ -213,3 +213,41 @@ def test_the_check_preloads_tcmalloc_into_its_processes_unless_ld_preload_is_set
     monkeypatch.setattr(provenance, "tcmalloc_library", lambda: "")
     monkeypatch.delenv("LD_PRELOAD")
     assert freshness.preload_tcmalloc(os.environ) == "" and "LD_PRELOAD" not in os.environ  # not installed
+
+
+def test_a_set_is_replayed_whole_alone_and_its_result_recorded(tmp_path, monkeypatch, capsys):
+    """`fedlib check --all --set SET --record` (issue 93: replay a set whole before it is shipped, and record it):
+    only SET's runs are replayed, and archive/checks.csv gets a row saying how many it holds, replayed and stale,
+    under which code and processor; an unknown set is refused before any replay, naming the sets shipped. Slow
+    (about 5 s): it computes three small runs and replays them, as the check does."""
+    from fedlib.__main__ import main
+
+    monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
+    runs = [ex.run(_tiny(s), cache=False, progress=False) for s in range(3)]
+    archive.write(tmp_path / "archive" / "one_paper.jsonl.gz", runs[:2])
+    archive.write(tmp_path / "archive" / "two_paper.jsonl.gz", runs[2:])
+    replayed_keys = []
+    original = freshness.replayed
+    monkeypatch.setattr(freshness, "replayed", lambda picked, *a: replayed_keys.extend(r["key"] for r in picked)
+                        or original(picked, *a))
+    tally = {}
+    assert freshness.check(rounds=1, every=True, sets=["one"], tally=tally) == []
+    assert sorted(replayed_keys) == sorted(r["key"] for r in runs[:2])
+    assert tally == {"one_paper.jsonl.gz": {"runs": 2, "replayed": 2, "stale": 0}}
+
+    replayed_keys.clear()
+    assert main(["check", "--all", "--set", "two_paper", "--record", "--rounds", "1", "--notebooks", "",
+                 "--workers", "1"]) == 0
+    assert replayed_keys == [runs[2]["key"]]
+    rows = (tmp_path / "archive" / freshness.CHECKS_FILE).read_text().splitlines()
+    assert rows[0].split(",") == list(freshness.CHECK_COLUMNS)
+    row = dict(zip(freshness.CHECK_COLUMNS, rows[1].split(",")))
+    assert (row["set"], row["which"], row["rounds"], row["runs"], row["replayed"], row["stale"]) == \
+        ("two", "every", "1", "1", "1", "0")
+    assert row["code"] == provenance.fingerprint() and row["machine"] == provenance.machine()
+
+    replayed_keys.clear()
+    assert main(["check", "--all", "--set", "one,three", "--notebooks", ""]) == 2
+    err = capsys.readouterr().err
+    assert "--set three: no such shipped run set" in err and "one, two" in err and replayed_keys == []
+    assert len((tmp_path / "archive" / freshness.CHECKS_FILE).read_text().splitlines()) == 2  # nothing recorded
