@@ -48,6 +48,9 @@ export FEDLIB_WRITE_COMMITTED="$COMMIT"
 # One torch thread per process unless you say otherwise: some CPU kernels sum in a thread-count dependent order, so
 # the committed figures (and `python -m fedlib check`) are made with one. The sweep's workers use the cores.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
+# shellcheck source=scripts/tcmalloc.sh
+source scripts/tcmalloc.sh  # tcmalloc under the notebooks and their runs where installed: the same bits, faster
+preload_tcmalloc
 "$PY" -m fedlib fetch-data  # first, every FEDLIB_* variable against its rule: one line naming a bad one, before any
 # data is read (`python -m fedlib` checks them before each command)
 "$PY" -m fedlib.archive  # a damaged archive file is named here, on the terminal, not only inside a notebook

@@ -15,6 +15,11 @@ if [ "$workers" -gt 1 ]; then
   parallel=(-n "$workers" --dist loadfile)
   export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 fi
+# tcmalloc under every test process where it is installed (the same bits; the engine's tests 20% faster)
+# shellcheck source=scripts/tcmalloc.sh
+source "$ROOT/scripts/tcmalloc.sh"
+preload_tcmalloc
+if [ -n "$TCMALLOC" ]; then echo ">> the tests preload tcmalloc ($TCMALLOC; LD_PRELOAD= keeps glibc's malloc)"; fi
 # smoke-profile notebooks write their figures and caches under build/, never over the real figures/
 FEDLIB_PROFILE=smoke FEDLIB_FIGURES="$ROOT/build/smoke/figures" FEDLIB_RESULTS="$ROOT/build/smoke/results" \
   "$PY" -m pytest tests notebooks --nbval-lax -p no:cacheprovider "${parallel[@]}" "$@"

@@ -53,16 +53,12 @@ RESULTS="$(mkdir -p "$2" && cd "$2" && pwd)"  # absolute: the runs start in the 
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${FEDLIB_PYTHON:-$HERE/.venv/bin/python}"
 export FEDLIB_RESULTS="$RESULTS" FEDLIB_DATA="${FEDLIB_DATA:-$HERE/data}" OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-# tcmalloc where it is installed (Debian's libtcmalloc-minimal4) and LD_PRELOAD is not set (LD_PRELOAD= keeps glibc's
-# malloc): it keeps freed memory for the next tensor, where glibc hands large blocks back to the kernel, which zeroes
-# them again at the next touch. The same bits; a FedRD ladder round 82 -> 65 s, a FedAvg one 38 -> 25 s on one thread
-# of this CPU (docs/measurements.md, 2026-11-27)
-if [ -z "${LD_PRELOAD+set}" ]; then
-  tcmalloc="$(ldconfig -p 2>/dev/null | awk '$1 == "libtcmalloc_minimal.so.4" {print $NF; exit}')"
-  if [ -n "$tcmalloc" ] && [ -e "$tcmalloc" ]; then
-    export LD_PRELOAD="$tcmalloc"
-    echo "$(date -u +%FT%TZ) allocator: tcmalloc ($tcmalloc; LD_PRELOAD= to keep glibc's)"
-  fi
+# tcmalloc where it is installed and LD_PRELOAD is not set: the same bits, faster (scripts/tcmalloc.sh)
+# shellcheck source=scripts/tcmalloc.sh
+source "$(dirname "$0")/tcmalloc.sh"
+preload_tcmalloc
+if [ -n "$TCMALLOC" ]; then
+  echo "$(date -u +%FT%TZ) allocator: tcmalloc ($TCMALLOC; LD_PRELOAD= to keep glibc's)"
 fi
 for ((i = 0; i < ${#pairs[@]}; i += 2)); do
   while IFS= read -r line; do

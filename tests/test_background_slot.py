@@ -57,20 +57,50 @@ def test_a_line_may_name_its_own_worktree_and_one_that_names_none_stops_the_slot
     assert not (tmp_path / "log.txt").exists()
 
 
-def test_the_slot_preloads_tcmalloc_where_installed_unless_ld_preload_is_set(tmp_path):
-    _worktree(tmp_path, "wt1").joinpath("env.py").write_text(
-        "import os; open(os.environ['LOG'], 'a').write(repr(os.environ.get('LD_PRELOAD')) + '\\n')\n")
-    (tmp_path / "q1.txt").write_text("env.py\n")
+def _fake_ldconfig(tmp_path) -> tuple[Path, str]:
+    """A folder with an `ldconfig` that lists a harmless library (libm, which preloading changes nothing) as
+    tcmalloc, and that library's path."""
     harmless = next(p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6",
                                 "/lib/aarch64-linux-gnu/libm.so.6", "/usr/lib/aarch64-linux-gnu/libm.so.6", "/lib64/libm.so.6")
-                    if Path(p).exists())  # stands in for tcmalloc: preloading it changes nothing
+                    if Path(p).exists())
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "ldconfig").write_text(f"#!/bin/sh\necho '\tlibtcmalloc_minimal.so.4 (libc6,x86-64) => {harmless}'\n")
     (bin_dir / "ldconfig").chmod(0o755)
+    return bin_dir, harmless
+
+
+def test_the_slot_preloads_tcmalloc_where_installed_unless_ld_preload_is_set(tmp_path):
+    _worktree(tmp_path, "wt1").joinpath("env.py").write_text(
+        "import os; open(os.environ['LOG'], 'a').write(repr(os.environ.get('LD_PRELOAD')) + '\\n')\n")
+    (tmp_path / "q1.txt").write_text("env.py\n")
+    bin_dir, harmless = _fake_ldconfig(tmp_path)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FEDLIB_PYTHON": sys.executable, "LOG": str(tmp_path / "log.txt")}
     for extra in ({}, {"LD_PRELOAD": ""}):
         done = subprocess.run(["bash", str(SCRIPT), "wt1", "results", "q1.txt"], cwd=tmp_path, env={**env, **extra},
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
     assert (tmp_path / "log.txt").read_text().splitlines() == [repr(harmless), "''"]
+
+
+def test_the_test_command_and_run_all_preload_tcmalloc_before_their_work(tmp_path):
+    """scripts/tcmalloc.sh, which run_tests.sh and run_all.sh source (the tests ran 30.6 s on glibc's malloc against
+    24.8 s preloaded, the engine's and algorithms' files on an Intel 6-167): LD_PRELOAD is exported to what runs
+    after it where tcmalloc is installed, a set one (even empty) is kept, none is set where it is not installed; and
+    both entry points call it before pytest or the notebooks start."""
+    bin_dir, harmless = _fake_ldconfig(tmp_path)
+    show = f'source {SCRIPT.parent / "tcmalloc.sh"}; preload_tcmalloc; echo "[$TCMALLOC]"; ' \
+           f'{sys.executable} -c "import os; print(repr(os.environ.get(\'LD_PRELOAD\')))"'
+    seen = []
+    for path, extra in ((f"{bin_dir}:/usr/bin:/bin", {}), (f"{bin_dir}:/usr/bin:/bin", {"LD_PRELOAD": ""}),
+                        (str(tmp_path / "nowhere"), {})):
+        done = subprocess.run(["/bin/bash", "-c", show], env={"PATH": path, **extra}, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        seen.append(done.stdout.split())
+    assert seen == [[f"[{harmless}]", repr(harmless)], ["[]", "''"], ["[]", "None"]]
+    root = SCRIPT.parent.parent
+    for entry, work in (("run_tests.sh", '"$PY" -m pytest'), ("run_all.sh", '"$PY" -m fedlib fetch-data')):
+        text = (root / entry).read_text()
+        assert "source" in text and "scripts/tcmalloc.sh" in text
+        assert -1 < text.index("\npreload_tcmalloc\n") < text.index(work), entry
