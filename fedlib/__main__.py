@@ -20,7 +20,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import fields
 
 
@@ -456,7 +455,7 @@ def dispatch(args) -> int:
         if preloaded:
             print(f"fedlib check: its processes preload tcmalloc ({preloaded}; LD_PRELOAD= keeps glibc's malloc)",
                   flush=True)
-        notes, tally, started = [], {}, time.perf_counter()
+        notes, tally, start = [], {}, freshness.started()
         with ThreadPoolExecutor(1) as beside:  # the notebooks run as processes of their own, beside the replays
             regenerated = beside.submit(freshness.regenerate, [n for n in args.notebooks.split(",") if n])
             replays = freshness.check(args.rounds, args.per_file, notes, every=args.all,
@@ -464,7 +463,7 @@ def dispatch(args) -> int:
             stale = regenerated.result() + replays
         if args.record:
             kind = "every" if args.all else f"first-{args.per_file}" if args.per_file else "sample"
-            where = freshness.record(tally, kind, args.rounds, time.perf_counter() - started)
+            where = freshness.record(tally, kind, args.rounds, start)
             print(f"fedlib check: recorded in {where} ({len(tally)} set(s))", flush=True)
         for line in stale + notes:
             print(line, file=sys.stderr)

@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -222,32 +223,37 @@ def check(rounds: int = 2, per_file: int | None = None, notes: list | None = Non
 
 
 CHECKS_FILE = "checks.csv"  # in archive/: one row per run set and recorded check (`fedlib check --record`)
-CHECK_COLUMNS = ("date", "set", "which", "rounds", "runs", "replayed", "stale", "code", "commit", "machine", "wall_s")
+CHECK_COLUMNS = ("started", "set", "which", "rounds", "runs", "replayed", "stale", "code", "commit", "machine",
+                 "check_s")
 
 
-def record(tally: dict, which: str, rounds: int, wall_s: float, path: Path | None = None) -> Path:
-    """Append one row per archive file of `tally` (from `check`) to archive/checks.csv: when, which runs (`which`:
-    every, sample or first-N), how many rounds each, how many the set holds, replayed and found stale, and the code,
-    commit and processor kind that replayed them. The file says which shipped sets were replayed whole, and when."""
-    path = path or archive.folder() / CHECKS_FILE
-    new = not path.exists()
+def started() -> dict:
+    """When a check starts and with what code: the columns of its rows in archive/checks.csv that `record` cannot
+    read at the end (the checkout may be committed to while a long check runs)."""
     from datetime import datetime, timezone
 
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    made = provenance.commit()
+    return {"started": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "code": provenance.fingerprint(),
+            "commit": made.get("commit", "") + ("+changes" if made.get("dirty") else ""), "at": time.perf_counter()}
+
+
+def record(tally: dict, which: str, rounds: int, start: dict, path: Path | None = None) -> Path:
+    """Append one row per archive file of `tally` (from `check`) to archive/checks.csv: when the check started, which
+    runs (`which`: every, sample or first-N), how many rounds each, how many the set holds, replayed and found stale,
+    the code, commit and processor kind that replayed them (`start`, from `started`), and the whole check's seconds
+    (all its sets). The file says which shipped sets were replayed whole, and when."""
+    path = path or archive.folder() / CHECKS_FILE
+    new = not path.exists()
+    seconds = time.perf_counter() - start["at"]
     with path.open("a", newline="") as f:
         out = csv.writer(f)
         if new:
             out.writerow(CHECK_COLUMNS)
         for name, t in sorted(tally.items()):
-            out.writerow([now, name.removesuffix(".jsonl.gz").removesuffix("_paper"), which, rounds, t["runs"],
-                          t["replayed"], t["stale"], provenance.fingerprint(), _commit_label(),
-                          provenance.machine(), f"{wall_s:.0f}"])
+            out.writerow([start["started"], name.removesuffix(".jsonl.gz").removesuffix("_paper"), which, rounds,
+                          t["runs"], t["replayed"], t["stale"], start["code"], start["commit"], provenance.machine(),
+                          f"{seconds:.0f}"])
     return path
-
-
-def _commit_label() -> str:
-    made = provenance.commit()
-    return made.get("commit", "") + ("+changes" if made.get("dirty") else "")
 
 
 CHEAP_NOTEBOOKS = ("01", "04")  # quick profile under a minute each: regenerated and compared file by file

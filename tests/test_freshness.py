@@ -245,6 +245,7 @@ def test_a_set_is_replayed_whole_alone_and_its_result_recorded(tmp_path, monkeyp
     assert (row["set"], row["which"], row["rounds"], row["runs"], row["replayed"], row["stale"]) == \
         ("two", "every", "1", "1", "1", "0")
     assert row["code"] == provenance.fingerprint() and row["machine"] == provenance.machine()
+    assert row["commit"].startswith(provenance.commit().get("commit", "")) and row["started"].startswith("20")
 
     replayed_keys.clear()
     assert main(["check", "--all", "--set", "one,three", "--notebooks", ""]) == 2
