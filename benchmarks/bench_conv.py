@@ -2,10 +2,11 @@
 convolution (the clients stacked in channels, groups = clients; channels-last on the CPU, as the engine runs it)
 against im2col (`F.unfold`) and one batched matmul over the clients, on the MNIST CNN's two layers (Table A.2:
 1 -> 10 and 10 -> 20 channels, 5 x 5) at FedLog's MNIST setting: 50 clients, a training batch of 10 (forward and
-backward) and an evaluation chunk of 216 samples a client (forward). Both sides take turns (A B A B ...) and the
-script prints medians and the median of the ratios taken in the same turn, and the largest difference between the
-two sides' outputs (they sum in another order, so the engine would need a Config field to use it: shipped numbers
-must not move). It also counts the top-level operations of one forward and backward of each (torch.profiler), the
+backward) and an evaluation chunk of 216 samples a client (forward); and the grouped convolution in bfloat16 under
+autocast (`grouped_bf16`; on AMX processors oneDNN's tile kernels). The sides take turns (A B C A B C ...) and the
+script prints medians and the median of the ratios taken in the same turn, and the largest difference between each
+side's outputs and grouped's (another summation order, or another precision: the engine would need a Config field to
+use it, since shipped numbers must not move). It also counts the top-level operations of one forward and backward of each (torch.profiler), the
 quantity a launch-bound GPU pays for.
 
 Usage: python benchmarks/bench_conv.py [--clients 50] [--repeats 7] [--threads 1]
@@ -39,6 +40,14 @@ def unfolded(x, w, b, n):
     out = torch.baddbmm(b.unsqueeze(-1), w.reshape(n, out_channels, C * K * K), cols)  # [n, O, B*L]
     side = H - K + 1
     return out.view(n, out_channels, B, side, side).permute(2, 0, 1, 3, 4).reshape(B, n * out_channels, side, side)
+
+
+def grouped_bf16(x, w, b, n):
+    """`grouped` under CPU autocast to bfloat16 (fp32 weights cast at every call, the output read back as fp32): what
+    a Config field for bf16 would do. On a processor with AMX (Intel's amx_bf16) oneDNN runs it on the tile unit. It
+    moves far more than the last bits (8 bits of mantissa), so it could only ever be a field with a fidelity check."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return grouped(x, w, b, n).float()
 
 
 def tensors(n, batch, c, o, hw, grad):
@@ -78,6 +87,9 @@ def _parents(e):
         yield e
 
 
+SIDES = {"grouped": grouped, "unfolded": unfolded, "grouped_bf16": grouped_bf16}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--clients", type=int, default=50)
@@ -87,12 +99,11 @@ def main():
     torch.set_num_threads(args.threads)
     n = args.clients
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {n} clients, {args.repeats} turns "
-          f"(medians; ratio: the median of unfolded / grouped in the same turn)")
+          f"(medians; ratio: the median of a side's time / grouped's in the same turn)")
     for name, (c, o, hw) in LAYERS.items():
         for what, batch, train, reps in (("training step, batch 10", 10, True, 20), ("evaluation, 216 a client", 216,
                                                                                        False, 3)):
-            sides = {"grouped": step(grouped, n, batch, c, o, hw, train), "unfolded": step(unfolded, n, batch, c, o,
-                                                                                          hw, train)}
+            sides = {k: step(f, n, batch, c, o, hw, train) for k, f in SIDES.items()}
             times = {k: [] for k in sides}
             for one in sides.values():
                 one()
@@ -102,12 +113,15 @@ def main():
                     for _ in range(reps):
                         one()
                     times[k].append((time.perf_counter() - t) / reps)
-            ratio = statistics.median(u / g for u, g in zip(times["unfolded"], times["grouped"]))
             x, w, b = tensors(n, batch, c, o, hw, False)
-            diff = (grouped(x, w, b, n) - unfolded(x, w, b, n)).abs().max().item()
-            print(f"{name}, {what}: grouped {1e3 * statistics.median(times['grouped']):.2f} ms, unfolded "
-                  f"{1e3 * statistics.median(times['unfolded']):.2f} ms, unfolded / grouped {ratio:.2f}x; "
-                  f"max |difference| {diff:.1e}")
+            ref = grouped(x, w, b, n)
+            said = [f"grouped {1e3 * statistics.median(times['grouped']):.2f} ms"]
+            for k in [k for k in SIDES if k != "grouped"]:
+                ratio = statistics.median(u / g for u, g in zip(times[k], times["grouped"]))
+                diff = (ref - SIDES[k](x, w, b, n)).abs().max().item()
+                said.append(f"{k} {1e3 * statistics.median(times[k]):.2f} ms ({ratio:.2f}x grouped's time, "
+                            f"max |difference| {diff:.1e})")
+            print(f"{name}, {what}: " + "; ".join(said))
         print(f"{name}: top-level operations of one forward and backward: grouped "
               f"{operations(grouped, n, 10, c, o, hw)}, unfolded {operations(unfolded, n, 10, c, o, hw)}")
 
