@@ -186,7 +186,8 @@ def check(rounds: int = 2, per_file: int | None = None, notes: list | None = Non
     (default), the first `per_file` runs of each file by key, or with `every` all of them, in `workers` processes
     (`replayed`); one line per stale run, naming it and how to remake it. Runs made on another device type than this
     machine's are not replayed: they are counted in a line appended to `notes` (when given). `tally` (when given)
-    gets, for each file, the runs it holds, those replayed and those stale (what `record` writes)."""
+    gets, for each file, the runs it holds, those replayed, those compared by their bits only and those stale (what
+    `record` writes)."""
     stale, elsewhere, counts_only, files, held = [], {}, {}, {}, {}
     for path in archive_files(sets):
         mine = files.setdefault(path.name, [])
@@ -199,13 +200,15 @@ def check(rounds: int = 2, per_file: int | None = None, notes: list | None = Non
     picked = [(f, r) for f, runs in files.items() for r in (runs if every else runs[:per_file])] \
         if every or per_file else sample(files, rounds)
     if tally is not None:
-        tally.update({name: {"runs": held.get(name, 0), "replayed": 0, "stale": 0} for name in files})
+        tally.update({name: {"runs": held.get(name, 0), "replayed": 0, "bits_only": 0, "stale": 0} for name in files})
     for (name, shipped), found in zip(picked, replayed([r for _, r in picked], rounds, workers)):
         method = shipped["config"].get("method")
+        bits_only = method in AMPLIFIES_ROUNDING and not _made_here(shipped, restore(shipped["config"]))
         if tally is not None:
             tally[name]["replayed"] += 1
+            tally[name]["bits_only"] += bits_only
             tally[name]["stale"] += bool(found)
-        if method in AMPLIFIES_ROUNDING and not _made_here(shipped, restore(shipped["config"])):
+        if bits_only:
             counts_only[method] = counts_only.get(method, 0) + 1
         if found:
             label = restore(shipped["config"]).label()
@@ -223,8 +226,8 @@ def check(rounds: int = 2, per_file: int | None = None, notes: list | None = Non
 
 
 CHECKS_FILE = "checks.csv"  # in archive/: one row per run set and recorded check (`fedlib check --record`)
-CHECK_COLUMNS = ("started", "set", "which", "rounds", "runs", "replayed", "stale", "code", "commit", "machine",
-                 "check_s")
+CHECK_COLUMNS = ("started", "set", "which", "rounds", "runs", "replayed", "bits_only", "stale", "code", "commit",
+                 "machine", "check_s")
 
 
 def started() -> dict:
@@ -239,7 +242,8 @@ def started() -> dict:
 
 def record(tally: dict, which: str, rounds: int, start: dict, path: Path | None = None) -> Path:
     """Append one row per archive file of `tally` (from `check`) to archive/checks.csv: when the check started, which
-    runs (`which`: every, sample or first-N), how many rounds each, how many the set holds, replayed and found stale,
+    runs (`which`: every, sample or first-N), how many rounds each, how many the set holds, replayed, compared by their
+    bits only (`AMPLIFIES_ROUNDING`, made on another processor kind) and found stale,
     the code, commit and processor kind that replayed them (`start`, from `started`), and the whole check's seconds
     (all its sets). The file says which shipped sets were replayed whole, and when."""
     path = path or archive.folder() / CHECKS_FILE
@@ -251,8 +255,8 @@ def record(tally: dict, which: str, rounds: int, start: dict, path: Path | None 
             out.writerow(CHECK_COLUMNS)
         for name, t in sorted(tally.items()):
             out.writerow([start["started"], name.removesuffix(".jsonl.gz").removesuffix("_paper"), which, rounds,
-                          t["runs"], t["replayed"], t["stale"], start["code"], start["commit"], provenance.machine(),
-                          f"{seconds:.0f}"])
+                          t["runs"], t["replayed"], t["bits_only"], t["stale"], start["code"], start["commit"],
+                          provenance.machine(), f"{seconds:.0f}"])
     return path
 
 

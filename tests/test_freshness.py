@@ -147,8 +147,9 @@ def test_a_method_that_amplifies_rounding_is_compared_by_its_bits_on_another_pro
     assert freshness.differences(shipped) == []
     monkeypatch.setattr(archive, "folder", lambda: tmp_path / "archive")
     archive.write(tmp_path / "archive" / "runs.jsonl.gz", [shipped])
-    notes = []
-    assert freshness.check(rounds=2, notes=notes) == []
+    notes, tally = [], {}
+    assert freshness.check(rounds=2, notes=notes, tally=tally) == []
+    assert tally == {"runs.jsonl.gz": {"runs": 1, "replayed": 1, "bits_only": 1, "stale": 0}}  # checks.csv says so
     assert notes == [f"1 shipped fedrd run made on another kind of processor compared by the bits sent only: "
                      f"{freshness.AMPLIFIES_ROUNDING['fedrd']}; a machine of the kind that made it compares every number"]
     shipped["rounds"]["up_bits"][1] += 32  # a message that grew is a code change on any processor
@@ -233,7 +234,7 @@ def test_a_set_is_replayed_whole_alone_and_its_result_recorded(tmp_path, monkeyp
     tally = {}
     assert freshness.check(rounds=1, every=True, sets=["one"], tally=tally) == []
     assert sorted(replayed_keys) == sorted(r["key"] for r in runs[:2])
-    assert tally == {"one_paper.jsonl.gz": {"runs": 2, "replayed": 2, "stale": 0}}
+    assert tally == {"one_paper.jsonl.gz": {"runs": 2, "replayed": 2, "bits_only": 0, "stale": 0}}
 
     replayed_keys.clear()
     assert main(["check", "--all", "--set", "two_paper", "--record", "--rounds", "1", "--notebooks", "",
@@ -242,8 +243,8 @@ def test_a_set_is_replayed_whole_alone_and_its_result_recorded(tmp_path, monkeyp
     rows = (tmp_path / "archive" / freshness.CHECKS_FILE).read_text().splitlines()
     assert rows[0].split(",") == list(freshness.CHECK_COLUMNS)
     row = dict(zip(freshness.CHECK_COLUMNS, rows[1].split(",")))
-    assert (row["set"], row["which"], row["rounds"], row["runs"], row["replayed"], row["stale"]) == \
-        ("two", "every", "1", "1", "1", "0")
+    assert (row["set"], row["which"], row["rounds"], row["runs"], row["replayed"], row["bits_only"], row["stale"]) \
+        == ("two", "every", "1", "1", "1", "0", "0")
     assert row["code"] == provenance.fingerprint() and row["machine"] == provenance.machine()
     assert row["commit"].startswith(provenance.commit().get("commit", "")) and row["started"].startswith("20")
 
