@@ -78,6 +78,14 @@ def test_equivalence_not_resolved_and_one_seed_indicative():
     assert R.verdict([98.2], [98.15, 0.05], R.equivalence()).startswith("indicative")
 
 
+def test_equivalence_with_two_seeds_is_indicative_as_a_paired_claim_is():
+    """FedCR's Table 2 n2 FedAvg rows read "cannot be decided at this precision" from 2 seeds of a set shipped in
+    part; a verdict of any kind comes only from MIN_SEEDS seeds (issue 89), as a paired claim's does."""
+    d = R.decide([88.05, 88.24], [88.63, 0.43], R.equivalence())
+    assert d.verdict == "indicative (2 seeds)" and d.p == "" and math.isclose(d.margin, 88.145 - 88.63)
+    assert R.verdict([98.30, 98.31], [98.30, 0.0], R.equivalence()) == "indicative (2 seeds)"  # however close
+
+
 def test_equivalence_without_the_papers_spread_says_so():
     d = R.decide([98.30, 98.25, 98.35], [98.15, None], R.equivalence())
     assert d.verdict == R.REPRODUCED and "no spread" in d.note

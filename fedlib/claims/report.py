@@ -325,7 +325,8 @@ def _rule_lines() -> list[str]:
             f"- **Reproductions** of a number: an equivalence test (two one-sided tests at {R.LEVEL:g}), margin "
             f"{R.DELTA:g} accuracy points, SE = sqrt(ours² + the paper's²): **reproduced** when |d| + t·SE ≤ "
             f"{R.DELTA:g}; **differs from the paper** when |d| − t·SE > {R.DELTA:g}; **cannot be decided at this "
-            f"precision** when t·SE ≥ {R.DELTA:g}; otherwise **not resolved**. Its p is the larger one-sided p.",
+            f"precision** when t·SE ≥ {R.DELTA:g}; otherwise **not resolved**; with fewer than {R.MIN_SEEDS} seeds "
+            f"**indicative**. Its p is the larger one-sided p.",
             "- **Significance markers**: the exact one-tailed Wilcoxon signed-rank test at the level the table's "
             "caption states: **agrees**, **not significant** or **opposite**; **cannot be decided (ties)** where the "
             "untied seeds cannot reach the level. An entry the table leaves unmarked is an **observation**: its p, no "
