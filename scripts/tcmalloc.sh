@@ -10,8 +10,8 @@ preload_tcmalloc() {
   if [ -n "${LD_PRELOAD+set}" ]; then
     return 0
   fi
-  local found
-  found="$(ldconfig -p 2>/dev/null | awk '$1 == "libtcmalloc_minimal.so.4" {print $NF; exit}')"
+  local found  # no ldconfig on PATH (a user's PATH without /sbin) means none found, under set -euo pipefail too
+  found="$({ ldconfig -p 2>/dev/null || true; } | awk '$1 == "libtcmalloc_minimal.so.4" {print $NF; exit}')" || found=""
   if [ -n "$found" ] && [ -e "$found" ]; then
     export LD_PRELOAD="$found"
     TCMALLOC="$found"

@@ -1,5 +1,6 @@
 """scripts/background_slot.sh: a queue's lines run in order from its worktree; further WORKTREE QUEUE pairs run after
 it (the slot passes to the next list); bad arguments stop it before anything runs."""
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -86,14 +87,18 @@ def test_the_slot_preloads_tcmalloc_where_installed_unless_ld_preload_is_set(tmp
 def test_the_test_command_and_run_all_preload_tcmalloc_before_their_work(tmp_path):
     """scripts/tcmalloc.sh, which run_tests.sh and run_all.sh source (the tests ran 30.6 s on glibc's malloc against
     24.8 s preloaded, the engine's and algorithms' files on an Intel 6-167): LD_PRELOAD is exported to what runs
-    after it where tcmalloc is installed, a set one (even empty) is kept, none is set where it is not installed; and
-    both entry points call it before pytest or the notebooks start."""
+    after it where tcmalloc is installed, a set one (even empty) is kept, none is set where it is not installed or
+    where no ldconfig is on PATH (under `set -euo pipefail`, as the scripts run, that once stopped them); and both
+    entry points call it before pytest or the notebooks start."""
     bin_dir, harmless = _fake_ldconfig(tmp_path)
-    show = f'source {SCRIPT.parent / "tcmalloc.sh"}; preload_tcmalloc; echo "[$TCMALLOC]"; ' \
+    show = f'set -euo pipefail; source {SCRIPT.parent / "tcmalloc.sh"}; preload_tcmalloc; echo "[$TCMALLOC]"; ' \
            f'{sys.executable} -c "import os; print(repr(os.environ.get(\'LD_PRELOAD\')))"'
     seen = []
+    awk_only = tmp_path / "awk_only"  # a PATH with no ldconfig (a user's without /sbin): the scripts go on
+    awk_only.mkdir()
+    (awk_only / "awk").symlink_to(shutil.which("awk"))
     for path, extra in ((f"{bin_dir}:/usr/bin:/bin", {}), (f"{bin_dir}:/usr/bin:/bin", {"LD_PRELOAD": ""}),
-                        (str(tmp_path / "nowhere"), {})):
+                        (str(awk_only), {})):
         done = subprocess.run(["/bin/bash", "-c", show], env={"PATH": path, **extra}, capture_output=True, text=True,
                               timeout=60)
         assert done.returncode == 0, done.stderr
