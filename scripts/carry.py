@@ -33,6 +33,11 @@ from fedlib import checkpoint, paths
 
 FOLDER = paths.project_root() / "archive" / "in_progress"
 MANIFEST = "manifest.json"
+# The largest checkpoint carried, before gzip (which saves under 10% on weights). FedCR's n2 runs write 21-25 MB and
+# FedAvg's 10 MB; Ditto's, which keep a personal model for each of 100 clients, 353-519 MB (2026-12-07): a git
+# history should not hold that (GitHub refuses a file over 100 MB). Such a run resumes only on the machine that has
+# its results folder; on a fresh one it starts over (`out` says how many rounds that loses).
+MAX_MB = 80
 
 
 def _header(ckpt: Path) -> tuple[bytes, str, str]:
@@ -61,15 +66,20 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
-def carry_out(results: Path, worktrees: list[Path], folder: Path = FOLDER) -> dict:
-    """Every checkpoint in `results` into `folder` (gzipped) with a manifest; what `folder` held before goes. Returns
-    the manifest. A checkpoint whose fingerprint no named worktree has is refused before anything is written."""
+def carry_out(results: Path, worktrees: list[Path], folder: Path = FOLDER, max_mb: float = MAX_MB) -> dict:
+    """Every checkpoint in `results` of at most `max_mb` megabytes into `folder` (gzipped) with a manifest; what
+    `folder` held before goes. Returns the manifest; its "too_large" lists the checkpoints left out for their size,
+    with their progress. A checkpoint whose fingerprint no named worktree has is refused before anything is written."""
     commits = dict(fingerprint_of(w) for w in worktrees)
-    runs, sources = {}, {}
+    runs, sources, too_large = {}, {}, {}
     for ckpt in sorted(results.glob("*/*.ckpt")):
         fmt, written_by, key = _header(ckpt)
         if fmt != checkpoint.FORMAT or key != ckpt.name.split(".", 1)[0]:
             print(f"carry: skipped {ckpt} (not a fedlib checkpoint of run {ckpt.stem})", file=sys.stderr)
+            continue
+        if ckpt.stat().st_size > max_mb * 1e6:
+            too_large[f"{ckpt.parent.name}/{ckpt.name}"] = {"mb": round(ckpt.stat().st_size / 1e6, 1),
+                                                            "progress": checkpoint.progress(ckpt)}
             continue
         if written_by not in commits:
             raise SystemExit(f"carry: {ckpt} was written by code {written_by}, which none of the worktrees "
@@ -85,8 +95,9 @@ def carry_out(results: Path, worktrees: list[Path], folder: Path = FOLDER) -> di
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         with open(ckpt, "rb") as src, gzip.GzipFile(folder / f"{name}.gz", "wb", mtime=0) as dst:
             shutil.copyfileobj(src, dst)
-    manifest = {"runs": runs}
-    if runs:
+    manifest = {"runs": runs, "too_large": too_large}
+    if runs or too_large:
+        folder.mkdir(parents=True, exist_ok=True)
         (folder / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 
@@ -127,29 +138,42 @@ def carry_in(results: Path, folder: Path = FOLDER) -> list[str]:
     return restored
 
 
+def _progress(prog: dict | None) -> str:
+    return f"next round {prog['next_round']:.0f} of {prog['rounds']:.0f}" if prog else "progress unknown"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("direction", choices=["out", "in"])
     p.add_argument("results", type=Path, help="the results folder the slots write ($FEDLIB_RESULTS)")
     p.add_argument("--worktree", type=Path, action="append", default=[],
                    help="with out: a worktree the slots run from (repeat for more)")
+    p.add_argument("--max-mb", type=float, default=MAX_MB, help=f"with out: leave out a checkpoint larger than this "
+                   f"(default {MAX_MB}: a commit should not hold more; Ditto's n2 checkpoints are 350-520 MB)")
     args = p.parse_args(argv)
     if not args.results.is_dir():
         p.error(f"{args.results} is not a folder")
+    if args.max_mb <= 0:
+        p.error(f"--max-mb {args.max_mb}: give a size in megabytes above 0")
     if args.direction == "out":
         if not args.worktree:
             p.error("out needs --worktree, the worktree the slots run from (its commit is what resumes the runs)")
-        runs = carry_out(args.results, [w.resolve() for w in args.worktree])["runs"]
-        for name, entry in runs.items():
-            prog = entry["progress"]
-            print(f"carried {name}: next round {prog['next_round']:.0f} of {prog['rounds']:.0f}" if prog
-                  else f"carried {name}")
-        print(f"{len(runs)} checkpoint(s) in {FOLDER}; commit it")
+        made = carry_out(args.results, [w.resolve() for w in args.worktree], max_mb=args.max_mb)
+        for name, entry in made["runs"].items():
+            print(f"carried {name}: {_progress(entry['progress'])}")
+        for name, entry in made["too_large"].items():
+            print(f"not carried {name}: {entry['mb']:.0f} MB, over --max-mb {args.max_mb:g}; it resumes only on the "
+                  f"machine that has {args.results}, and on a fresh one starts over ({_progress(entry['progress'])} "
+                  f"lost)")
+        print(f"{len(made['runs'])} checkpoint(s) in {FOLDER}; commit it")
         return 0
     restored = carry_in(args.results)
-    needs = sorted({(e["fingerprint"], e["commit"]) for e in json.loads((FOLDER / MANIFEST).read_text())["runs"].values()}) \
-        if restored else []
+    manifest = json.loads((FOLDER / MANIFEST).read_text()) if (FOLDER / MANIFEST).exists() else {"runs": {}}
+    needs = sorted({(e["fingerprint"], e["commit"]) for e in manifest["runs"].values()}) if restored else []
     print(f"restored {len(restored)} checkpoint(s) into {args.results}: {', '.join(restored) or 'none'}")
+    for name, entry in manifest.get("too_large", {}).items():
+        if not (args.results / name).exists():
+            print(f"not carried (too large): {name}, which was at {_progress(entry['progress'])}: it starts over")
     for fingerprint, c in needs:
         print(f"they resume under code fingerprint {fingerprint} only: start the slots from a worktree at {c} "
               f"(git worktree add ../wt {c}) or at a later commit whose `python -c 'from fedlib import provenance; "

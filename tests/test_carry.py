@@ -154,3 +154,30 @@ def test_carry_in_refuses_a_manifest_name_outside_the_results_folder(tmp_path):
     with pytest.raises(SystemExit, match="not METHOD/KEY.ckpt"):
         carry.carry_in(res, folder=repo)
     assert not (tmp_path / "escaped.ckpt").exists() and not any(res.rglob("*"))
+
+
+def test_a_checkpoint_too_large_for_a_commit_is_left_out_and_named(tmp_path, monkeypatch, capsys):
+    """Ditto's n2 checkpoints (a personal model for each of 100 clients) were 353 and 519 MB: `out` gzipped them into
+    archive/in_progress/ for a commit. One over --max-mb is left out, named with the rounds a fresh machine loses,
+    in the manifest too, so that `in` says it starts over; the others are carried."""
+    from fedlib import provenance
+
+    carry = _here(monkeypatch, tmp_path)
+    res, repo = tmp_path / "res", tmp_path / "repo"
+    _fake_checkpoint(res, "a" * 16, provenance.fingerprint(), 3)
+    big = _fake_checkpoint(res, "b" * 16, provenance.fingerprint(), 87)
+    big.write_bytes(big.read_bytes() + b"\0" * 2_000_000)
+    made = carry.carry_out(res, [ROOT], folder=repo, max_mb=1)
+    assert list(made["runs"]) == [f"fedavg/{'a' * 16}.ckpt"] and not (repo / "fedavg" / f"{'b' * 16}.ckpt.gz").exists()
+    assert made["too_large"] == {f"fedavg/{'b' * 16}.ckpt": {"mb": 2.0, "progress": {"next_round": 87, "rounds": 9,
+                                                                                      "elapsed_s": 1}}}
+    monkeypatch.setattr(carry, "FOLDER", repo)
+    assert carry.main(["out", str(res), "--worktree", str(ROOT), "--max-mb", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"not carried fedavg/{'b' * 16}.ckpt: 2 MB, over --max-mb 1" in out and "next round 87 of 9 lost" in out
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    assert carry.main(["in", str(fresh)]) == 0
+    out = capsys.readouterr().out
+    assert "restored 1 checkpoint(s)" in out and f"not carried (too large): fedavg/{'b' * 16}.ckpt" in out
+    assert carry.carry_out(res, [ROOT], folder=repo)["too_large"] == {}  # under the default 80 MB: both carried
