@@ -418,6 +418,40 @@ def _register_the_papers() -> None:
     from . import papers  # noqa: F401
 
 
+def check_command(args) -> int:
+    """`fedlib check`: replay shipped runs (a sample, the first N of each set, or all; of some sets with --set) and
+    regenerate the cheap notebooks, beside each other; with --record, a row per set in archive/checks.csv."""
+    from . import freshness
+
+    which = ("every shipped run" if args.all else f"{args.per_file} shipped run(s) of every archive file"
+             if args.per_file else "a sample of the shipped runs (every set and every method at least once)")
+    if args.sets:
+        which += f" of {', '.join(args.sets)}"
+    print(f"fedlib check: replaying the first {args.rounds} round(s) of {which}, and regenerating notebooks "
+          f"{args.notebooks or '(none)'} (Ctrl-C stops it)", flush=True)
+    from concurrent.futures import ThreadPoolExecutor
+
+    preloaded = freshness.preload_tcmalloc(os.environ)
+    if preloaded:
+        print(f"fedlib check: its processes preload tcmalloc ({preloaded}; LD_PRELOAD= keeps glibc's malloc)",
+              flush=True)
+    notes, tally, start = [], {}, freshness.started()
+    with ThreadPoolExecutor(1) as beside:  # the notebooks run as processes of their own, beside the replays
+        regenerated = beside.submit(freshness.regenerate, [n for n in args.notebooks.split(",") if n])
+        replays = freshness.check(args.rounds, args.per_file, notes, every=args.all,
+                                  workers=args.workers or os.cpu_count() or 1, sets=args.sets, tally=tally)
+        stale = regenerated.result() + replays
+    if args.record:
+        kind = "every" if args.all else f"first-{args.per_file}" if args.per_file else "sample"
+        where = freshness.record(tally, kind, args.rounds, start)
+        print(f"fedlib check: recorded in {where} ({len(tally)} set(s))", flush=True)
+    for line in stale + notes:
+        print(line, file=sys.stderr)
+    print(f"{len(stale)} stale" if stale else "fresh: the regenerated tables and the replayed runs match what is "
+                                            "committed")
+    return 1 if stale else 0
+
+
 def dispatch(args) -> int:
     if args.cmd == "fetch-data":
         return fetch_data(args.names)
@@ -441,35 +475,7 @@ def dispatch(args) -> int:
     if args.cmd == "sweep":
         return sweep_command(args)
     if args.cmd == "check":
-        from . import freshness
-
-        which = ("every shipped run" if args.all else f"{args.per_file} shipped run(s) of every archive file"
-                 if args.per_file else "a sample of the shipped runs (every set and every method at least once)")
-        if args.sets:
-            which += f" of {', '.join(args.sets)}"
-        print(f"fedlib check: replaying the first {args.rounds} round(s) of {which}, and regenerating notebooks "
-              f"{args.notebooks or '(none)'} (Ctrl-C stops it)", flush=True)
-        from concurrent.futures import ThreadPoolExecutor
-
-        preloaded = freshness.preload_tcmalloc(os.environ)
-        if preloaded:
-            print(f"fedlib check: its processes preload tcmalloc ({preloaded}; LD_PRELOAD= keeps glibc's malloc)",
-                  flush=True)
-        notes, tally, start = [], {}, freshness.started()
-        with ThreadPoolExecutor(1) as beside:  # the notebooks run as processes of their own, beside the replays
-            regenerated = beside.submit(freshness.regenerate, [n for n in args.notebooks.split(",") if n])
-            replays = freshness.check(args.rounds, args.per_file, notes, every=args.all,
-                                      workers=args.workers or os.cpu_count() or 1, sets=args.sets, tally=tally)
-            stale = regenerated.result() + replays
-        if args.record:
-            kind = "every" if args.all else f"first-{args.per_file}" if args.per_file else "sample"
-            where = freshness.record(tally, kind, args.rounds, start)
-            print(f"fedlib check: recorded in {where} ({len(tally)} set(s))", flush=True)
-        for line in stale + notes:
-            print(line, file=sys.stderr)
-        print(f"{len(stale)} stale" if stale else "fresh: the regenerated tables and the replayed runs match what is "
-                                                "committed")
-        return 1 if stale else 0
+        return check_command(args)
     from . import cache
     from .experiments import run
 
