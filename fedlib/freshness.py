@@ -246,17 +246,21 @@ def record(tally: dict, which: str, rounds: int, start: dict, path: Path | None 
     bits only (`AMPLIFIES_ROUNDING`, made on another processor kind) and found stale,
     the code, commit and processor kind that replayed them (`start`, from `started`), and the whole check's seconds
     (all its sets). The file says which shipped sets were replayed whole, and when."""
+    from .safe_files import refuse_symlink, replace_text
+
     path = path or archive.folder() / CHECKS_FILE
-    new = not path.exists()
+    refuse_symlink(path, "append to")  # the rows so far are read, then the whole file replaced: no link followed
+    before = path.read_text(encoding="utf-8") if path.exists() else ""
     seconds = time.perf_counter() - start["at"]
-    with path.open("a", newline="") as f:
-        out = csv.writer(f)
-        if new:
-            out.writerow(CHECK_COLUMNS)
-        for name, t in sorted(tally.items()):
-            out.writerow([start["started"], name.removesuffix(".jsonl.gz").removesuffix("_paper"), which, rounds,
-                          t["runs"], t["replayed"], t["bits_only"], t["stale"], start["code"], start["commit"],
-                          provenance.machine(), f"{seconds:.0f}"])
+    rows = io.StringIO(newline="")
+    out = csv.writer(rows, lineterminator="\n")
+    if not before:
+        out.writerow(CHECK_COLUMNS)
+    for name, t in sorted(tally.items()):
+        out.writerow([start["started"], name.removesuffix(".jsonl.gz").removesuffix("_paper"), which, rounds,
+                      t["runs"], t["replayed"], t["bits_only"], t["stale"], start["code"], start["commit"],
+                      provenance.machine(), f"{seconds:.0f}"])
+    replace_text(path, before + rows.getvalue())
     return path
 
 

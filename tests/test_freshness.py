@@ -248,6 +248,16 @@ def test_a_set_is_replayed_whole_alone_and_its_result_recorded(tmp_path, monkeyp
     assert row["code"] == provenance.fingerprint() and row["machine"] == provenance.machine()
     assert row["commit"].startswith(provenance.commit().get("commit", "")) and row["started"].startswith("20")
 
+    outside = tmp_path / "outside.csv"  # a link planted where the record goes: refused, nothing written through it
+    outside.write_text("theirs\n")
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / freshness.CHECKS_FILE).symlink_to(outside)
+    with pytest.raises(Exception, match="symbolic link"):
+        freshness.record({"x": {"runs": 1, "replayed": 1, "bits_only": 0, "stale": 0}}, "every", 1,
+                         freshness.started(), path=planted / freshness.CHECKS_FILE)
+    assert outside.read_text() == "theirs\n"
+
     replayed_keys.clear()
     assert main(["check", "--all", "--set", "one,three", "--notebooks", ""]) == 2
     err = capsys.readouterr().err
