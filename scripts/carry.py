@@ -66,10 +66,11 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
-def carry_out(results: Path, worktrees: list[Path], folder: Path = FOLDER, max_mb: float = MAX_MB) -> dict:
+def carry_out(results: Path, worktrees: list[Path], folder: Path | None = None, max_mb: float = MAX_MB) -> dict:
     """Every checkpoint in `results` of at most `max_mb` megabytes into `folder` (gzipped) with a manifest; what
     `folder` held before goes. Returns the manifest; its "too_large" lists the checkpoints left out for their size,
     with their progress. A checkpoint whose fingerprint no named worktree has is refused before anything is written."""
+    folder = folder or FOLDER  # read at the call (FOLDER as the module has it now), not when the module loaded
     commits = dict(fingerprint_of(w) for w in worktrees)
     runs, sources, too_large = {}, {}, {}
     for ckpt in sorted(results.glob("*/*.ckpt")):
@@ -102,9 +103,10 @@ def carry_out(results: Path, worktrees: list[Path], folder: Path = FOLDER, max_m
     return manifest
 
 
-def carry_in(results: Path, folder: Path = FOLDER) -> list[str]:
+def carry_in(results: Path, folder: Path | None = None) -> list[str]:
     """The carried checkpoints into `results`, where the run is neither finished there nor further on; returns the
     runs restored. Every file is checked against its digest before any is written."""
+    folder = folder or FOLDER
     if not (folder / MANIFEST).exists():
         return []
     runs = json.loads((folder / MANIFEST).read_text())["runs"]

@@ -181,3 +181,4 @@ def test_a_checkpoint_too_large_for_a_commit_is_left_out_and_named(tmp_path, mon
     out = capsys.readouterr().out
     assert "restored 1 checkpoint(s)" in out and f"not carried (too large): fedavg/{'b' * 16}.ckpt" in out
     assert carry.carry_out(res, [ROOT], folder=repo)["too_large"] == {}  # under the default 80 MB: both carried
+    assert not (carry.paths.project_root() / "archive" / "in_progress" / "fedavg" / f"{'a' * 16}.ckpt.gz").exists()
