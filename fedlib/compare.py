@@ -8,6 +8,7 @@ import json
 from dataclasses import asdict
 
 from .result import MB, Result
+from .stats import mean_se
 
 CELL_OUT = ("seed",)  # what a grid cell is taken over
 MATCH_OUT = ("seed", "method", "options")  # what may differ between a cell and the one it is compared against
@@ -15,14 +16,6 @@ MATCH_OUT = ("seed", "method", "options")  # what may differ between a cell and 
 
 def _key(cfg, out: tuple) -> str:
     return json.dumps({k: v for k, v in asdict(cfg).items() if k not in out}, sort_keys=True)
-
-
-def _mean_se(values: list[float]) -> tuple[float, float]:
-    """`stats.mean_se`, with no standard error (NaN, not 0) for one seed."""
-    from .stats import mean_se
-
-    mean, se = mean_se(values)
-    return mean, se if len(values) > 1 else float("nan")
 
 
 def summary(configs: list, results: list, against: str | None = None) -> list[dict]:
@@ -47,7 +40,7 @@ def summary(configs: list, results: list, against: str | None = None) -> list[di
                "seeds": len(runs)}
         if runs:
             for name, f in (("final_acc", lambda r: 100 * r.final()), ("best_acc", lambda r: 100 * r.best())):
-                row[f"{name}_mean"], row[f"{name}_se"] = (round(x, 4) for x in _mean_se([f(r) for r in runs.values()]))
+                row[f"{name}_mean"], row[f"{name}_se"] = (round(x, 4) for x in mean_se([f(r) for r in runs.values()]))
             row["up_mb"] = round(sum(float(r.bits_up.sum()) for r in runs.values()) / len(runs) / MB, 3)
             row["down_mb"] = round(sum(float(r.bits_down.sum()) for r in runs.values()) / len(runs) / MB, 3)
         if against is not None:

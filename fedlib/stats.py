@@ -10,8 +10,15 @@ from scipy import stats as sps
 
 
 def mean_se(values) -> tuple[float, float]:
+    """The mean and its standard error (ddof 1). One value has no standard error: NaN, which tables show as "-"
+    (0 would read as a spread measured to be nil)."""
     v = np.asarray(values, dtype=float)
-    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0
+    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
+
+
+def format_mean_se(mean: float, se: float, digits: int = 2) -> str:
+    """"mean±se", or the mean alone where there is no spread to show (one seed: NaN; or exactly 0)."""
+    return f"{mean:.{digits}f}" + (f"±{se:.{digits}f}" if se and se == se else "")
 
 
 class SignedRank(NamedTuple):

@@ -72,6 +72,8 @@ def test_compare_puts_ours_beside_the_paper_and_marks_missing_columns():
     last = compare(runs, {"B": 1.0}, quantity=Result.last)[0]  # a paper without this row: NaN, never a number
     assert math.isclose(last["final_mean"], 70.0) and math.isnan(last["paper_accuracy"]) and "paper_std" not in last
     assert compare(runs, {"a": 1.0}, paper_name=str.lower)[0]["paper_accuracy"] == 1.0
+    one = compare({"A": [Result(_raw())]}, {"A": 80.0})[0]  # one seed: no standard error (before: 0.0)
+    assert one["seeds"] == 1 and math.isnan(one["final_se"])
 
 
 def test_a_stored_run_whose_config_keeps_an_ignored_field_is_checked_without_a_warning_no_reader_caused():

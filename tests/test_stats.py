@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,16 @@ from fedlib import outputs, stats
 def test_mean_se():
     m, se = stats.mean_se([1.0, 2.0, 3.0, 4.0])
     assert m == 2.5 and se == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2)
+
+
+def test_one_value_has_no_standard_error_never_a_nil_one():
+    # before: mean_se([x]) gave (x, 0.0), so 15 committed tables read "0.00" beside a one-seed number, a spread that
+    # reads as measured to be nil; two callers wrapped it to NaN and the rest did not
+    m, se = stats.mean_se([87.3])
+    assert m == 87.3 and math.isnan(se)
+    assert stats.format_mean_se(87.3, se) == "87.30" and stats.format_mean_se(87.3, 0.25) == "87.30±0.25"
+    assert stats.format_mean_se(87.3, 0.0) == "87.30"  # equal seeds: nothing to show either
+    assert outputs._cell(se) == "-"  # a table shows it as "-"
 
 
 def test_wilcoxon_markers_follow_direction_and_strength():

@@ -96,8 +96,7 @@ def curves(table: dict, n1, lam) -> None:
 
 def _mean_se(per_seed: list) -> tuple[float, float, int]:
     there = [v for v in per_seed if v is not None]
-    m, se = stats.mean_se(there)
-    return m, se if len(there) > 1 else float("nan"), len(there)
+    return *stats.mean_se(there), len(there)
 
 
 def _series(table: dict, d: str):

@@ -212,7 +212,7 @@ def fig3_order(by_dataset: dict, cifar100: dict) -> list[str]:
         best = {lab: stats.mean_se([100 * r.best() for r in rs]) for lab, rs in by_label.items()}
         order = sorted(best, key=lambda k: -best[k][0])
         holds = best["FedLog-C"][0] > best["FedProto"][0] > best["LG-FedAvg 1"][0]
-        lines.append(f"  {d}: best-round accuracy " + ", ".join(f"{k} {best[k][0]:.2f}±{best[k][1]:.2f}" for k in order)
+        lines.append(f"  {d}: best-round accuracy " + ", ".join(f"{k} {stats.format_mean_se(*best[k])}" for k in order)
                      + f". The paper's order on CIFAR-100 ({' > '.join(f'{k} {v}' for k, v in cifar100.items())}) "
                      + ("holds in direction here" if holds else "does not hold here")
                      + "; the claims below decide it over seeds")

@@ -20,11 +20,11 @@ NAN = float("nan")
 
 
 def _fmt_acc(m: float, se: float, marker: str = "") -> str:  # one seed has no standard error: the number stands alone
-    return f"{m:.2f}" + (f"±{se:.2f}" if se else "") + marker
+    return stats.format_mean_se(m, se) + marker
 
 
 def _fmt_bits(b: float, se: float | None = None, marker: str = "") -> str:
-    return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if se else "") + marker
+    return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if se and se == se else "") + marker
 
 
 def table1_rows(by_label: dict, dataset: str, seeds: int, rounds: int, profile: str) -> tuple[list, list, list]:
