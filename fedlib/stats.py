@@ -16,9 +16,14 @@ def mean_se(values) -> tuple[float, float]:
     return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
 
 
+def has_spread(se) -> bool:
+    """Whether a standard error is one to show: not None, not NaN (one seed), not exactly 0 (equal seeds)."""
+    return bool(se) and se == se
+
+
 def format_mean_se(mean: float, se: float, digits: int = 2) -> str:
-    """"mean±se", or the mean alone where there is no spread to show (one seed: NaN; or exactly 0)."""
-    return f"{mean:.{digits}f}" + (f"±{se:.{digits}f}" if se and se == se else "")
+    """"mean±se", or the mean alone where there is no spread to show (`has_spread`)."""
+    return f"{mean:.{digits}f}" + (f"±{se:.{digits}f}" if has_spread(se) else "")
 
 
 class SignedRank(NamedTuple):

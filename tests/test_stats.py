@@ -21,6 +21,7 @@ def test_one_value_has_no_standard_error_never_a_nil_one():
     assert stats.format_mean_se(87.3, se) == "87.30" and stats.format_mean_se(87.3, 0.25) == "87.30±0.25"
     assert stats.format_mean_se(87.3, 0.0) == "87.30"  # equal seeds: nothing to show either
     assert outputs._cell(se) == "-"  # a table shows it as "-"
+    assert not stats.has_spread(se) and not stats.has_spread(None) and stats.has_spread(0.25)
 
 
 def test_wilcoxon_markers_follow_direction_and_strength():

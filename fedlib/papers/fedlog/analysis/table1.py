@@ -24,7 +24,7 @@ def _fmt_acc(m: float, se: float, marker: str = "") -> str:  # one seed has no s
 
 
 def _fmt_bits(b: float, se: float | None = None, marker: str = "") -> str:
-    return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if se and se == se else "") + marker
+    return stats.format_bits(b) + (f"±{stats.format_bits(se)}" if stats.has_spread(se) else "") + marker
 
 
 def table1_rows(by_label: dict, dataset: str, seeds: int, rounds: int, profile: str) -> tuple[list, list, list]:
