@@ -465,10 +465,12 @@ def test_notebook_04s_claims_are_recorded_from_made_up_reads(monkeypatch, tmp_pa
 
 # ----------------------------------------------------------------------------------------------- notebook 02
 def _seeds(best, last=None):
+    """Two rounds a seed: `best`, then `last` (default 0.05 below the best: the final round is a reading of its own)."""
     from fedlib.result import Result
 
     return [Result({"config": {"method": "x", "n_clients": 2},
-                    "rounds": {"acc_mean": [b / 100, (last or b) / 100], "up_bits": [10, 10], "down_bits": [10, 10]}})
+                    "rounds": {"acc_mean": [b / 100, (b - 0.05 if last is None else last) / 100], "up_bits": [10, 10],
+                               "down_bits": [10, 10]}})
             for b in best]
 
 
@@ -496,10 +498,13 @@ def test_table1_claims_pick_their_rivals_and_reproduce_by_equivalence():
     assert ledger.rows[0].part == "table1_augmented"
     got = t.reproductions(tb, ["FedLog-C", "FedAvg"])
     # FedLog-C 98.6 against the paper's 98.41 +- 0.07: |0.19| + 4.30 x 0.09 is beyond 0.5, not further than it:
-    # not resolved; FedAvg's paper SE (0.69) alone exceeds the margin: cannot be decided (both readings)
-    assert got == [rules.UNRESOLVED, rules.IMPRECISE, rules.IMPRECISE]
+    # not resolved; FedAvg's paper SE (0.69) alone exceeds the margin: cannot be decided. Its second reading, at the
+    # round the paper's bits imply (3.45 Gb / 20 bits: past our last, round 2), has the best round's numbers: before,
+    # a second row with the same numbers, counted twice; now one row that says so
+    assert got == [rules.UNRESOLVED, rules.IMPRECISE]
     assert ledger.rows[-1].quote == fedlog.TABLE1_CELLS["mnist"]["FedAvg"][0] and ledger.rows[-1].kind == "reproduction"
-    assert "read at the round the paper's bits imply (round 2)" in ledger.rows[-1].claim  # 3.45 Gb / 20 bits: the last
+    assert ledger.rows[-1].claim == "FedAvg's accuracy is reproduced"
+    assert "read at the round the paper's bits imply (round 2) too: the same numbers, one row" in ledger.rows[-1].note
     # the ablation's rows are extensions (the paper states augmentation), and say so in their place
     plain = rules.ClaimsLedger("02_test", "paper")
     t.best_accuracy(_table(plain, runs, "plain"), ["FedLog-C", "FedProto", "FedAvg"])
@@ -547,6 +552,33 @@ def test_a_precise_tie_against_the_papers_margin_is_not_reproduced_not_within_no
     # the same numbers with a margin the CI holds: within noise
     near = rules.decide([0.01, -0.02, 0.03, 0.0], [0.0] * 4, rules.paired(">", claimed=0.01))
     assert near.verdict == rules.WITHIN and "lies outside" not in near.note
+
+
+def test_a_final_round_that_is_the_best_round_is_one_row_and_the_regimes_pair_by_claim():
+    """Before, where every seed's best round was its last (the quick profile's FashionMNIST), the best-round and
+    final-round rows said the same numbers, both counted (figures/claims.csv's quick rows of notebook 02). Now one
+    row says so; the other regime's rows, both readings there, are found by their claim, not their position."""
+    from fedlib.papers.fedlog import claims as t
+
+    from fedlib.result import Result
+
+    entries = ["FedLog-C", "FedProto"]
+    rises = lambda best: [Result({"config": {"method": "x", "n_clients": 2}, "rounds": {  # noqa: E731
+        "acc_mean": [b / 100 - 0.01, b / 100], "up_bits": [10, 10], "down_bits": [10, 10]}}) for b in best]
+    flat = {"FedLog-C": rises([98.6, 98.7, 98.5]), "FedProto": rises([98.1, 98.2, 98.2])}  # best round = last
+    ledger = rules.ClaimsLedger("02_test", "paper")
+    t.best_accuracy(_table(ledger, flat), entries)
+    assert [r.claim for r in ledger.rows] == ["FedLog-C is more accurate than the strongest other entry (best round)"]
+    assert ledger.rows[0].note.endswith("at the final round the same numbers (the best round is the last): one row")
+    split = len(ledger.rows)
+    falls = {"FedLog-C": _seeds([98.6, 98.7, 98.5], last=97.0), "FedProto": _seeds([98.1, 98.2, 98.2])}
+    t.best_accuracy(_table(ledger, falls, "plain"), entries)  # the other regime: FedLog-C falls behind at the end
+    assert [r.verdict for r in ledger.rows[split:]] == [rules.HOLDS, rules.FAILS]
+    t._cross_notes(ledger, 0, split)
+    assert ledger.rows[0].note.endswith("without augmentation: holds")  # its own claim's verdict, not the next row's
+    missing = rules.ClaimsLedger("02_test", "paper")
+    t.best_accuracy(_table(missing, {}), entries)  # runs not there: both readings stay, each "not run"
+    assert [r.verdict for r in missing.rows] == [rules.MISSING] * 2
 
 
 def test_fedavg_and_fedbabu_are_also_read_at_the_round_the_papers_bits_imply_and_csfl_says_it_is_ours():
