@@ -8,13 +8,11 @@ WORKBOOK_EXTRAS=cluster,test,book source scripts/env.sh  # the test command need
 "$PY" -m jupytext --sync notebooks/[0-9]*.py >/dev/null
 # One pytest worker per core (pytest-xdist; at most 4), each on one torch thread: the suite is mostly small computations
 # that one core runs as fast as two. Each file stays whole on one worker (--dist loadfile): a notebook's cells share
-# one kernel, and the files are handed out in the order collected, the longest first (tests/conftest.py's
-# LONGEST_FILES; --no-loadscope-reorder: not by their number of tests). FEDLIB_TEST_WORKERS=1 runs it in this process
-# (a debugger, -x, --pdb).
+# one kernel. FEDLIB_TEST_WORKERS=1 runs it in this process (a debugger, -x, --pdb).
 workers="${FEDLIB_TEST_WORKERS:-$("$PY" -c 'import os; print(min(4, len(os.sched_getaffinity(0))))')}"
 parallel=()
 if [ "$workers" -gt 1 ]; then
-  parallel=(-n "$workers" --dist loadfile --no-loadscope-reorder)
+  parallel=(-n "$workers" --dist loadfile)
   export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 fi
 # tcmalloc under every test process where it is installed (the same bits; the engine's tests 20% faster)

@@ -27,25 +27,11 @@ _SLOW = [line.strip() for line in (__import__("pathlib").Path(__file__).parent /
          if line.strip() and not line.startswith("#")]
 
 
-# The files that take longest in the test command, longest first (the sums of their tests' times in a clean clone's
-# run with --durations=50, 2 cores, slots paused, 2026-12-07 at 7688dee: 646, 121, 96, 83, 69, 63, 57, 55, 42 and 42 s
-# of about 1,700 s in all). They are collected first, and run_tests.sh keeps that order (--no-loadscope-reorder), so
-# that the two workers start on them and the short files fill the end (longest first), where pytest-xdist's own
-# order (by number of tests) started test_freshness.py's 646 s about a third of the way in and left one worker idle.
-LONGEST_FILES = ("tests/test_freshness.py", "tests/test_reliability.py", "notebooks/02_communication_cost.ipynb",
-                 "tests/test_sweep.py", "tests/test_own_method.py", "notebooks/05_convergence.ipynb",
-                 "tests/test_config.py", "tests/test_cli.py", "notebooks/08_fedprof_client_selection.ipynb",
-                 "tests/test_checkpoint.py")
-
-
 def pytest_collection_modifyitems(config, items):
-    """Mark the tests listed in tests/slow_tests.txt slow (measured), so `pytest -m "not slow"` is the fast lane; and
-    collect the LONGEST_FILES first, in their order (each file's tests keep theirs)."""
+    """Mark the tests listed in tests/slow_tests.txt slow (measured), so `pytest -m "not slow"` is the fast lane."""
     for item in items:
         if any(item.nodeid == s or (item.nodeid.startswith(s) and "[" in s) for s in _SLOW):
             item.add_marker(pytest.mark.slow)
-    rank = {name: i for i, name in enumerate(LONGEST_FILES)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(LONGEST_FILES)))  # stable
 
 
 def pytest_report_header(config):
