@@ -10,6 +10,12 @@ def _isolated_results(tmp_path, monkeypatch):
     # sweeps run in this process, where a test's monkeypatches reach them; tests/test_sweep.py tests the worker pool
     # (the default backend) and the backends' choice explicitly, and the notebooks run under nbval with the default
     monkeypatch.setenv("FEDLIB_SWEEP_BACKEND", "local")
+    # the profile a test chooses (paths.use_profile, as a notebook's first cell does) ends with it: one that ran a
+    # notebook "by hand" (LAB) left its figures under build/lab/ for the tests after it in its worker
+    from fedlib import paths
+
+    monkeypatch.setattr(paths, "_active", paths._active)
+    monkeypatch.setattr(paths, "_lab", paths._lab)
     torch.manual_seed(0)
     yield
     # whether a dataset is here is kept once a process and data folder (`experiments.data_here`): a test that patched
