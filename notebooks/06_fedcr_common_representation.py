@@ -85,7 +85,8 @@ print(said)
 # Final accuracy: after the 10-epoch fine-tune (the protocol's; Ditto's is the authors' final round, every client);
 # FedAvg is read before the fine-tune and FedAvg-FT is the same run after it. "best" is the best round before the
 # fine-tune. The paper's "FedBABU" row is FedPer in the authors' code (its `FedBABU` baseline); ours is the real FedBABU, so its
-# paper number is shown for reference only.
+# paper number is shown for reference only. At the paper profile, Ditto is read a second way on n1 and n2: as the
+# authors' main_fed.py runs it (FedAvg-FT with weight decay 0.001), its rows beside ours and the paper's.
 
 
 # %%

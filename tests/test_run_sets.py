@@ -37,7 +37,8 @@ PINNED = {  # set -> (runs, digest of [(label, key)]) over seeds 0-4 (table1, au
     # below (c3ace3608649fdcd), whose keys stay (test_fedcr_n1_keeps_its_twelve); 2026-11-26: FashionMNIST's Ditto, then FedRep and FedAvg, at
     "fedcr_table2_n2": (12, "9ae7d6c84fde82a0"),  # their screened lr 0.1 (first 5b0a890e6acd64ef, bd974d06be4149a9;
     # after Ditto's: eb95843a90a5cb25, 78e34eb08d79ff66); FedCR's runs kept theirs
-    "fedcr_ditto_main_fed": (3, "6d42b2ddca55fe69"),  # 2026-11-27: Ditto as main_fed.py runs it (none shipped)
+    "fedcr_ditto_main_fed": (6, "9c498f7899778a65"),  # 2026-12-07: + n2's 3 runs, labels name the partition; n1's
+    # 3 (2026-11-27, 6d42b2ddca55fe69, shipped) keep their keys: test_dittos_second_reading_keeps_n1s_three
     "fedcr_table9": (18, "10ae40322c2d0dd2"),
     "fedcr_table3": (54, "43b7636648e27ef7"),  # declared 2026-11-25 (notebook 06 part C), none shipped
     "fedcr_beta": (36, "5b0c6dff1196a70c"),  # part D, none shipped
@@ -181,6 +182,15 @@ def test_fedcr_n1_keeps_its_twelve():
     assert hashlib.sha256(json.dumps(first).encode()).hexdigest()[:16] == "c3ace3608649fdcd"
     assert [lab for lab, cfg in runs if cfg.seed == 0] == ["FedCR", "FedAvg", "Ditto", "FedRep", "FedPAC", "FedPer",
                                                           "LG-FedAvg", "FedBabu (frozen head)"]
+
+
+def test_dittos_second_reading_keeps_n1s_three():
+    """n2's runs joined Ditto's second reading after n1's 3, which are shipped: those keep their keys, in seed order
+    (the keys pinned before the change), and each seed's n2 run follows its n1 run."""
+    runs = RUN_SETS["fedcr_ditto_main_fed"].runs([0, 1, 2])
+    assert [cfg.key() for lab, cfg in runs if lab.endswith(" n1")] == ["10db2b76acb3d2c0", "3a48a87f298bdddd",
+                                                                       "3344c6c1b2a53626"]
+    assert [(lab[-2:], cfg.seed) for lab, cfg in runs] == [(q, s) for s in range(3) for q in ("n1", "n2")]
 
 
 def test_the_augmented_table_reuses_every_augmented_run_already_declared():

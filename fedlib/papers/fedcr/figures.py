@@ -44,30 +44,32 @@ def table2(n1, n2, lam, second) -> dict:
         rows += compare({**({"FedAvg-FT": fedavg["FedAvg"]} if fedavg else {}),
                          **{lab: rs for lab, rs in by_label.items() if lab != "FedAvg"}},
                         reported, keys=keys, paper_name=name)
-    if second.keys() and table.get((REAL, "n1")):
-        rows += ditto_second_reading(second, table[(REAL, "n1")])
+    for q in second.keys():  # the paper profile's n1 and n2
+        if table.get((REAL, q)):
+            rows += ditto_second_reading(second, table[(REAL, q)], q)
     rows += compare({}, {}, missing=[dict(dataset=protocol.SHOWN[d], partition=q) for d, q in plans.columns_missing(S)
                                      + [c for c, by_label in table.items() if by_label is None]] + absent)
     outputs.save_table(rows, "fedcr_table2", units=COMPARE_UNITS)
     return table
 
 
-def ditto_second_reading(second, by_label: dict) -> list[dict]:
-    """Table 2's FashionMNIST n1 row of Ditto as the authors' main_fed.py runs it (FedAvg-FT with weight decay 0.001,
-    `plans.DITTO_AS_MAIN_FED`), beside our Ditto (main_fed_ditto.py's) and the paper's number, and which of the two
-    the paper's is nearer. [] with a line naming the command while its runs are not all shipped."""
-    results = second[DITTO_AS_MAIN_FED]
+def ditto_second_reading(second, by_label: dict, partition: str) -> list[dict]:
+    """Table 2's FashionMNIST row (n1 or n2: `partition`) of Ditto as the authors' main_fed.py runs it (FedAvg-FT
+    with weight decay 0.001, `plans.DITTO_AS_MAIN_FED`), beside our Ditto (main_fed_ditto.py's) and the paper's
+    number, and which of the two the paper's is nearer. [] with a line naming the command while its runs are not all
+    shipped."""
+    results = second[partition]
     if results is None:
-        print(second.note(what=f"Table 2 (FashionMNIST n1): {DITTO_AS_MAIN_FED}"))
+        print(second.note([partition], what=f"Table 2 (FashionMNIST {partition}): {DITTO_AS_MAIN_FED}"))
         return []
-    reported = TABLE2[(REAL, "n1")]
-    rows = compare({DITTO_AS_MAIN_FED: results}, reported, keys=dict(dataset=protocol.SHOWN[REAL], partition="n1"),
+    reported = TABLE2[(REAL, partition)]
+    rows = compare({DITTO_AS_MAIN_FED: results}, reported, keys=dict(dataset=protocol.SHOWN[REAL], partition=partition),
                    paper_name=lambda _: "Ditto")
     if "Ditto" in by_label:
         ours = compare({"Ditto": by_label["Ditto"]}, reported)[0]["final_mean"]
         second_mean, theirs = rows[0]["final_mean"], reported["Ditto"]
         nearer = DITTO_AS_MAIN_FED if abs(second_mean - theirs) < abs(ours - theirs) else "Ditto (main_fed_ditto.py)"
-        print(f"The paper's Ditto on FashionMNIST n1, {theirs:.2f}: our Ditto (main_fed_ditto.py) {ours:.2f}, "
+        print(f"The paper's Ditto on FashionMNIST {partition}, {theirs:.2f}: our Ditto (main_fed_ditto.py) {ours:.2f}, "
               f"{DITTO_AS_MAIN_FED} {second_mean:.2f} over {len(results)} seeds; the paper's number is nearer {nearer} "
               f"(by {abs(abs(second_mean - theirs) - abs(ours - theirs)):.2f} points)")
     return rows

@@ -221,11 +221,12 @@ def table2_at(lam) -> tuple[Part, Part]:
 
 
 def _ditto_main_fed_plan(profile: Profile, seeds) -> dict:
-    """Ditto's second reading, at the paper profile only (each run is as costly as Table 2's Ditto)."""
+    """Ditto's second reading, partition -> runs (n1, then n2: n1's runs kept their keys when n2's were added), at
+    the paper profile only (each run is as costly as Table 2's FedAvg)."""
     if not profile.paper:
         return {}
-    return {DITTO_AS_MAIN_FED: [run("paper", REAL, "FedAvg", "n1", s, weight_decay=DITTO_LAM[(REAL, "n1")])
-                                for s in seeds]}
+    return {q: [run("paper", REAL, "FedAvg", q, s, weight_decay=DITTO_LAM[(REAL, q)]) for s in seeds]
+            for q in ("n1", "n2")}
 
 
 def sweep_sets(profile: Profile, name: str) -> list[str]:
@@ -279,7 +280,8 @@ TABLE2_N1 = Part("fedcr_table2_n1", NOTEBOOK, PROFILES, partial(_table2_plan, "n
 TABLE2_N2 = Part("fedcr_table2_n2", NOTEBOOK, PROFILES, partial(_table2_plan, "n2", None), label=lambda k: k[1],
                  where=("Table 2 (n2)",), deviations=_T2, in_set=_IN_REAL)
 DITTO_MAIN_FED = Part("fedcr_ditto_main_fed", NOTEBOOK, PROFILES, _ditto_main_fed_plan,
-                      where=("Table 2 (n1, Ditto's second reading)",),
+                      label=lambda q: f"{DITTO_AS_MAIN_FED} {q}",
+                      where=("Table 2 (n1 and n2, Ditto's second reading)",),
                       deviations="FashionMNIST only; Ditto read as the authors' main_fed.py runs it (FedAvg-FT with "
                                  "weight decay)")
 TABLE9 = Part("fedcr_table9", NOTEBOOK, PROFILES, _table9_plan, label=lambda k: f"{k[1]} k={k[0]}",
