@@ -30,8 +30,8 @@ class _Reading(dict):
     def keys(self):
         return list(super().keys())
 
-    def note(self, keys=None, what=""):
-        return f"{what}: not drawn; compute them with {self.command}"
+    def note(self, keys=None, what="", drawn="not drawn"):
+        return f"{what}: {drawn}; compute them with {self.command}"
 
     def there(self, key):
         return self[key] or []
@@ -404,6 +404,33 @@ def test_table2_shows_dittos_second_reading_beside_ours_and_says_which_the_paper
     second["n1"] = None
     assert figures.ditto_second_reading(second, by_label, "n1") == []
     assert "scripts/paper_runs.py fedcr_ditto_main_fed" in capsys.readouterr().out
+
+
+class _PartlyShipped(_Reading):
+    """A reading whose key has some of its seeds shipped: None whole, those seeds by `there`."""
+
+    def __init__(self, whole: dict, shipped: dict, command: str = ""):
+        super().__init__(whole, command)
+        self.shipped = shipped
+
+    def there(self, key):
+        return self.shipped.get(key, [])
+
+
+def test_dittos_second_reading_shipped_in_part_is_in_the_table_with_its_seeds(capsys):
+    """Before, the table showed the second reading only once all 3 seeds were shipped, while its claim row already
+    read the seeds shipped (indicative): the table now shows them too, with its seeds column, and says the rest."""
+    from fedlib.papers.fedcr.plans import DITTO_AS_MAIN_FED
+
+    paper_ditto = fedcr.TABLE2[("fashion_mnist", "n2")]["Ditto"]
+    second = _PartlyShipped({"n2": None}, {"n2": _runs([paper_ditto + 0.4])},
+                            "scripts/paper_runs.py fedcr_ditto_main_fed --seeds 0-2")
+    rows = figures.ditto_second_reading(second, {"Ditto": _runs([paper_ditto - 4] * 3)}, "n2")
+    assert [(r["method"], r["partition"], r["seeds"]) for r in rows] == [(DITTO_AS_MAIN_FED, "n2", 1)]
+    said = capsys.readouterr().out
+    assert "drawn in part; compute them with scripts/paper_runs.py fedcr_ditto_main_fed" in said
+    assert f"the paper's number is nearer {DITTO_AS_MAIN_FED}" in said and "over 1 seeds" in said
+    assert figures.ditto_second_reading(_PartlyShipped({"n2": None}, {}, "x"), {}, "n2") == []
 
 
 def test_table9_shows_an_entry_shipped_in_part_and_its_claim_reads_the_seeds_both_sides_have(tmp_path, monkeypatch):
