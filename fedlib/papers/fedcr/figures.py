@@ -58,8 +58,9 @@ def ditto_second_reading(second, by_label: dict, partition: str) -> list[dict]:
     with weight decay 0.001, `plans.DITTO_AS_MAIN_FED`), beside our Ditto (main_fed_ditto.py's) and the paper's
     number, and which of the two the paper's is nearer, over the seeds shipped (its `seeds` column; the claim reads
     them too); a line naming the command while its runs are not all shipped, [] while none is."""
-    results = second[partition] or second.there(partition)
-    if second[partition] is None:
+    whole = second[partition]  # read once: each reading loads the runs
+    results = whole or second.there(partition)
+    if whole is None:
         print(second.note([partition], what=f"Table 2 (FashionMNIST {partition}): {DITTO_AS_MAIN_FED}",
                           drawn="drawn in part" if results else "not drawn"))
     if not results:
